@@ -1,0 +1,1 @@
+"""The chat service: send, assemble, stream, persist."""

@@ -1,0 +1,347 @@
+"""ChatService: send → assemble → stream → persist.
+
+Runs on the event loop; every database call goes through the repository (DB worker thread).
+The service yields :mod:`events <etos_desktop.core.chat.events>` so any front end can follow a
+reply; the Qt controller re-emits them as signals.
+
+Guarantees (DESIGN §4):
+- the user's message is saved before anything is sent, so no failure can lose it;
+- a streaming reply is persisted as it grows (throttled), so a crash keeps what arrived;
+- a stream that ends without ``finish_reason``, a Stop, or a failure after some text leaves the
+  partial reply saved with status *interrupted*; a failure before any text leaves status *error*
+  with the error code, and the reply can be regenerated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from etos_desktop.core.chat.events import (
+    ChatEvent,
+    ReplyDelta,
+    ReplyFailed,
+    ReplyFinished,
+    ReplyRetrying,
+    ReplyStarted,
+    UserMessageSaved,
+)
+from etos_desktop.core.context.assembler import ContextInput, assemble_context
+from etos_desktop.core.context.language import conversation_language
+from etos_desktop.core.context.model_limits import context_window_for
+from etos_desktop.core.context.prompts import (
+    DEFAULT_PERSONA_NAME,
+    DEFAULT_PERSONA_PROMPT,
+    system_prompt,
+)
+from etos_desktop.core.errors import InvalidInput, UserFacingError
+from etos_desktop.core.providers.base import ChatRequest, Message
+from etos_desktop.core.providers.registry import ProviderSource, ResolvedProvider
+from etos_desktop.core.settings.store import SettingsStore
+from etos_desktop.core.storage.repositories import ChatRepository
+from etos_desktop.core.storage.tables import ConversationRow, MessageRow, MessageStatus
+
+log = logging.getLogger(__name__)
+
+#: Seconds between database writes of a growing reply (a crash loses at most this much).
+PERSIST_INTERVAL = 0.25
+#: Longest message the app accepts at all (characters); longer input is refused, not cut.
+MAX_MESSAGE_CHARS = 2_000_000
+#: How a title request is bounded.
+TITLE_MAX_CHARS = 40
+
+# C0/C1 control characters except tab, newline, carriage return. Zero-width and bidi marks are
+# kept: they are legitimate in text (and in RTL languages), and the UI shows them escaped where
+# exactness matters.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def clean_user_text(text: str) -> str:
+    """Normalise a message the user typed or pasted.
+
+    Removes control characters (NUL and friends break some servers' JSON parsers), normalises
+    line endings and strips surrounding blank space.
+
+    Raises:
+        InvalidInput: The message is empty after cleaning, or longer than ``MAX_MESSAGE_CHARS``.
+    """
+    cleaned = _CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).strip()
+    if not cleaned:
+        raise InvalidInput("empty message", reason="empty")
+    if len(cleaned) > MAX_MESSAGE_CHARS:
+        raise InvalidInput("message too large", reason="too_large", limit=MAX_MESSAGE_CHARS)
+    return cleaned
+
+
+def message_to_wire(row: MessageRow) -> Message:
+    """Turn a stored message into the OpenAI-format dict that is sent."""
+    wire: Message = {"role": row.role, "content": row.content}
+    if row.tool_calls_json:
+        wire["tool_calls"] = json.loads(row.tool_calls_json)
+    if row.tool_call_id:
+        wire["tool_call_id"] = row.tool_call_id
+    return wire
+
+
+class ChatService:
+    """Sends messages and streams, persists and reports replies.
+
+    Args:
+        repo: Conversations and messages.
+        providers: Resolves a conversation's provider and model.
+        settings: Chat settings (output tokens, temperature, persona, UI language).
+        loop_time: Monotonic seconds (``loop.time``); injectable for tests.
+    """
+
+    def __init__(
+        self,
+        repo: ChatRepository,
+        providers: ProviderSource,
+        settings: SettingsStore,
+        *,
+        loop_time: Callable[[], float] | None = None,
+        persist_interval: float = PERSIST_INTERVAL,
+    ) -> None:
+        self._repo = repo
+        self._providers = providers
+        self._settings = settings
+        self._loop_time = loop_time
+        self._persist_interval = persist_interval
+
+    # -- public API ---------------------------------------------------------------------------
+
+    async def send(self, conversation_id: int, text: str) -> AsyncIterator[ChatEvent]:
+        """Save the user's message, then stream the reply.
+
+        Yields:
+            ``UserMessageSaved`` first, then the reply's events.
+
+        Raises:
+            InvalidInput: The text is empty or absurdly large (nothing was saved).
+            StorageError: The message could not be saved (disk full…); nothing was sent.
+        """
+        content = clean_user_text(text)
+        conversation = await self._conversation(conversation_id)
+        user = await self._repo.add_message(conversation_id, "user", content)
+        yield UserMessageSaved(user)
+        async for event in self._reply(conversation, user):
+            yield event
+
+    async def regenerate(self, user_message_id: int) -> AsyncIterator[ChatEvent]:
+        """Stream a new version of the reply to a user message (earlier versions are kept).
+
+        This is also how a failed or interrupted reply is retried.
+        """
+        user = await self._repo.get_message(user_message_id)
+        if user is None or user.role != "user":
+            raise InvalidInput(f"no user message {user_message_id}", reason="missing")
+        conversation = await self._conversation(user.conversation_id)
+        async for event in self._reply(conversation, user):
+            yield event
+
+    async def edit_and_resend(self, user_message_id: int, text: str) -> AsyncIterator[ChatEvent]:
+        """Replace a user message with new text, hide everything after it, and reply anew."""
+        content = clean_user_text(text)
+        old = await self._repo.get_message(user_message_id)
+        if old is None or old.role != "user":
+            raise InvalidInput(f"no user message {user_message_id}", reason="missing")
+        conversation = await self._conversation(old.conversation_id)
+        await self._repo.hide_after(user_message_id, inclusive=True)
+        user = await self._repo.add_message(old.conversation_id, "user", content)
+        yield UserMessageSaved(user)
+        async for event in self._reply(conversation, user):
+            yield event
+
+    async def suggest_title(self, conversation_id: int) -> str | None:
+        """Ask the background model for a short title; ``None`` if it fails or says nothing.
+
+        A detached, non-streaming request: it is never added to the history.
+        """
+        conversation = await self._conversation(conversation_id)
+        history = await self._repo.current_history(conversation_id)
+        first_user = next((m for m in history if m.role == "user"), None)
+        first_reply = next((m for m in history if m.role == "assistant" and m.content), None)
+        if first_user is None:
+            return None
+        lang = conversation_language([first_user.content], self._ui_language())
+        instruction = (
+            "用不超过12个字概括下面这段对话的主题，作为标题。只输出标题本身，不要引号和标点。"
+            if lang == "zh"
+            else "Give this conversation a title of at most 6 words. "
+            "Reply with the title only, no quotes, no final punctuation."
+        )
+        excerpt = first_user.content[:1500]
+        if first_reply is not None:
+            excerpt += "\n\n" + first_reply.content[:1500]
+        try:
+            resolved = self._providers.resolve(conversation.provider_id, conversation.model)
+            model = resolved.config.background_model or resolved.model
+            completion = await resolved.provider.complete(
+                ChatRequest(
+                    model=model,
+                    messages=[
+                        {"role": "system", "content": instruction},
+                        {"role": "user", "content": excerpt},
+                    ],
+                    temperature=0.2,
+                    max_tokens=32,
+                )
+            )
+        except UserFacingError as exc:
+            log.info("title request failed: %s", exc.code)
+            return None
+        title = completion.text.strip().splitlines()[0] if completion.text.strip() else ""
+        title = title.strip(" \"'“”「」《》#*").rstrip("。.!！")[:TITLE_MAX_CHARS].strip()
+        if not title:
+            return None
+        await self._repo.update_conversation(conversation_id, title=title)
+        return title
+
+    # -- the reply ----------------------------------------------------------------------------
+
+    async def _conversation(self, conversation_id: int) -> ConversationRow:
+        conversation = await self._repo.get_conversation(conversation_id)
+        if conversation is None:
+            raise InvalidInput(f"no conversation {conversation_id}", reason="missing")
+        return conversation
+
+    def _ui_language(self) -> str:
+        language = self._settings.get_str("ui.language")
+        return language if language in ("zh", "en") else "en"
+
+    def _now(self) -> float:
+        if self._loop_time is not None:
+            return self._loop_time()
+        return asyncio.get_running_loop().time()
+
+    async def _build_request(
+        self, conversation: ConversationRow, user: MessageRow, resolved: ResolvedProvider
+    ) -> tuple[ChatRequest, str]:
+        history_rows = await self._repo.current_history(conversation.id or 0)
+        history: list[Message] = []
+        user_texts: list[str] = []
+        for row in history_rows:
+            if row.id is not None and row.id >= (user.id or 0):
+                break
+            if row.role == "user":
+                user_texts.append(row.content)
+            # Failed replies hold no answer, and empty interrupted ones say nothing.
+            if row.role == "assistant" and (row.status == MessageStatus.ERROR or not row.content):
+                continue
+            history.append(message_to_wire(row))
+        user_texts.append(user.content)
+        lang = conversation_language(user_texts[-20:], self._ui_language())
+        persona_name = (
+            conversation.persona_name
+            or self._settings.get_str("persona.name")
+            or DEFAULT_PERSONA_NAME[lang]
+        )
+        persona_prompt = (
+            conversation.persona_prompt
+            or self._settings.get_str("persona.prompt")
+            or DEFAULT_PERSONA_PROMPT[lang]
+        )
+        max_output = self._settings.get_int("chat.max_output_tokens")
+        assembled = assemble_context(
+            ContextInput(
+                system_prompt=system_prompt(lang, persona_name, persona_prompt),
+                history=history,
+                current={"role": "user", "content": user.content},
+                model=resolved.model,
+                context_window=context_window_for(
+                    resolved.model, self._settings.model_context_overrides()
+                ),
+                max_output_tokens=max_output,
+            )
+        )
+        request = ChatRequest(
+            model=resolved.model,
+            messages=assembled.messages,
+            temperature=self._settings.get_float("chat.temperature"),
+            max_tokens=max_output,
+        )
+        return request, assembled.trace.to_json()
+
+    async def _reply(
+        self, conversation: ConversationRow, user: MessageRow
+    ) -> AsyncIterator[ChatEvent]:
+        reply = await self._repo.add_message(
+            conversation.id or 0,
+            "assistant",
+            "",
+            status=MessageStatus.STREAMING,
+            model=conversation.model,
+            reply_to_id=user.id,
+        )
+        reply_id = reply.id or 0
+        yield ReplyStarted(reply)
+        text = ""
+        last_persist = self._now()
+        finish_reason: str | None = None
+        usage: dict[str, Any] | None = None
+        try:
+            resolved = self._providers.resolve(conversation.provider_id, conversation.model)
+            request, trace_json = await self._build_request(conversation, user, resolved)
+            await self._repo.update_message(reply_id, model=resolved.model)
+            await self._repo.save_trace(reply_id, trace_json)
+            async for event in resolved.provider.stream_chat(request):
+                if event.retry_in is not None:
+                    yield ReplyRetrying(reply_id, event.retry_in, event.retry_reason or "")
+                    continue
+                if event.usage is not None:
+                    usage = {
+                        "prompt_tokens": event.usage.prompt_tokens,
+                        "completion_tokens": event.usage.completion_tokens,
+                        "total_tokens": event.usage.total_tokens,
+                    }
+                if event.finish_reason is not None:
+                    finish_reason = event.finish_reason
+                if event.text:
+                    text += event.text
+                    yield ReplyDelta(reply_id, event.text, text)
+                    if self._now() - last_persist >= self._persist_interval:
+                        await self._repo.update_message(reply_id, content=text)
+                        last_persist = self._now()
+        except asyncio.CancelledError:
+            # Stop: keep what arrived. Shielded so the write survives the cancellation.
+            await asyncio.shield(
+                self._repo.update_message(
+                    reply_id,
+                    content=text,
+                    status=MessageStatus.INTERRUPTED,
+                    error_code="stopped",
+                )
+            )
+            raise
+        except UserFacingError as error:
+            status = MessageStatus.INTERRUPTED if text else MessageStatus.ERROR
+            row = await self._repo.update_message(
+                reply_id,
+                content=text,
+                status=status,
+                error_code=error.code,
+                error_detail=error.detail[:2000],
+            )
+            log.info("reply %s failed: %s", reply_id, error.code)
+            yield ReplyFailed(row, error)
+            return
+        interrupted = finish_reason is None
+        values: dict[str, Any] = {
+            "content": text,
+            "status": MessageStatus.INTERRUPTED if interrupted else MessageStatus.COMPLETE,
+            "usage_json": json.dumps(usage) if usage else None,
+            "error_code": "stream_ended" if interrupted else None,
+        }
+        row = await self._repo.update_message(reply_id, **values)
+        yield ReplyFinished(row)
+
+
+__all__ = [
+    "ChatService",
+    "clean_user_text",
+    "message_to_wire",
+]

@@ -1,0 +1,1 @@
+"""Long-term memory, session summaries and the user profile (later issues)."""

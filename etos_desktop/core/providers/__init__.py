@@ -1,0 +1,1 @@
+"""Model providers: the protocol, presets, keys, and the openai-backed implementation."""

@@ -1,0 +1,1 @@
+"""Declarative settings schema, settings store and data locations."""

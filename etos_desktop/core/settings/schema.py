@@ -1,0 +1,331 @@
+"""The settings a user can change, declared once as data.
+
+Each :class:`SettingSpec` carries its type, default, range and a one-sentence description; the
+settings UI builds its pages from :data:`SETTINGS` and the store validates against it. Numbers
+that are not user-tunable are named constants in their own modules, not settings.
+
+Keys are ``<section>.<name>``; the section groups settings on one page. The descriptions are
+English source text for the UI to translate, never shown untranslated to Chinese users.
+"""
+
+from __future__ import annotations
+
+import math
+import reprlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from etos_desktop.core.errors import InvalidInput
+
+_short_repr = reprlib.Repr()
+_short_repr.maxstring = 40
+_short_repr.maxother = 40
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    """The declaration of one setting.
+
+    Attributes:
+        key: Dotted key, ``<section>.<name>``.
+        type: One of ``bool``, ``int``, ``float``, ``str``.
+        default: The value used when the user has not set one.
+        description: One full English sentence that says what the setting does.
+        minimum: Lowest allowed number; for ``str`` settings the shortest allowed length.
+        maximum: Highest allowed number; for ``str`` settings the longest allowed length.
+        choices: When given, the value must be one of these.
+    """
+
+    key: str
+    type: type
+    default: object
+    description: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[object, ...] | None = None
+
+    @property
+    def section(self) -> str:
+        """The part of the key before the first dot (the settings page it belongs on)."""
+        return self.key.split(".", 1)[0]
+
+
+SETTINGS: tuple[SettingSpec, ...] = (
+    SettingSpec(
+        "ui.language",
+        str,
+        "auto",
+        "The language of the user interface; automatic follows the system language.",
+        choices=("auto", "en", "zh"),
+    ),
+    SettingSpec(
+        "ui.theme",
+        str,
+        "system",
+        "The colour theme of the window; system follows the operating system's light or dark mode.",
+        choices=("system", "light", "dark"),
+    ),
+    SettingSpec(
+        "chat.max_output_tokens",
+        int,
+        2048,
+        "The most tokens a single reply may contain; this much room is kept free in the context.",
+        minimum=64,
+        maximum=65536,
+    ),
+    SettingSpec(
+        "chat.temperature",
+        float,
+        0.7,
+        "How varied the replies are: lower values give more focused answers, higher values more "
+        "creative ones.",
+        minimum=0.0,
+        maximum=2.0,
+    ),
+    SettingSpec(
+        "chat.stream_render_interval_ms",
+        int,
+        80,
+        "How often, in milliseconds, a streaming reply is redrawn while it arrives.",
+        minimum=16,
+        maximum=1000,
+    ),
+    SettingSpec(
+        "chat.auto_title",
+        bool,
+        True,
+        "Whether a new conversation gets a short title generated from its first messages.",
+    ),
+    SettingSpec(
+        "persona.name",
+        str,
+        "",
+        "The companion's name; when empty, the default name for the conversation's language is "
+        "used.",
+        maximum=64,
+    ),
+    SettingSpec(
+        "persona.prompt",
+        str,
+        "",
+        "The companion's personality, sent as part of the system prompt; when empty, the warm "
+        "default personality is used.",
+        maximum=10000,
+    ),
+    SettingSpec(
+        "persona.avatar",
+        str,
+        "",
+        "The path of the image shown as the companion's avatar; when empty, the built-in avatar "
+        "is used.",
+    ),
+    SettingSpec(
+        "memory.enabled",
+        bool,
+        True,
+        "Whether long-term memories are saved and recalled in conversations.",
+    ),
+    SettingSpec(
+        "memory.approval",
+        str,
+        "notify",
+        "What happens when the model wants to save a memory: ask every time, save it and show a "
+        "note with Undo, or never save.",
+        choices=("ask", "notify", "never"),
+    ),
+    SettingSpec(
+        "memory.max_content_chars",
+        int,
+        1000,
+        "The longest text, in characters, that a single memory may hold.",
+        minimum=50,
+        maximum=10000,
+    ),
+    SettingSpec(
+        "memory.max_active",
+        int,
+        10000,
+        "The most active memories kept; saving more is refused until some are archived or deleted.",
+        minimum=100,
+        maximum=1_000_000,
+    ),
+    SettingSpec(
+        "memory.retrieval_top_k",
+        int,
+        5,
+        "The most memories sent with one message, chosen by relevance; fewer or none are sent "
+        "when fewer are relevant.",
+        minimum=1,
+        maximum=50,
+    ),
+    SettingSpec(
+        "summaries.enabled",
+        bool,
+        True,
+        "Whether conversations are summarised in the background and recent summaries are sent "
+        "with new messages.",
+    ),
+    SettingSpec(
+        "summaries.min_user_turns",
+        int,
+        6,
+        "How many messages the user must have written in a conversation before it is summarised.",
+        minimum=1,
+        maximum=200,
+    ),
+    SettingSpec(
+        "summaries.min_gap_minutes",
+        int,
+        120,
+        "The shortest time, in minutes, between two summaries of the same conversation.",
+        minimum=1,
+        maximum=10080,
+    ),
+    SettingSpec(
+        "summaries.inject_count",
+        int,
+        5,
+        "How many summaries of recent other conversations are sent with each message.",
+        minimum=0,
+        maximum=20,
+    ),
+    SettingSpec(
+        "profile.enabled",
+        bool,
+        True,
+        "Whether the user profile is refreshed daily and sent with every message.",
+    ),
+    SettingSpec(
+        "profile.refresh_hour",
+        int,
+        4,
+        "The hour of the day, in local time, at which the user profile is refreshed.",
+        minimum=0,
+        maximum=23,
+    ),
+    SettingSpec(
+        "backup.keep_count",
+        int,
+        7,
+        "How many daily database backups are kept before the oldest is removed.",
+        minimum=1,
+        maximum=365,
+    ),
+)
+
+#: The specs by key.
+SPECS: Mapping[str, SettingSpec] = MappingProxyType({spec.key: spec for spec in SETTINGS})
+
+
+def spec_for(key: str) -> SettingSpec:
+    """Return the spec of ``key``.
+
+    Args:
+        key: A dotted setting key.
+
+    Returns:
+        Its declaration.
+
+    Raises:
+        KeyError: No setting has that key (a programming error, not user input).
+    """
+    return SPECS[key]
+
+
+def defaults() -> dict[str, object]:
+    """Return a fresh dict of every setting's default value."""
+    return {spec.key: spec.default for spec in SETTINGS}
+
+
+def validate(spec: SettingSpec, value: object) -> object:
+    """Check ``value`` against ``spec`` and return it in the spec's type.
+
+    An integral float is accepted for an ``int`` setting and an ``int`` for a ``float`` setting
+    (JSON does not keep that distinction); ``bool`` is never taken for a number.
+
+    Args:
+        spec: The setting's declaration.
+        value: The candidate value.
+
+    Returns:
+        The value, converted to ``spec.type``.
+
+    Raises:
+        InvalidInput: The value has the wrong type, is out of range or not one of the choices.
+            ``params`` has ``key`` and ``reason`` (``"wrong_type"``, ``"out_of_range"``,
+            ``"too_short"``, ``"too_long"``, ``"not_a_choice"``) plus ``minimum``/``maximum`` or
+            ``choices`` where they apply.
+    """
+    checked = _coerce(spec, value)
+    if isinstance(checked, str):
+        _check_length(spec, checked)
+    elif isinstance(checked, int | float) and not isinstance(checked, bool):
+        _check_range(spec, checked)
+    if spec.choices is not None and checked not in spec.choices:
+        raise InvalidInput(
+            f"{spec.key}: {_short_repr.repr(value)} is not one of {spec.choices}",
+            key=spec.key,
+            reason="not_a_choice",
+            choices=spec.choices,
+        )
+    return checked
+
+
+def _coerce(spec: SettingSpec, value: object) -> object:
+    expected = spec.type
+    if expected is bool:
+        if isinstance(value, bool):
+            return value
+    elif expected is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+    elif expected is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            number = float(value)
+            if math.isfinite(number):
+                return number
+    elif expected is str:
+        if isinstance(value, str):
+            return value
+    else:  # pragma: no cover - a spec with an unsupported type is a programming error
+        raise TypeError(f"{spec.key}: unsupported setting type {expected!r}")
+    raise InvalidInput(
+        f"{spec.key}: expected {expected.__name__}, got {type(value).__name__} "
+        f"{_short_repr.repr(value)}",
+        key=spec.key,
+        reason="wrong_type",
+        expected=expected.__name__,
+    )
+
+
+def _check_range(spec: SettingSpec, number: float) -> None:
+    if (spec.minimum is not None and number < spec.minimum) or (
+        spec.maximum is not None and number > spec.maximum
+    ):
+        raise InvalidInput(
+            f"{spec.key}: {number} is outside {spec.minimum}..{spec.maximum}",
+            key=spec.key,
+            reason="out_of_range",
+            minimum=spec.minimum,
+            maximum=spec.maximum,
+        )
+
+
+def _check_length(spec: SettingSpec, text: str) -> None:
+    if spec.minimum is not None and len(text) < spec.minimum:
+        raise InvalidInput(
+            f"{spec.key}: shorter than {spec.minimum} characters",
+            key=spec.key,
+            reason="too_short",
+            minimum=spec.minimum,
+        )
+    if spec.maximum is not None and len(text) > spec.maximum:
+        raise InvalidInput(
+            f"{spec.key}: longer than {spec.maximum} characters",
+            key=spec.key,
+            reason="too_long",
+            maximum=spec.maximum,
+        )

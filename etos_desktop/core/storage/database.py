@@ -1,0 +1,201 @@
+"""The SQLite engine, its pragmas, and the one DB worker thread every query runs on.
+
+SQLite-specific parts (pragmas, WAL, file modes) live here and in ``migrations.py`` only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy import event, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DatabaseError, OperationalError
+from sqlalchemy.pool import NullPool
+from sqlmodel import Session, create_engine
+
+from etos_desktop.core.clock import Clock, SystemClock
+from etos_desktop.core.errors import StorageError
+from etos_desktop.core.storage.migrations import migrate
+from etos_desktop.core.storage.tables import MessageRow, MessageStatus
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_ENVIRONMENT_HINTS = (
+    "disk is full",
+    "disk i/o",
+    "readonly",
+    "read-only",
+    "locked",
+    "unable to open",
+)
+
+
+def _set_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    # NORMAL in WAL mode: a power cut may lose the last commits but never corrupts the file.
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA busy_timeout=5000")
+    cur.close()
+
+
+def _as_storage_error(exc: Exception) -> StorageError:
+    text = str(exc).lower()
+    reason = "disk_full" if "full" in text else "io"
+    if not any(hint in text for hint in _ENVIRONMENT_HINTS):
+        reason = "database"
+    return StorageError(str(exc), reason=reason)
+
+
+class Database:
+    """An SQLite database reached only from its own worker thread.
+
+    All methods that touch the database run on that thread; ``run`` is the async entry point for
+    code on the event loop, ``call`` the blocking one for scripts, tests and benchmarks (never
+    call it from the UI thread).
+
+    Args:
+        path: The database file (created if missing).
+        backup_dir: Where pre-migration backups go.
+        clock: Source of the current time.
+    """
+
+    def __init__(self, path: Path, backup_dir: Path | None = None, clock: Clock | None = None):
+        self.path = path
+        self.backup_dir = backup_dir
+        self.clock: Clock = clock or SystemClock()
+        self._executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="etos-db"
+        )
+        self._engine: Engine | None = None
+        self._thread_id: int | None = None
+        #: Replies found still streaming (an earlier crash) and marked interrupted by ``open``.
+        self.recovered_on_open = 0
+
+    # -- life cycle ---------------------------------------------------------------------------
+
+    def open(self) -> int:
+        """Create or migrate the file and recover replies a crash left streaming (blocking).
+
+        Returns:
+            How many replies were found still streaming and marked interrupted.
+
+        Raises:
+            StorageError: The file cannot be opened, is corrupt, or is newer than this program.
+        """
+        return self.call_raw(self._open_on_thread)
+
+    async def open_async(self) -> int:
+        """Like :meth:`open`, without blocking the event loop."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._guarded, self._open_on_thread)
+
+    def _open_on_thread(self) -> int:
+        self._thread_id = threading.get_ident()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        raw = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            raw.execute("PRAGMA journal_mode=WAL")
+            raw.execute("PRAGMA foreign_keys=ON")
+            result = raw.execute("PRAGMA quick_check").fetchone()
+            if result is None or result[0] != "ok":
+                raise StorageError(f"integrity check failed: {result}", reason="corrupt")
+            migrate(raw, self.backup_dir, now=self.clock.now())
+        finally:
+            raw.close()
+        self._restrict_modes()
+        engine = create_engine(
+            f"sqlite:///{self.path}",
+            connect_args={"check_same_thread": False},
+            # One thread, one connection: a pool would only keep extra file handles open.
+            poolclass=NullPool,
+        )
+        event.listen(engine, "connect", _set_pragmas)
+        self._engine = engine
+        with Session(engine) as session:
+            result_proxy = session.exec(
+                update(MessageRow)
+                .where(MessageRow.status == MessageStatus.STREAMING)  # type: ignore[arg-type]
+                .values(status=MessageStatus.INTERRUPTED)
+            )
+            session.commit()
+            recovered = int(result_proxy.rowcount or 0)
+        self.recovered_on_open = recovered
+        if recovered:
+            log.info("marked %d reply(ies) interrupted after an unclean exit", recovered)
+        return recovered
+
+    def _restrict_modes(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            candidate = Path(f"{self.path}{suffix}")
+            with contextlib.suppress(OSError):
+                if candidate.exists() and os.name == "posix":
+                    candidate.chmod(0o600)
+
+    def close(self) -> None:
+        """Dispose of the engine and stop the worker thread (blocking, idempotent)."""
+        if self._engine is not None:
+            engine, self._engine = self._engine, None
+            with contextlib.suppress(RuntimeError):
+                self._executor.submit(engine.dispose).result()
+        self._executor.shutdown(wait=True)
+
+    # -- running work -------------------------------------------------------------------------
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine; only for use on the DB thread."""
+        if self._engine is None:
+            raise StorageError("the database is not open", reason="closed")
+        return self._engine
+
+    def _guarded(self, fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except StorageError:
+            raise
+        except (OperationalError, DatabaseError, sqlite3.OperationalError) as exc:
+            raise _as_storage_error(exc) from exc
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(str(exc), reason="corrupt") from exc
+
+    def _in_session(self, fn: Callable[[Session], T]) -> T:
+        with Session(self.engine, expire_on_commit=False) as session:
+            return fn(session)
+
+    async def run(self, fn: Callable[[Session], T]) -> T:
+        """Run ``fn(session)`` on the DB thread and return its result.
+
+        ``fn`` commits itself when it writes. Objects it returns are detached (attributes
+        loaded), so they can be read on any thread.
+
+        Raises:
+            StorageError: For environmental failures (disk full, I/O error, locked, read-only).
+        """
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._executor, self._guarded, lambda: self._in_session(fn)
+        )
+
+    def call(self, fn: Callable[[Session], T]) -> T:
+        """Blocking variant of :meth:`run` for scripts, tests and benchmarks."""
+        return self.call_raw(lambda: self._in_session(fn))
+
+    def call_raw(self, fn: Callable[[], T]) -> T:
+        """Run ``fn()`` on the DB thread and wait for it (blocking)."""
+        return self._executor.submit(self._guarded, fn).result()
+
+    def on_db_thread(self) -> bool:
+        """Whether the caller runs on the DB worker thread."""
+        return threading.get_ident() == self._thread_id

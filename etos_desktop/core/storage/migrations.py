@@ -1,0 +1,160 @@
+"""Ordered schema migrations keyed by ``PRAGMA user_version``.
+
+Each step is plain SQL (portable except where noted) applied in one transaction. Before a database
+that already holds data is migrated, the file is copied with SQLite's backup API.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from etos_desktop.core.errors import StorageError
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema step: after it runs, ``user_version`` is ``version``."""
+
+    version: int
+    description: str
+    apply: Callable[[sqlite3.Connection], None]
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    # executescript() would COMMIT first and break the step's transaction, so run one by one.
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def _v1_chat(conn: sqlite3.Connection) -> None:
+    _run_script(
+        conn,
+        """
+        CREATE TABLE conversation (
+            id INTEGER PRIMARY KEY,
+            title TEXT NOT NULL DEFAULT '',
+            created_at DATETIME NOT NULL,
+            updated_at DATETIME NOT NULL,
+            pinned BOOLEAN NOT NULL DEFAULT 0,
+            archived BOOLEAN NOT NULL DEFAULT 0,
+            temporary BOOLEAN NOT NULL DEFAULT 0,
+            provider_id TEXT,
+            model TEXT,
+            persona_name TEXT,
+            persona_prompt TEXT
+        );
+        CREATE INDEX ix_conversation_updated_at ON conversation (updated_at);
+        CREATE TABLE message (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversation (id) ON DELETE CASCADE,
+            role TEXT NOT NULL,
+            content TEXT NOT NULL DEFAULT '',
+            created_at DATETIME NOT NULL,
+            status TEXT NOT NULL DEFAULT 'complete',
+            model TEXT,
+            usage_json TEXT,
+            tool_calls_json TEXT,
+            tool_call_id TEXT,
+            error_code TEXT,
+            error_detail TEXT,
+            reply_to_id INTEGER REFERENCES message (id) ON DELETE SET NULL,
+            is_current BOOLEAN NOT NULL DEFAULT 1,
+            hidden_at DATETIME
+        );
+        CREATE INDEX ix_message_conversation_id ON message (conversation_id);
+        CREATE INDEX ix_message_reply_to_id ON message (reply_to_id);
+        CREATE INDEX ix_message_status ON message (status);
+        CREATE TABLE context_trace (
+            message_id INTEGER PRIMARY KEY REFERENCES message (id) ON DELETE CASCADE,
+            created_at DATETIME NOT NULL,
+            trace_json TEXT NOT NULL
+        );
+        """,
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (Migration(1, "conversations, messages, traces", _v1_chat),)
+LATEST_VERSION = MIGRATIONS[-1].version
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """Return the database's ``PRAGMA user_version``."""
+    row = conn.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def backup_file(conn: sqlite3.Connection, target: Path) -> Path:
+    """Copy the open database to ``target`` with SQLite's online backup API.
+
+    Args:
+        conn: An open connection to the database to copy.
+        target: The file to write; its folder is created.
+
+    Returns:
+        ``target``.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    dest = sqlite3.connect(target)
+    try:
+        conn.backup(dest)
+    finally:
+        dest.close()
+    target.chmod(0o600)
+    return target
+
+
+def migrate(
+    conn: sqlite3.Connection,
+    backup_dir: Path | None,
+    *,
+    now: datetime,
+    migrations: Sequence[Migration] = MIGRATIONS,
+) -> list[int]:
+    """Bring the schema up to date, backing the file up first when it holds data.
+
+    Args:
+        conn: A raw sqlite3 connection in autocommit mode (``isolation_level=None``).
+        backup_dir: Where the pre-migration copy goes; ``None`` skips the copy (in-memory DBs).
+        now: Used in the backup's file name.
+        migrations: The ordered steps (injectable for tests).
+
+    Returns:
+        The versions that were applied.
+
+    Raises:
+        StorageError: The database is newer than this program, or a step failed (the step's
+            transaction is rolled back and the file stays at the previous version).
+    """
+    current = schema_version(conn)
+    latest = migrations[-1].version if migrations else 0
+    if current > latest:
+        raise StorageError(
+            f"database schema {current} is newer than this program ({latest})",
+            reason="newer_schema",
+        )
+    pending = [m for m in migrations if m.version > current]
+    if not pending:
+        return []
+    if current > 0 and backup_dir is not None:
+        stamp = now.strftime("%Y%m%d-%H%M%S")
+        backup_file(conn, backup_dir / f"etos-before-v{pending[0].version}-{stamp}.db")
+    applied = []
+    for step in pending:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            step.apply(conn)
+            conn.execute(f"PRAGMA user_version = {int(step.version)}")
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise StorageError(
+                f"migration to v{step.version} failed: {exc}", reason="migration"
+            ) from exc
+        applied.append(step.version)
+    return applied

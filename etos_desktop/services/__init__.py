@@ -1,0 +1,1 @@
+"""Qt-free runtime services (scheduler, jobs); may import core and APScheduler, never PySide6."""

@@ -1,0 +1,175 @@
+"""Database file, pragmas, migrations with backup, crash recovery, environment errors."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from etos_desktop.core.clock import FakeClock
+from etos_desktop.core.errors import StorageError
+from etos_desktop.core.storage import migrations
+from etos_desktop.core.storage.database import Database
+from etos_desktop.core.storage.migrations import LATEST_VERSION, Migration, migrate
+from etos_desktop.core.storage.tables import ContextTraceRow, ConversationRow, MessageRow
+
+
+def open_db(path: Path, **kwargs) -> Database:
+    db = Database(path, path.parent / "backups", **kwargs)
+    db.open()
+    return db
+
+
+def test_new_file_is_wal_with_foreign_keys_and_private(tmp_path: Path):
+    db = open_db(tmp_path / "etos.db")
+    try:
+
+        def pragmas(session):
+            conn = session.connection()
+            return (
+                conn.exec_driver_sql("PRAGMA journal_mode").scalar(),
+                conn.exec_driver_sql("PRAGMA foreign_keys").scalar(),
+                conn.exec_driver_sql("PRAGMA user_version").scalar(),
+            )
+
+        assert db.call(pragmas) == ("wal", 1, LATEST_VERSION)
+    finally:
+        db.close()
+    if os.name == "posix":
+        assert stat.S_IMODE((tmp_path / "etos.db").stat().st_mode) == 0o600
+
+
+def test_schema_matches_the_sqlmodel_tables(tmp_path: Path):
+    db = open_db(tmp_path / "etos.db")
+    db.close()
+    with sqlite3.connect(tmp_path / "etos.db") as conn:
+        for table in (ConversationRow, MessageRow, ContextTraceRow):
+            name = table.__tablename__
+            columns = {row[1] for row in conn.execute(f"PRAGMA table_info({name})")}
+            assert columns == set(table.model_fields), name
+
+
+def test_work_runs_on_one_db_thread(tmp_path: Path):
+    db = open_db(tmp_path / "etos.db")
+    try:
+        assert not db.on_db_thread()
+        assert db.call(lambda _s: db.on_db_thread())
+        assert db.call_raw(lambda: db.on_db_thread())
+    finally:
+        db.close()
+
+
+def test_streaming_replies_are_marked_interrupted_on_open(tmp_path: Path):
+    db = open_db(tmp_path / "etos.db")
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def seed(session):
+        conv = ConversationRow(title="t", created_at=now, updated_at=now)
+        session.add(conv)
+        session.commit()
+        session.add(MessageRow(conversation_id=conv.id, role="user", content="q", created_at=now))
+        session.add(
+            MessageRow(
+                conversation_id=conv.id,
+                role="assistant",
+                content="half an ans",
+                created_at=now,
+                status="streaming",
+            )
+        )
+        session.commit()
+
+    db.call(seed)
+    db.close()
+    db = open_db(tmp_path / "etos.db")
+    try:
+        assert db.recovered_on_open == 1
+        rows = db.call(lambda s: s.exec(__import__("sqlmodel").select(MessageRow)).all())
+        assert [(r.status, r.content) for r in rows] == [
+            ("complete", "q"),
+            ("interrupted", "half an ans"),
+        ]
+    finally:
+        db.close()
+
+
+def test_migration_backs_up_existing_data_first(tmp_path: Path):
+    path = tmp_path / "etos.db"
+    db = open_db(path)
+    db.close()
+    extra = Migration(
+        LATEST_VERSION + 1,
+        "test step",
+        lambda conn: conn.execute("CREATE TABLE later_feature (id INTEGER PRIMARY KEY)"),
+    )
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        applied = migrate(
+            conn,
+            tmp_path / "backups",
+            now=FakeClock().now(),
+            migrations=(*migrations.MIGRATIONS, extra),
+        )
+        assert applied == [LATEST_VERSION + 1]
+        assert migrations.schema_version(conn) == LATEST_VERSION + 1
+    finally:
+        conn.close()
+    backups = list((tmp_path / "backups").glob("etos-before-v*.db"))
+    assert len(backups) == 1
+    with sqlite3.connect(backups[0]) as old:
+        assert old.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
+        tables = {r[0] for r in old.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert "later_feature" not in tables
+        assert "message" in tables
+
+
+def test_failed_migration_rolls_back(tmp_path: Path):
+    path = tmp_path / "etos.db"
+    open_db(path).close()
+
+    def broken(conn: sqlite3.Connection) -> None:
+        conn.execute("CREATE TABLE half_done (id INTEGER)")
+        conn.execute("THIS IS NOT SQL")
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        with pytest.raises(StorageError):
+            migrate(
+                conn,
+                tmp_path / "backups",
+                now=FakeClock().now(),
+                migrations=(*migrations.MIGRATIONS, Migration(LATEST_VERSION + 1, "x", broken)),
+            )
+        assert migrations.schema_version(conn) == LATEST_VERSION
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert "half_done" not in tables
+    finally:
+        conn.close()
+
+
+def test_newer_schema_is_refused_untouched(tmp_path: Path):
+    path = tmp_path / "etos.db"
+    open_db(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 5}")
+    before = path.read_bytes()
+    db = Database(path)
+    with pytest.raises(StorageError) as info:
+        db.open()
+    db.close()
+    assert info.value.params["reason"] == "newer_schema"
+    assert path.read_bytes() == before
+
+
+def test_corrupt_file_is_a_storage_error(tmp_path: Path):
+    path = tmp_path / "etos.db"
+    path.write_bytes(b"this is not a database" * 100)
+    db = Database(path)
+    with pytest.raises(StorageError):
+        db.open()
+    db.close()
+    assert path.read_bytes() == b"this is not a database" * 100

@@ -1,0 +1,358 @@
+"""ChatService end to end: real openai client ↔ local server, real SQLite, every failure path."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from etos_desktop.core.chat.events import (
+    ReplyDelta,
+    ReplyFailed,
+    ReplyFinished,
+    ReplyRetrying,
+    ReplyStarted,
+    UserMessageSaved,
+)
+from etos_desktop.core.errors import (
+    AuthError,
+    ContextTooLong,
+    InvalidInput,
+    MalformedResponse,
+    MessageTooLong,
+    ModelNotFound,
+    NotConfigured,
+    ProviderTimeout,
+    ProviderUnavailable,
+    RateLimited,
+    ServerError,
+    StorageError,
+)
+from etos_desktop.core.providers.base import Timeouts
+from etos_desktop.core.storage.database import Database
+from etos_desktop.core.storage.repositories import ChatRepository
+from tests.helpers.fake_openai_server import (
+    CutStream,
+    FakeOpenAIServer,
+    Fault,
+    Hang,
+    Malformed,
+    Text,
+)
+from tests.helpers.stack import chat_stack
+
+KEY = "sk-test-key-123456"
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer(api_key=KEY) as srv:
+        yield srv
+
+
+def closed_port_url() -> str:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+async def test_round_trip_send_stream_persist_reload(tmp_path: Path, server: FakeOpenAIServer):
+    server.script(Text("Hello there, friend.", chunks=4), Text("Second answer."))
+    async with chat_stack(tmp_path, server.base_url) as s:
+        conv = await s.repo.create_conversation()
+        events = await s.run(s.chat.send(conv.id, "Hi, I am Ann"))
+        kinds = [type(e) for e in events]
+        assert kinds[0] is UserMessageSaved
+        assert kinds[1] is ReplyStarted
+        assert kinds[-1] is ReplyFinished
+        deltas = [e for e in events if isinstance(e, ReplyDelta)]
+        assert len(deltas) == 4
+        assert deltas[-1].text == "Hello there, friend."
+        events2 = await s.run(s.chat.send(conv.id, "What is my name?"))
+        assert isinstance(events2[-1], ReplyFinished)
+
+    # What the app sent: the persona system prompt, then the history, then the message.
+    first, second = server.chat_requests()
+    assert first.headers["authorization"] == f"Bearer {KEY}"
+    assert first.body["model"] == "fake-chat"
+    assert first.body["stream"] is True
+    assert [m["role"] for m in first.body["messages"]] == ["system", "user"]
+    assert first.body["messages"][-1]["content"] == "Hi, I am Ann"
+    assert [m["role"] for m in second.body["messages"]] == ["system", "user", "assistant", "user"]
+    assert second.body["messages"][2]["content"] == "Hello there, friend."
+    # The stable prefix is byte-identical between turns (provider prompt caches).
+    assert second.body["messages"][0] == first.body["messages"][0]
+
+    # Reload from the file with a fresh database object: everything is there.
+    db = Database(tmp_path / "etos.db")
+    db.open()
+    try:
+        repo = ChatRepository(db)
+        history = await repo.current_history(conv.id)
+        assert [(m.role, m.content, m.status) for m in history] == [
+            ("user", "Hi, I am Ann", "complete"),
+            ("assistant", "Hello there, friend.", "complete"),
+            ("user", "What is my name?", "complete"),
+            ("assistant", "Second answer.", "complete"),
+        ]
+        assert history[1].model == "fake-chat"
+        assert history[1].usage_json is not None
+        trace = await repo.get_trace(history[3].id)
+        assert trace is not None
+        assert '"history_kept":2' in trace
+    finally:
+        db.close()
+
+
+async def _send_expect_failure(tmp_path, server_url, error_type, *, script=(), **stack_kwargs):
+    async with chat_stack(tmp_path, server_url, **stack_kwargs) as s:
+        conv = await s.repo.create_conversation()
+        events = await s.run(s.chat.send(conv.id, "please answer"))
+        assert isinstance(events[0], UserMessageSaved)
+        failed = events[-1]
+        assert isinstance(failed, ReplyFailed), events
+        assert isinstance(failed.error, error_type)
+        history = await s.repo.current_history(conv.id)
+        # The user's message survives every failure.
+        assert history[0].role == "user"
+        assert history[0].content == "please answer"
+        assert history[1].status in ("error", "interrupted")
+        assert history[1].error_code == failed.error.code
+        return s, events, history
+
+
+async def test_wrong_key_is_auth_error_without_retry(tmp_path: Path, server: FakeOpenAIServer):
+    s, _events, history = await _send_expect_failure(
+        tmp_path, server.base_url, AuthError, api_key="sk-wrong-key-999999"
+    )
+    assert len(server.chat_requests()) == 1
+    assert s.sleeps == []
+    assert "sk-wrong-key-999999" not in (history[1].error_detail or "")
+
+
+async def test_unknown_model(tmp_path: Path, server: FakeOpenAIServer):
+    _s, events, _h = await _send_expect_failure(
+        tmp_path, server.base_url, ModelNotFound, model="no-such-model"
+    )
+    assert len(server.chat_requests()) == 1
+    assert events[-1].error.params.get("model") == "no-such-model"
+
+
+async def test_rate_limit_with_retry_after_then_success(tmp_path: Path, server: FakeOpenAIServer):
+    server.script(Fault(429, retry_after=2), Text("finally"))
+    async with chat_stack(tmp_path, server.base_url) as s:
+        conv = await s.repo.create_conversation()
+        events = await s.run(s.chat.send(conv.id, "hello"))
+        retrying = [e for e in events if isinstance(e, ReplyRetrying)]
+        assert [(e.seconds, e.reason) for e in retrying] == [(2.0, "rate_limited")]
+        assert s.sleeps == [2.0]
+        assert isinstance(events[-1], ReplyFinished)
+        assert events[-1].message.content == "finally"
+    assert len(server.chat_requests()) == 2
+
+
+async def test_rate_limit_exhausted(tmp_path: Path, server: FakeOpenAIServer):
+    server.script(*[Fault(429) for _ in range(4)])
+    s, _e, _h = await _send_expect_failure(tmp_path, server.base_url, RateLimited)
+    assert s.sleeps == [1.0, 2.0, 4.0]
+    assert len(server.chat_requests()) == 4
+
+
+async def test_server_error_retried_three_times(tmp_path: Path, server: FakeOpenAIServer):
+    server.script(*[Fault(500) for _ in range(4)])
+    s, _e, _h = await _send_expect_failure(tmp_path, server.base_url, ServerError)
+    assert s.sleeps == [1.0, 2.0, 4.0]
+    assert len(server.chat_requests()) == 4
+
+
+async def test_first_token_timeout(tmp_path: Path, server: FakeOpenAIServer):
+    server.script(Hang(30))
+    _s, events, _h = await _send_expect_failure(
+        tmp_path,
+        server.base_url,
+        ProviderTimeout,
+        timeouts=Timeouts(connect=2, first_token=0.5, between_chunks=0.5),
+    )
+    assert events[-1].error.params.get("phase") in ("first_token", "between_chunks", "read")
+
+
+async def test_server_down(tmp_path: Path):
+    s, _e, _h = await _send_expect_failure(tmp_path, closed_port_url(), ProviderUnavailable)
+    assert s.sleeps == [1.0, 2.0, 4.0]
+
+
+async def test_stream_cut_keeps_partial_and_retry_works(tmp_path: Path, server: FakeOpenAIServer):
+    server.script(CutStream("one two three four five six", after_chunks=3), Text("complete answer"))
+    async with chat_stack(tmp_path, server.base_url) as s:
+        conv = await s.repo.create_conversation()
+        events = await s.run(s.chat.send(conv.id, "tell me"))
+        user = events[0].message
+        last = events[-1]
+        assert isinstance(last, ReplyFinished | ReplyFailed)
+        assert last.message.status == "interrupted"
+        assert last.message.content == "one two three "
+        # Retry = regenerate: a new version; the interrupted one is kept.
+        events = await s.run(s.chat.regenerate(user.id))
+        assert isinstance(events[-1], ReplyFinished)
+        assert events[-1].message.content == "complete answer"
+        versions = await s.repo.reply_versions(user.id)
+        assert [(v.content, v.status, v.is_current) for v in versions] == [
+            ("one two three ", "interrupted", False),
+            ("complete answer", "complete", True),
+        ]
+        history = await s.repo.current_history(conv.id)
+        assert [m.content for m in history] == ["tell me", "complete answer"]
+    # The retry sent the same conversation: no trace of the interrupted version in it.
+    retry_request = server.chat_requests()[1]
+    assert [m["content"] for m in retry_request.body["messages"][1:]] == ["tell me"]
+
+
+async def test_malformed_chunk_keeps_partial(tmp_path: Path, server: FakeOpenAIServer):
+    server.script(Malformed("partial words here"))
+    _s, _events, history = await _send_expect_failure(tmp_path, server.base_url, MalformedResponse)
+    assert history[1].status == "interrupted"
+    assert history[1].content.startswith("partial")
+
+
+async def test_server_says_context_too_long(tmp_path: Path, server: FakeOpenAIServer):
+    server.script(
+        Fault(400, code="context_length_exceeded", message="maximum context length is 8192 tokens")
+    )
+    await _send_expect_failure(tmp_path, server.base_url, ContextTooLong)
+    assert len(server.chat_requests()) == 1
+
+
+async def test_message_too_long_is_refused_before_sending(tmp_path: Path, server: FakeOpenAIServer):
+    async with chat_stack(tmp_path, server.base_url) as s:
+        s.settings.set_model_context("fake-chat", 4096)
+        conv = await s.repo.create_conversation()
+        huge = "word " * 200_000  # a 1 MB paste
+        events = await s.run(s.chat.send(conv.id, huge))
+        assert isinstance(events[-1], ReplyFailed)
+        assert isinstance(events[-1].error, MessageTooLong)
+        history = await s.repo.current_history(conv.id)
+        assert history[0].content == huge.strip()
+    assert server.chat_requests() == []
+
+
+async def test_stop_keeps_partial_reply(tmp_path: Path, server: FakeOpenAIServer):
+    server.script(Text(" ".join(f"w{i}" for i in range(200)), delay=0.02))
+    async with chat_stack(tmp_path, server.base_url) as s:
+        conv = await s.repo.create_conversation()
+        seen: list[str] = []
+        got_text = asyncio.Event()
+
+        async def consume() -> None:
+            async for event in s.chat.send(conv.id, "long story please"):
+                if isinstance(event, ReplyDelta):
+                    seen.append(event.text)
+                    if len(seen) == 3:
+                        got_text.set()
+
+        task = asyncio.ensure_future(consume())
+        await asyncio.wait_for(got_text.wait(), 10)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        history = await s.repo.current_history(conv.id)
+        assert history[1].status == "interrupted"
+        assert history[1].error_code == "stopped"
+        assert history[1].content.startswith(seen[2])
+        assert len(history[1].content) < len(" ".join(f"w{i}" for i in range(200)))
+
+
+async def test_control_characters_removed_invisible_kept(tmp_path: Path, server: FakeOpenAIServer):
+    async with chat_stack(tmp_path, server.base_url) as s:
+        conv = await s.repo.create_conversation()
+        text = "a\x00b\x07c\u200bd\u202eé\r\nnext"
+        await s.run(s.chat.send(conv.id, text))
+        with pytest.raises(InvalidInput):
+            await s.run(s.chat.send(conv.id, "\x00\x01  \n"))
+    sent = server.chat_requests()[0].body["messages"][-1]["content"]
+    assert sent == "abc\u200bd\u202eé\nnext"
+    assert len(server.chat_requests()) == 1
+
+
+async def test_environment_provider_without_saved_config(tmp_path: Path):
+    with FakeOpenAIServer() as srv:
+        env = {"OPENAI_BASE_URL": srv.base_url, "OPENAI_MODEL": "fake-chat"}
+        async with chat_stack(tmp_path, srv.base_url, env=env, save_provider=False) as s:
+            assert s.registry.default().id == "env"
+            conv = await s.repo.create_conversation()
+            events = await s.run(s.chat.send(conv.id, "hi"))
+            assert isinstance(events[-1], ReplyFinished)
+        assert srv.chat_requests()[0].body["model"] == "fake-chat"
+    assert (
+        not (tmp_path / "settings.json").exists()
+        or "OPENAI" not in (tmp_path / "settings.json").read_text()
+    )
+
+
+async def test_not_configured(tmp_path: Path):
+    async with chat_stack(tmp_path, "http://127.0.0.1:9/v1", save_provider=False) as s:
+        conv = await s.repo.create_conversation()
+        events = await s.run(s.chat.send(conv.id, "hi"))
+        assert isinstance(events[-1], ReplyFailed)
+        assert isinstance(events[-1].error, NotConfigured)
+        assert (await s.repo.current_history(conv.id))[0].content == "hi"
+
+
+async def test_key_never_reaches_database_or_logs(
+    tmp_path: Path, server: FakeOpenAIServer, caplog: pytest.LogCaptureFixture
+):
+    caplog.set_level("DEBUG")
+    server.script(Fault(500), Fault(401))
+    async with chat_stack(tmp_path, server.base_url) as s:
+        conv = await s.repo.create_conversation()
+        await s.run(s.chat.send(conv.id, "hi"))
+    for name in ("etos.db", "etos.db-wal", "settings.json"):
+        path = tmp_path / name
+        if path.exists():
+            assert KEY.encode() not in path.read_bytes(), name
+    assert KEY not in caplog.text
+
+
+async def test_full_disk_keeps_everything_saved(tmp_path: Path, server: FakeOpenAIServer):
+    async with chat_stack(tmp_path, server.base_url) as s:
+        conv = await s.repo.create_conversation()
+        await s.run(s.chat.send(conv.id, "first message"))
+
+        # Cap the file at its current size: the next write fails with SQLITE_FULL.
+        def cap(session):
+            conn = session.connection().connection.dbapi_connection
+            pages = conn.execute("PRAGMA page_count").fetchone()[0]
+            conn.execute(f"PRAGMA max_page_count = {pages}")
+
+        async def fill() -> None:
+            big = "x" * 200_000
+            for _ in range(50):
+                await s.run(s.chat.send(conv.id, big))
+
+        # NullPool gives each session a fresh connection, so cap inside the write's connection:
+        original = s.db._in_session
+
+        def capped(fn):
+            def wrapped(session):
+                cap(session)
+                return fn(session)
+
+            return original(wrapped)
+
+        s.db._in_session = capped
+        with pytest.raises(StorageError) as info:
+            await fill()
+        assert info.value.params["reason"] == "disk_full"
+        s.db._in_session = original
+        history = await s.repo.current_history(conv.id)
+        assert history[0].content == "first message"
+        assert history[1].status == "complete"
+    requests_before = len(server.chat_requests())
+    assert requests_before == 1
+    with sqlite3.connect(tmp_path / "etos.db") as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -1,0 +1,39 @@
+"""core/ and services/ never import Qt, qasync or APScheduler (checked in a clean subprocess)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+CHECK = textwrap.dedent(
+    """
+    import importlib, pkgutil, sys
+
+    class Block:
+        banned = ("PySide6", "qasync", "shiboken6")
+
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in self.banned:
+                raise ImportError(f"core imported {name}")
+            return None
+
+    sys.meta_path.insert(0, Block())
+    import etos_desktop.core as core
+    for info in pkgutil.walk_packages(core.__path__, "etos_desktop.core."):
+        importlib.import_module(info.name)
+    loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("PySide6", "qasync", "apscheduler"))
+    print("LOADED", loaded)
+    """
+)
+
+
+@pytest.mark.slow
+def test_core_imports_no_qt_qasync_or_apscheduler():
+    result = subprocess.run(
+        [sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert "LOADED []" in result.stdout, result.stdout
