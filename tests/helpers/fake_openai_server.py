@@ -31,6 +31,7 @@ caller marks the reply interrupted.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import hashlib
@@ -351,8 +352,6 @@ class FakeOpenAIServer:
 
     async def wait_for_chunks_async(self, n: int, timeout: float = 5.0) -> bool:
         """Await until the current stream has sent ``n`` content chunks; False on timeout."""
-        import asyncio
-
         return await asyncio.to_thread(self.wait_for_chunks, n, timeout)
 
     # -- used by the handler -------------------------------------------------------------------

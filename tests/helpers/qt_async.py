@@ -21,3 +21,19 @@ async def wait_signal(signal: SignalInstance, timeout: float = 10.0) -> tuple[An
         return await asyncio.wait_for(future, timeout)
     finally:
         signal.disconnect(on_emit)
+
+
+def expect_signal(signal: SignalInstance) -> asyncio.Future[tuple[Any, ...]]:
+    """Connect now, resolve on the next emission: call before the action that emits.
+
+    Await the result with ``asyncio.wait_for(future, timeout)``.
+    """
+    future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
+
+    def on_emit(*args: Any) -> None:
+        if not future.done():
+            future.set_result(args)
+        signal.disconnect(on_emit)
+
+    signal.connect(on_emit)
+    return future

@@ -15,6 +15,7 @@ Guarantees (DESIGN §4):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -288,24 +289,26 @@ class ChatService:
             request, trace_json = await self._build_request(conversation, user, resolved)
             await self._repo.update_message(reply_id, model=resolved.model)
             await self._repo.save_trace(reply_id, trace_json)
-            async for event in resolved.provider.stream_chat(request):
-                if event.retry_in is not None:
-                    yield ReplyRetrying(reply_id, event.retry_in, event.retry_reason or "")
-                    continue
-                if event.usage is not None:
-                    usage = {
-                        "prompt_tokens": event.usage.prompt_tokens,
-                        "completion_tokens": event.usage.completion_tokens,
-                        "total_tokens": event.usage.total_tokens,
-                    }
-                if event.finish_reason is not None:
-                    finish_reason = event.finish_reason
-                if event.text:
-                    text += event.text
-                    yield ReplyDelta(reply_id, event.text, text)
-                    if self._now() - last_persist >= self._persist_interval:
-                        await self._repo.update_message(reply_id, content=text)
-                        last_persist = self._now()
+            # aclosing: a Stop (cancellation) hangs up on the server at once, not at GC time.
+            async with contextlib.aclosing(resolved.provider.stream_chat(request)) as stream:
+                async for event in stream:
+                    if event.retry_in is not None:
+                        yield ReplyRetrying(reply_id, event.retry_in, event.retry_reason or "")
+                        continue
+                    if event.usage is not None:
+                        usage = {
+                            "prompt_tokens": event.usage.prompt_tokens,
+                            "completion_tokens": event.usage.completion_tokens,
+                            "total_tokens": event.usage.total_tokens,
+                        }
+                    if event.finish_reason is not None:
+                        finish_reason = event.finish_reason
+                    if event.text:
+                        text += event.text
+                        yield ReplyDelta(reply_id, event.text, text)
+                        if self._now() - last_persist >= self._persist_interval:
+                            await self._repo.update_message(reply_id, content=text)
+                            last_persist = self._now()
         except asyncio.CancelledError:
             # Stop: keep what arrived. Shielded so the write survives the cancellation.
             await asyncio.shield(

@@ -6,7 +6,7 @@ exactly what goes over the wire and what the context trace records.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -114,7 +114,7 @@ Sleeper = Callable[[float], Awaitable[None]]
 class ChatProvider(Protocol):
     """An OpenAI-compatible chat and embedding backend."""
 
-    def stream_chat(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    def stream_chat(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         """Stream a chat completion; raises a ``ProviderError`` subclass on failure."""
         ...
 

@@ -25,11 +25,12 @@ Thread/loop contract: every coroutine runs on the caller's event loop; nothing t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
 
@@ -159,7 +160,7 @@ class OpenAIProvider:
 
     # -- chat ----------------------------------------------------------------------------------
 
-    async def stream_chat(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    async def stream_chat(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         """Stream a chat completion.
 
         Use it with ``contextlib.aclosing`` (or break and ``aclose()``): closing the generator
@@ -182,9 +183,12 @@ class OpenAIProvider:
         while True:
             started = False
             try:
-                async for event in self._stream_attempt(request):
-                    started = True
-                    yield event
+                # aclosing: a consumer that stops early must hang up on the server now, not
+                # whenever the abandoned inner generator is garbage-collected.
+                async with contextlib.aclosing(self._stream_attempt(request)) as events:
+                    async for event in events:
+                        started = True
+                        yield event
                 return
             except ProviderError as error:
                 if started or not self._should_retry(error, attempt):
@@ -196,7 +200,7 @@ class OpenAIProvider:
             yield StreamEvent(retry_in=delay, retry_reason=reason)
             await self._sleep(delay)
 
-    async def _stream_attempt(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    async def _stream_attempt(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         """One HTTP request of :meth:`stream_chat`; raises mapped errors."""
         loop = asyncio.get_running_loop()
         first_token_deadline = loop.time() + self._timeouts.first_token

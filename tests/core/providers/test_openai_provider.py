@@ -65,6 +65,7 @@ class ScriptedBody(httpx2.AsyncByteStream):
 
     def __init__(self, parts: Sequence[object]) -> None:
         self._parts = parts
+        self.closed = False
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for part in self._parts:
@@ -77,7 +78,7 @@ class ScriptedBody(httpx2.AsyncByteStream):
                 yield part
 
     async def aclose(self) -> None:
-        pass
+        self.closed = True
 
 
 class Server:
@@ -529,6 +530,20 @@ async def test_drop_before_the_first_token_is_retried() -> None:
         events = await collect(provider)
     assert text_of(events) == "again"
     assert sleeper.delays == [1.0]
+
+
+async def test_closing_the_stream_closes_the_response_at_once() -> None:
+    body = ScriptedBody([sse(chunk("one")), sse(chunk("two")), HANG])
+    server = Server(
+        httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=body)
+    )
+    async with make_provider(server) as provider:
+        async with aclosing(provider.stream_chat(request())) as stream:
+            async for event in stream:
+                assert event.text == "one"
+                break
+        # Stop must not wait for garbage collection to hang up on the server.
+        assert body.closed
 
 
 async def test_stream_that_ends_without_finish_reason_just_ends() -> None:
