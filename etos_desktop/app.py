@@ -1,0 +1,390 @@
+"""Composition root: builds every object, wires them together, and runs the qasync loop.
+
+Start-up order keeps the first frame fast: settings (a small JSON file) → window shown →
+heavy imports (openai, sqlmodel) in a worker thread → database opened on its own thread →
+services attached to the window. Nothing else in the program constructs services.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import logging
+import logging.handlers
+import os
+import sys
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QLocale, Qt, QTimer, QTranslator
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from etos_desktop import __version__
+from etos_desktop.core.errors import EtosError, redact
+from etos_desktop.core.settings import paths
+from etos_desktop.core.settings.store import SettingsStore
+from etos_desktop.resources import resource_path
+from etos_desktop.ui.gc_guard import GarbageCollector
+from etos_desktop.ui.main_window import MainWindow
+
+if TYPE_CHECKING:
+    from etos_desktop.core.providers.config import ProviderConfig
+    from etos_desktop.core.providers.registry import ProviderRegistry
+    from etos_desktop.core.providers.secrets import SecretStore
+    from etos_desktop.core.storage.database import Database
+    from etos_desktop.ui.chat_controller import ChatController
+
+log = logging.getLogger("etos_desktop")
+
+#: Modules imported off the UI thread once the window is visible (they take ~0.5 s together).
+HEAVY_MODULES = (
+    "etos_desktop.core.providers.openai_provider",
+    "etos_desktop.core.storage.repositories",
+    "etos_desktop.core.chat.service",
+    "etos_desktop.ui.chat_controller",
+    "etos_desktop.ui.settings_dialog",
+)
+
+
+def _import_heavy() -> None:
+    for name in HEAVY_MODULES:
+        importlib.import_module(name)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse the command line."""
+    parser = argparse.ArgumentParser(prog="etos-desktop", description="ETOS Desktop")
+    parser.add_argument("--data-dir", help="use this data folder (same as ETOS_DATA_DIR)")
+    parser.add_argument(
+        "--self-check",
+        action="store_true",
+        help="start every service, then exit 0 if all went well (used by package smoke tests)",
+    )
+    parser.add_argument("--version", action="version", version=f"ETOS Desktop {__version__}")
+    return parser.parse_args(argv)
+
+
+def setup_logging(data_dir: Path) -> None:
+    """Log to a rotating file in the data folder (never keys: errors are redacted first)."""
+    log_dir = paths.logs_dir(data_dir)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    handler = logging.handlers.RotatingFileHandler(
+        log_dir / "etos.log", maxBytes=1_000_000, backupCount=3, encoding="utf-8"
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
+class EtosApp:
+    """Owns the window and every service for one run of the program.
+
+    Args:
+        qt_app: The QApplication.
+        env: The process environment (data dir, OPENAI_* defaults).
+        local_candidates: Base URLs probed for a local model server on first run.
+        provider_factory: Builds a provider from a configuration and key (tests pass one with
+            short timeouts); default ``OpenAIProvider`` with the design's timeouts.
+    """
+
+    def __init__(
+        self,
+        qt_app: QApplication,
+        env: Mapping[str, str],
+        *,
+        local_candidates: Sequence[str] | None = None,
+        provider_factory: Callable[[ProviderConfig, str | None], Any] | None = None,
+    ) -> None:
+        self.qt_app = qt_app
+        self.env = dict(env)
+        self.garbage_collector = GarbageCollector(qt_app)
+        self.garbage_collector.start()
+        self.data_dir = paths.data_dir(self.env)
+        self.settings = SettingsStore(paths.settings_path(self.data_dir))
+        self.settings.load()
+        self._translators: list[QTranslator] = []
+        self.install_language(str(self.settings.get("ui.language")))
+        self.apply_theme(str(self.settings.get("ui.theme")))
+        self.window = MainWindow(qsettings_path=paths.qsettings_path(self.data_dir))
+        self.window.setWindowIcon(QIcon(str(resource_path("icons", "etos.svg"))))
+        self.window.settings_requested.connect(self._on_window_settings_requested)
+        self.window.context_requested.connect(self._on_window_context_requested)
+        self.window.closing.connect(self._on_window_closing)
+        self._provider_factory = provider_factory
+        self._local_candidates = list(local_candidates) if local_candidates is not None else None
+        self.db: Database | None = None
+        self.secrets: SecretStore | None = None
+        self.registry: ProviderRegistry | None = None
+        self.controller: ChatController | None = None
+        self.started = asyncio.Event()
+        self.closed = asyncio.Event()
+        self._settings_dialog: Any = None
+        self._context_dialogs: list[Any] = []
+
+    # -- look and language --------------------------------------------------------------------
+
+    def install_language(self, language: str) -> None:
+        """Load the Qt and app translations for ``language`` ("auto" follows the system)."""
+        for translator in self._translators:
+            self.qt_app.removeTranslator(translator)
+        self._translators.clear()
+        locale = QLocale.system() if language == "auto" else QLocale(language)
+        translator = QTranslator(self.qt_app)
+        if translator.load(locale, "etos", "_", str(resource_path("translations"))):
+            self.qt_app.installTranslator(translator)
+            self._translators.append(translator)
+
+    def apply_theme(self, theme: str) -> None:
+        """Apply the light or dark stylesheet ("system" follows the platform's colour scheme)."""
+        if theme == "system":
+            scheme = self.qt_app.styleHints().colorScheme()
+            theme = "dark" if scheme == Qt.ColorScheme.Dark else "light"
+        path = resource_path("themes", f"{theme}.qss")
+        try:
+            self.qt_app.setStyleSheet(path.read_text(encoding="utf-8"))
+        except OSError:
+            log.warning("theme %s not found", path)
+
+    # -- start-up -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Bring the services up behind the visible window; errors are shown, not raised."""
+        try:
+            await self._start_services()
+        except EtosError as exc:
+            log.error("start-up failed: %s %s", exc.code, exc.detail)
+            self.window.statusBar().showMessage(exc.detail)
+            self._show_fatal(exc.detail)
+            raise
+        finally:
+            self.started.set()
+
+    async def _start_services(self) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, _import_heavy)
+
+        from etos_desktop.core.chat.service import ChatService
+        from etos_desktop.core.providers import openai_provider
+        from etos_desktop.core.providers.presets import LOCAL_CANDIDATES
+        from etos_desktop.core.providers.registry import ProviderRegistry
+        from etos_desktop.core.providers.secrets import SecretStore
+        from etos_desktop.core.storage.database import Database
+        from etos_desktop.core.storage.repositories import ChatRepository
+        from etos_desktop.ui.chat_controller import ChatController
+
+        def make_provider(config: ProviderConfig, key: str | None) -> Any:
+            return openai_provider.OpenAIProvider(config.base_url, key)
+
+        self.db = Database(paths.database_path(self.data_dir), paths.backups_dir(self.data_dir))
+        recovered = await self.db.open_async()
+        self.secrets = SecretStore(self.data_dir)
+        self.registry = ProviderRegistry(
+            self.settings, self.secrets, self.env, self._provider_factory or make_provider
+        )
+        repo = ChatRepository(self.db)
+        chat = ChatService(repo, self.registry, self.settings)
+        self.controller = ChatController(
+            repo, chat, auto_title=lambda: bool(self.settings.get("chat.auto_title"))
+        )
+        self._probe = openai_provider.probe_local_servers
+        if self._local_candidates is None:
+            self._local_candidates = list(LOCAL_CANDIDATES)
+        self.window.attach(self.controller)
+        self.window.chat.render_interval_ms = int(
+            self.settings.get("chat.stream_render_interval_ms")
+        )
+        self.refresh_providers()
+        self.window.set_ready(True)
+        notices = []
+        if self.secrets.using_file_fallback:
+            notices.append(
+                self.window.tr("API keys are kept in {path} (no system keyring found)").format(
+                    path=self.secrets.fallback_path
+                )
+            )
+        if self.settings.load_problem:
+            notices.append(
+                self.window.tr("Settings were reset: {problem}").format(
+                    problem=self.settings.load_problem
+                )
+            )
+        if recovered:
+            notices.append(
+                self.window.tr(
+                    "{n} reply(ies) cut off by the last exit were kept as interrupted"
+                ).format(n=recovered)
+            )
+        if notices:
+            self.window.set_notice("⚠ " + notices[0], "\n".join(notices))
+        await self.controller.refresh_conversations()
+        rows = await repo.list_conversations(limit=1)
+        if rows and rows[0].id is not None:
+            await self.controller.open_conversation(rows[0].id)
+        if not self.registry.is_configured():
+            self.open_settings("providers", first_run=True)
+
+    def refresh_providers(self) -> None:
+        """Show the providers in the chat header and the default one in the status bar."""
+        if self.registry is None:
+            return
+        from etos_desktop.core.providers.presets import preset
+
+        entries = []
+        for config in self.registry.configs():
+            models = [m for m in (config.chat_model, *preset(config.preset).suggested_models) if m]
+            entries.append((config.id, config.name, list(dict.fromkeys(models))))
+        self.window.chat.set_providers(entries)
+        default = self.registry.default()
+        if default is None:
+            self.window.set_provider_text(self.window.tr("No provider"))
+        else:
+            self.window.set_provider_text(f"{default.name} · {default.chat_model or '—'}")
+        self.window.chat.companion_name = str(self.settings.get("persona.name")) or "Etos"
+        if self.controller is not None and self.controller.current is not None:
+            self.window.chat.set_conversation_header(self.controller.current)
+
+    # -- dialogs ------------------------------------------------------------------------------
+
+    def open_settings(self, page: str = "", *, first_run: bool = False) -> Any:
+        """Show the settings dialog (non-modal), at ``page`` if given."""
+        if self.registry is None or self.secrets is None:
+            return None
+        from etos_desktop.ui.settings_dialog import SettingsDialog
+
+        if self._settings_dialog is None:
+            dialog = SettingsDialog(
+                self.settings,
+                self.secrets,
+                self.registry,
+                probe=self._probe,
+                local_candidates=self._local_candidates or [],
+                env=self.env,
+                first_run=first_run,
+                parent=self.window,
+            )
+            dialog.settings_saved.connect(self._on_dialog_settings_saved)
+            dialog.finished.connect(self._on_dialog_finished)
+            self._settings_dialog = dialog
+        if page:
+            self._settings_dialog.show_page(page)
+        self._settings_dialog.show()
+        self._settings_dialog.raise_()
+        self._settings_dialog.activateWindow()
+        return self._settings_dialog
+
+    def _on_window_settings_requested(self, page: str) -> None:
+        self.open_settings(page)
+
+    def _on_dialog_settings_saved(self) -> None:
+        self.install_language(str(self.settings.get("ui.language")))
+        self.apply_theme(str(self.settings.get("ui.theme")))
+        self.refresh_providers()
+
+    def _on_dialog_finished(self, _result: int) -> None:
+        dialog, self._settings_dialog = self._settings_dialog, None
+        if dialog is not None:
+            dialog.deleteLater()
+
+    def _on_window_context_requested(self, message_id: int) -> None:
+        if self.controller is None:
+            return
+        from etos_desktop.ui.context_dialog import show_context
+
+        show_context(self.window, self.controller, message_id)
+
+    def _show_fatal(self, detail: str) -> None:
+        box = QMessageBox(self.window)
+        box.setIcon(QMessageBox.Icon.Critical)
+        box.setWindowTitle(self.window.tr("ETOS Desktop cannot start"))
+        box.setText(self.window.tr("The data could not be opened. Nothing was changed."))
+        box.setDetailedText(redact(detail))
+        box.open()
+
+    # -- shutdown -----------------------------------------------------------------------------
+
+    def _on_window_closing(self) -> None:
+        if self.controller is not None:
+            self.controller.stop()
+        self.closed.set()
+
+    async def shutdown(self) -> None:
+        """Stop replies, close connections and the database."""
+        if self.controller is not None:
+            self.controller.stop()
+            await self.controller.wait_idle()
+        if self.registry is not None:
+            await self.registry.aclose()
+        if self.db is not None:
+            db, self.db = self.db, None
+            await asyncio.get_running_loop().run_in_executor(None, db.close)
+        self.garbage_collector.stop()
+
+
+def install_excepthook(window_getter: Any) -> None:
+    """Route uncaught exceptions (including those from ``@asyncSlot``s) to the log and a dialog."""
+
+    def hook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        text = redact("".join(traceback.format_exception(exc_type, exc, tb)))
+        log.error("uncaught exception:\n%s", text)
+        window = window_getter()
+        if window is not None:
+            box = QMessageBox(window)
+            box.setIcon(QMessageBox.Icon.Warning)
+            box.setWindowTitle(window.tr("Unexpected error"))
+            box.setText(window.tr("Something went wrong. Your messages are saved."))
+            box.setDetailedText(text)
+            box.open()
+
+    sys.excepthook = hook
+
+
+async def run_app(app: EtosApp, *, self_check: bool) -> int:
+    """Run until the window closes (or, with ``self_check``, until start-up finished)."""
+    app.window.show()
+    # Let the first frame paint before the heavy imports start.
+    await asyncio.sleep(0)
+    try:
+        await app.start()
+    except EtosError:
+        if self_check:
+            return 1
+        await app.closed.wait()
+        return 1
+    if self_check:
+        print(f"ETOS Desktop {__version__} self-check ok: data dir {app.data_dir}")
+        await app.shutdown()
+        return 0
+    await app.closed.wait()
+    await app.shutdown()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``etos-desktop`` and ``python -m etos_desktop``."""
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.data_dir:
+        os.environ[paths.DATA_DIR_ENV] = str(Path(args.data_dir).expanduser())
+    import qasync
+
+    qt_app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(qt_app, QApplication)
+    qt_app.setApplicationName("ETOS Desktop")
+    qt_app.setOrganizationName("ETOS Desktop")
+    qt_app.setApplicationVersion(__version__)
+    qt_app.setQuitOnLastWindowClosed(False)
+    loop = qasync.QEventLoop(qt_app)
+    asyncio.set_event_loop(loop)
+    etos = EtosApp(qt_app, os.environ)
+    setup_logging(etos.data_dir)
+    install_excepthook(lambda: etos.window)
+    if args.self_check:
+        # Never hang a smoke test: give up after 60 s.
+        QTimer.singleShot(60_000, lambda: os._exit(3))
+    with loop:
+        return loop.run_until_complete(run_app(etos, self_check=args.self_check))

@@ -1,0 +1,1 @@
+"""PySide6 user interface: windows, pages, models and controllers; imports core and services."""

@@ -1,0 +1,331 @@
+"""The controller between the chat widgets and the Qt-free chat service.
+
+It owns the async work (every task it starts is kept referenced until it ends), the busy state,
+and the mapping of core events to Qt signals. Widgets call its methods; they never await.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from etos_desktop.core.chat.events import (
+    ChatEvent,
+    ReplyDelta,
+    ReplyFailed,
+    ReplyFinished,
+    ReplyRetrying,
+    ReplyStarted,
+    UserMessageSaved,
+)
+from etos_desktop.core.chat.export import conversation_to_json, conversation_to_markdown
+from etos_desktop.core.chat.service import ChatService
+from etos_desktop.core.errors import EtosError, InvalidInput
+from etos_desktop.core.storage.repositories import ChatRepository
+from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+
+log = logging.getLogger(__name__)
+
+#: Messages shown when a conversation opens; older ones load as the user scrolls up.
+PAGE_SIZE = 40
+
+
+class ChatController(QObject):
+    """Runs chat actions on the event loop and reports them as signals.
+
+    Signals:
+        conversations_loaded(list): ConversationRow list for the sidebar (after any change).
+        conversation_opened(object, list, bool): the conversation, its newest page of messages,
+            and whether older messages exist.
+        older_messages_loaded(list, bool): an older page, and whether still older ones exist.
+        conversation_changed(object): a conversation's row changed (title, model, flags).
+        conversation_closed(): the open conversation was deleted or archived.
+        user_message_saved(object): the user's message is stored (the composer may clear).
+        reply_started(object): an assistant reply row exists.
+        reply_delta(int, str): message id and the whole text so far.
+        reply_retrying(int, float, str): message id, seconds until the retry, reason code.
+        reply_finished(object): the final row (complete or interrupted).
+        reply_failed(object, object): the row and the ``UserFacingError``.
+        busy_changed(bool): a reply is (not) in progress.
+        error_occurred(object): an ``EtosError`` not tied to a reply (shown in the status bar).
+        versions_changed(int, int, int): user message id, current version index, version count.
+    """
+
+    conversations_loaded = Signal(list)
+    conversation_opened = Signal(object, list, bool)
+    older_messages_loaded = Signal(list, bool)
+    conversation_changed = Signal(object)
+    conversation_closed = Signal()
+    user_message_saved = Signal(object)
+    reply_started = Signal(object)
+    reply_delta = Signal(int, str)
+    reply_retrying = Signal(int, float, str)
+    reply_finished = Signal(object)
+    reply_failed = Signal(object, object)
+    busy_changed = Signal(bool)
+    error_occurred = Signal(object)
+    versions_changed = Signal(int, int, int)
+
+    def __init__(
+        self,
+        repo: ChatRepository,
+        chat: ChatService,
+        *,
+        auto_title: Callable[[], bool] = lambda: True,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._repo = repo
+        self.repo = repo
+        self._chat = chat
+        self._auto_title = auto_title
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._reply_task: asyncio.Task[None] | None = None
+        self.current: ConversationRow | None = None
+        self.search_text = ""
+        self.show_archived = False
+
+    # -- task plumbing ------------------------------------------------------------------------
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Run ``coro`` as a task kept referenced until it ends; errors become signals."""
+        task = asyncio.ensure_future(self._guard(coro))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _guard(self, coro: Awaitable[Any]) -> Any:
+        try:
+            return await coro
+        except asyncio.CancelledError:
+            raise
+        except EtosError as exc:
+            log.info("action failed: %s %s", exc.code, exc.detail)
+            self.error_occurred.emit(exc)
+        return None
+
+    @property
+    def busy(self) -> bool:
+        """Whether a reply is being produced."""
+        return self._reply_task is not None and not self._reply_task.done()
+
+    async def wait_idle(self) -> None:
+        """Wait until every task this controller started has ended (used by tests and quit)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    # -- conversations ------------------------------------------------------------------------
+
+    def refresh_conversations(self) -> asyncio.Task[Any]:
+        """Reload the sidebar with the current search text and archive filter."""
+        return self.spawn(self._refresh())
+
+    async def _refresh(self) -> None:
+        rows = await self._repo.list_conversations(
+            archived=self.show_archived, search=self.search_text
+        )
+        self.conversations_loaded.emit(rows)
+
+    def open_conversation(self, conversation_id: int) -> asyncio.Task[Any]:
+        """Show a conversation: its newest page of messages."""
+        return self.spawn(self._open(conversation_id))
+
+    async def _open(self, conversation_id: int) -> None:
+        conversation = await self._repo.get_conversation(conversation_id)
+        if conversation is None:
+            raise InvalidInput(f"no conversation {conversation_id}", reason="missing")
+        page = await self._repo.history_page(conversation_id, limit=PAGE_SIZE + 1)
+        has_more = len(page) > PAGE_SIZE
+        self.current = conversation
+        self.conversation_opened.emit(conversation, page[-PAGE_SIZE:], has_more)
+        await self._emit_versions(page[-PAGE_SIZE:])
+
+    def load_older(self, before_id: int) -> asyncio.Task[Any]:
+        """Load the page of messages before ``before_id`` in the open conversation."""
+        return self.spawn(self._load_older(before_id))
+
+    async def _load_older(self, before_id: int) -> None:
+        if self.current is None or self.current.id is None:
+            return
+        page = await self._repo.history_page(
+            self.current.id, before_id=before_id, limit=PAGE_SIZE + 1
+        )
+        has_more = len(page) > PAGE_SIZE
+        self.older_messages_loaded.emit(page[-PAGE_SIZE:], has_more)
+        await self._emit_versions(page[-PAGE_SIZE:])
+
+    async def _emit_versions(self, rows: list[MessageRow]) -> None:
+        for row in rows:
+            if row.role == "assistant" and row.reply_to_id is not None:
+                versions = await self._repo.reply_versions(row.reply_to_id)
+                if len(versions) > 1:
+                    index = next(i for i, v in enumerate(versions) if v.id == row.id)
+                    self.versions_changed.emit(row.reply_to_id, index, len(versions))
+
+    def new_conversation(self, *, temporary: bool = False) -> asyncio.Task[Any]:
+        """Create a conversation and open it."""
+        return self.spawn(self._new(temporary))
+
+    async def _new(self, temporary: bool) -> None:
+        row = await self._repo.create_conversation(temporary=temporary)
+        await self._refresh()
+        await self._open(row.id or 0)
+
+    def update_conversation(self, conversation_id: int, **values: Any) -> asyncio.Task[Any]:
+        """Rename, pin, archive, or change a conversation's model/persona."""
+        return self.spawn(self._update(conversation_id, values))
+
+    async def _update(self, conversation_id: int, values: dict[str, Any]) -> None:
+        row = await self._repo.update_conversation(conversation_id, **values)
+        if self.current is not None and self.current.id == conversation_id:
+            self.current = row
+            if values.get("archived") and not self.show_archived:
+                self.current = None
+                self.conversation_closed.emit()
+            else:
+                self.conversation_changed.emit(row)
+        await self._refresh()
+
+    def delete_conversation(self, conversation_id: int) -> asyncio.Task[Any]:
+        """Delete a conversation for good (the view asks for confirmation first)."""
+        return self.spawn(self._delete_conversation(conversation_id))
+
+    async def _delete_conversation(self, conversation_id: int) -> None:
+        if self.current is not None and self.current.id == conversation_id:
+            self.stop()
+            self.current = None
+            self.conversation_closed.emit()
+        await self._repo.delete_conversation(conversation_id)
+        await self._refresh()
+
+    # -- messages -----------------------------------------------------------------------------
+
+    def send(self, text: str) -> asyncio.Task[Any]:
+        """Send ``text`` in the open conversation (creating one if none is open)."""
+        return self._start_reply(lambda cid: self._chat.send(cid, text), create=True)
+
+    def regenerate(self, user_message_id: int) -> asyncio.Task[Any]:
+        """Produce a new version of the reply to a user message (also retries a failure)."""
+        return self._start_reply(lambda _cid: self._chat.regenerate(user_message_id))
+
+    def edit_and_resend(self, user_message_id: int, text: str) -> asyncio.Task[Any]:
+        """Replace a user message, drop what followed it, and reply anew."""
+        return self._start_reply(lambda _cid: self._chat.edit_and_resend(user_message_id, text))
+
+    def stop(self) -> None:
+        """Stop the reply being streamed; what arrived stays, marked interrupted."""
+        if self._reply_task is not None and not self._reply_task.done():
+            self._reply_task.cancel()
+
+    def _start_reply(
+        self, events: Callable[[int], Any], *, create: bool = False
+    ) -> asyncio.Task[Any]:
+        if self.busy:
+            return self.spawn(self._fail(InvalidInput("a reply is in progress", reason="busy")))
+        task = self.spawn(self._run_reply(events, create))
+        self._reply_task = task
+        self.busy_changed.emit(True)
+        task.add_done_callback(lambda _t: self.busy_changed.emit(False))
+        return task
+
+    async def _fail(self, error: EtosError) -> None:
+        raise error
+
+    async def _run_reply(self, events: Callable[[int], Any], create: bool) -> None:
+        if self.current is None:
+            if not create:
+                return
+            row = await self._repo.create_conversation()
+            self.current = row
+            self.conversation_opened.emit(row, [], False)
+        conversation_id = self.current.id or 0
+        first_reply = False
+        try:
+            async for event in events(conversation_id):
+                self._dispatch(event)
+                if isinstance(event, ReplyFinished) and not self.current.title:
+                    first_reply = True
+        finally:
+            await self._refresh()
+        if first_reply and self._auto_title():
+            self.spawn(self._title(conversation_id))
+
+    def _dispatch(self, event: ChatEvent) -> None:
+        match event:
+            case UserMessageSaved(message=row):
+                self.user_message_saved.emit(row)
+            case ReplyStarted(message=row):
+                self.reply_started.emit(row)
+            case ReplyDelta(message_id=mid, text=text):
+                self.reply_delta.emit(mid, text)
+            case ReplyRetrying(message_id=mid, seconds=seconds, reason=reason):
+                self.reply_retrying.emit(mid, seconds, reason)
+            case ReplyFinished(message=row):
+                self.reply_finished.emit(row)
+            case ReplyFailed(message=row, error=error):
+                self.reply_failed.emit(row, error)
+
+    async def _title(self, conversation_id: int) -> None:
+        title = await self._chat.suggest_title(conversation_id)
+        if title:
+            row = await self._repo.get_conversation(conversation_id)
+            if row is not None and self.current is not None and self.current.id == row.id:
+                self.current = row
+                self.conversation_changed.emit(row)
+            await self._refresh()
+
+    def switch_version(self, user_message_id: int, index: int) -> asyncio.Task[Any]:
+        """Make version ``index`` of the reply to a user message the current one."""
+        return self.spawn(self._switch_version(user_message_id, index))
+
+    async def _switch_version(self, user_message_id: int, index: int) -> None:
+        versions = await self._repo.reply_versions(user_message_id)
+        if not 0 <= index < len(versions):
+            return
+        await self._repo.set_current_reply(versions[index].id or 0)
+        if self.current is not None:
+            await self._open(self.current.id or 0)
+
+    def delete_message(self, message_id: int) -> asyncio.Task[Any]:
+        """Delete one message (a user message takes its replies with it)."""
+        return self.spawn(self._delete_message(message_id))
+
+    async def _delete_message(self, message_id: int) -> None:
+        await self._repo.delete_message(message_id)
+        if self.current is not None:
+            await self._open(self.current.id or 0)
+
+    # -- export -------------------------------------------------------------------------------
+
+    def export(self, conversation_id: int, path: Path, fmt: str) -> asyncio.Task[Any]:
+        """Write a conversation to ``path`` as ``"markdown"`` or ``"json"``."""
+        return self.spawn(self._export(conversation_id, path, fmt))
+
+    async def _export(self, conversation_id: int, path: Path, fmt: str) -> Path:
+        conversation = await self._repo.get_conversation(conversation_id)
+        if conversation is None:
+            raise InvalidInput(f"no conversation {conversation_id}", reason="missing")
+        messages = await self._repo.current_history(conversation_id)
+        if fmt == "json":
+            text = json.dumps(
+                conversation_to_json(conversation, messages), ensure_ascii=False, indent=2
+            )
+        else:
+            text = conversation_to_markdown(conversation, messages)
+        await asyncio.get_running_loop().run_in_executor(None, _write_text, path, text)
+        return path
+
+
+def _write_text(path: Path, text: str) -> None:
+    from etos_desktop.core.errors import StorageError
+
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise StorageError(f"cannot write {path.name}: {exc.strerror}", path=str(path)) from exc

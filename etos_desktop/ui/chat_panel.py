@@ -1,0 +1,547 @@
+"""The chat area: header, the stack of messages (loaded lazily), the error banner and composer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from etos_desktop.core.errors import EtosError
+from etos_desktop.ui import dialogs
+from etos_desktop.ui.error_text import describe, retry_text, status_text
+from etos_desktop.ui.message_widget import MessageWidget
+
+if TYPE_CHECKING:
+    from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+
+
+class Composer(QPlainTextEdit):
+    """Message editor: Enter sends, Shift+Enter inserts a new line.
+
+    Signals:
+        submitted(): Enter was pressed.
+    """
+
+    submitted = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
+            event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+        ):
+            self.submitted.emit()
+            return
+        super().keyPressEvent(event)
+
+
+class ChatPanel(QWidget):
+    """Shows one conversation and takes the user's messages.
+
+    Signals:
+        send_requested(str): send a new message.
+        edit_resend_requested(int, str): resend an edited user message (already confirmed).
+        stop_requested(): stop the reply being written.
+        regenerate_requested(int): user message id whose reply to regenerate/retry.
+        version_requested(int, int): user message id, version index to show.
+        delete_message_requested(int): delete a message (already confirmed).
+        load_older_requested(int): load messages before this id.
+        context_requested(int): show what was sent for an assistant message.
+        model_change_requested(str, str): provider id ("" = default), model ("" = its default).
+        temporary_toggled(bool): the temporary switch of a new conversation changed.
+        settings_requested(): the user clicked an error's "Open settings".
+    """
+
+    send_requested = Signal(str)
+    edit_resend_requested = Signal(int, str)
+    stop_requested = Signal()
+    regenerate_requested = Signal(int)
+    version_requested = Signal(int, int)
+    delete_message_requested = Signal(int)
+    load_older_requested = Signal(int)
+    context_requested = Signal(int)
+    model_change_requested = Signal(str, str)
+    temporary_toggled = Signal(bool)
+    settings_requested = Signal()
+
+    def __init__(self, *, render_interval_ms: int = 80, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chatPanel")
+        self.render_interval_ms = render_interval_ms
+        self.companion_name = "Etos"
+        self._widgets: dict[int, MessageWidget] = {}
+        self._reply_of: dict[int, int] = {}  # assistant message id -> user message id
+        self._reply_widget_for_user: dict[int, int] = {}
+        self._first_id: int | None = None
+        self._editing_id: int | None = None
+        self._error_action = ""
+        self._error_user_message: int | None = None
+        self._busy = False
+        self._stick_to_bottom = True
+
+        # Header
+        self.title = QLabel(self)
+        self.title.setObjectName("conversationTitle")
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.provider_combo = QComboBox(self)
+        self.provider_combo.setObjectName("providerCombo")
+        self.model_combo = QComboBox(self)
+        self.model_combo.setObjectName("modelCombo")
+        self.model_combo.setEditable(True)
+        self.model_combo.setMinimumContentsLength(16)
+        self.temporary = QCheckBox(self)
+        header = QHBoxLayout()
+        header.addWidget(self.title, 1)
+        header.addWidget(self.temporary)
+        header.addWidget(self.provider_combo)
+        header.addWidget(self.model_combo)
+
+        # Messages
+        self.older_button = QPushButton(self)
+        self.older_button.setFlat(True)
+        self.older_button.hide()
+        self.messages = QWidget(self)
+        self.messages.setObjectName("messageList")
+        self.message_layout = QVBoxLayout(self.messages)
+        self.message_layout.setContentsMargins(12, 8, 12, 8)
+        self.message_layout.setSpacing(10)
+        self.message_layout.addWidget(self.older_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        self.empty_label = QLabel(self.messages)
+        self.empty_label.setObjectName("emptyLabel")
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setWordWrap(True)
+        self.message_layout.addWidget(self.empty_label)
+        self.message_layout.addStretch(1)
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setWidget(self.messages)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        bar = self.scroll.verticalScrollBar()
+        bar.rangeChanged.connect(self._on_scroll_range_changed)
+        bar.valueChanged.connect(self._on_scroll_value_changed)
+
+        # Status / error banner
+        self.banner = QFrame(self)
+        self.banner.setObjectName("errorBanner")
+        self.banner_label = QLabel(self.banner)
+        self.banner_label.setWordWrap(True)
+        self.banner_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.banner_action = QPushButton(self.banner)
+        self.banner_close = QPushButton("×", self.banner)
+        self.banner_close.setFlat(True)
+        self.banner_close.setFixedWidth(28)
+        banner_layout = QHBoxLayout(self.banner)
+        banner_layout.setContentsMargins(10, 6, 6, 6)
+        banner_layout.addWidget(self.banner_label, 1)
+        banner_layout.addWidget(self.banner_action)
+        banner_layout.addWidget(self.banner_close)
+        self.banner.hide()
+
+        # Composer
+        self.edit_bar = QFrame(self)
+        self.edit_bar.setObjectName("editBar")
+        self.edit_label = QLabel(self.edit_bar)
+        self.edit_cancel = QPushButton(self.edit_bar)
+        self.edit_cancel.setFlat(True)
+        edit_layout = QHBoxLayout(self.edit_bar)
+        edit_layout.setContentsMargins(10, 2, 6, 2)
+        edit_layout.addWidget(self.edit_label, 1)
+        edit_layout.addWidget(self.edit_cancel)
+        self.edit_bar.hide()
+        self.composer = Composer(self)
+        self.composer.setObjectName("composer")
+        self.composer.setTabChangesFocus(True)
+        self.composer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.composer.setFixedHeight(96)
+        self.send_button = QPushButton(self)
+        self.send_button.setObjectName("sendButton")
+        self.send_button.setDefault(True)
+        composer_row = QHBoxLayout()
+        composer_row.addWidget(self.composer, 1)
+        composer_row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 8, 8, 8)
+        layout.addLayout(header)
+        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.edit_bar)
+        layout.addLayout(composer_row)
+
+        self.composer.submitted.connect(self._on_send_clicked)
+        self.send_button.clicked.connect(self._on_send_clicked)
+        self.older_button.clicked.connect(self._on_older_clicked)
+        self.banner_action.clicked.connect(self._on_banner_action)
+        self.banner_close.clicked.connect(self.banner.hide)
+        self.edit_cancel.clicked.connect(self.cancel_edit)
+        self.temporary.toggled.connect(self.temporary_toggled)
+        self.provider_combo.activated.connect(self._on_model_chosen)
+        self.model_combo.activated.connect(self._on_model_chosen)
+        if (line_edit := self.model_combo.lineEdit()) is not None:
+            line_edit.editingFinished.connect(self._on_model_chosen)
+        self.retranslate()
+        self.show_conversation(None, [], has_more=False)
+
+    # -- translation --------------------------------------------------------------------------
+
+    def retranslate(self) -> None:
+        self.temporary.setText(self.tr("Temporary"))
+        self.temporary.setToolTip(
+            self.tr("A temporary conversation reads and writes no memory, summaries or profile.")
+        )
+        self.provider_combo.setToolTip(self.tr("Provider for this conversation"))
+        self.model_combo.setToolTip(self.tr("Model for this conversation"))
+        self.older_button.setText(self.tr("Load earlier messages"))
+        self.composer.setPlaceholderText(
+            self.tr("Write a message — Enter to send, Shift+Enter for a new line")
+        )
+        self.edit_label.setText(self.tr("Editing a message: sending drops the replies after it."))
+        self.edit_cancel.setText(self.tr("Cancel"))
+        self.empty_label.setText(self.tr("Say hello — your conversation starts here."))
+        self._update_send_button()
+        if not self.title.text():
+            self.title.setText(self.tr("New conversation"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    # -- providers ----------------------------------------------------------------------------
+
+    def set_providers(self, providers: list[tuple[str, str, list[str]]]) -> None:
+        """Fill the provider picker: (id, name, models) with "" meaning the default provider."""
+        self._providers = providers
+        self.provider_combo.blockSignals(True)
+        self.provider_combo.clear()
+        self.provider_combo.addItem(self.tr("Default provider"), "")
+        for provider_id, name, _models in providers:
+            self.provider_combo.addItem(name, provider_id)
+        self.provider_combo.blockSignals(False)
+
+    def _models_for(self, provider_id: str) -> list[str]:
+        for pid, _name, models in getattr(self, "_providers", []):
+            if pid == provider_id or (not provider_id and pid == self._default_provider_id()):
+                return models
+        return []
+
+    def _default_provider_id(self) -> str:
+        providers = getattr(self, "_providers", [])
+        return providers[0][0] if providers else ""
+
+    def _show_model(self, provider_id: str | None, model: str | None) -> None:
+        self.provider_combo.blockSignals(True)
+        self.model_combo.blockSignals(True)
+        index = self.provider_combo.findData(provider_id or "")
+        self.provider_combo.setCurrentIndex(max(index, 0))
+        self.model_combo.clear()
+        self.model_combo.addItem(self.tr("Provider's chat model"), "")
+        for name in self._models_for(provider_id or ""):
+            self.model_combo.addItem(name, name)
+        if model:
+            found = self.model_combo.findData(model)
+            if found < 0:
+                self.model_combo.addItem(model, model)
+                found = self.model_combo.count() - 1
+            self.model_combo.setCurrentIndex(found)
+        else:
+            self.model_combo.setCurrentIndex(0)
+        self.provider_combo.blockSignals(False)
+        self.model_combo.blockSignals(False)
+
+    def _on_model_chosen(self) -> None:
+        provider_id = str(self.provider_combo.currentData() or "")
+        text = self.model_combo.currentText().strip()
+        model = "" if text == self.model_combo.itemText(0) else text
+        self.model_change_requested.emit(provider_id, model)
+
+    # -- conversation ------------------------------------------------------------------------
+
+    def show_conversation(
+        self, conversation: ConversationRow | None, messages: list[MessageRow], *, has_more: bool
+    ) -> None:
+        """Replace what is shown with ``messages`` (the newest page) of ``conversation``."""
+        for widget in self._widgets.values():
+            self._discard(widget)
+        self._widgets.clear()
+        self._reply_of.clear()
+        self._reply_widget_for_user.clear()
+        self._first_id = None
+        self.cancel_edit()
+        self.banner.hide()
+        if conversation is None:
+            self.title.setText(self.tr("New conversation"))
+            self._show_model(None, None)
+            self.temporary.setEnabled(True)
+        else:
+            self.set_conversation_header(conversation)
+        for row in messages:
+            self._add_widget(row, at_top=False)
+        self._first_id = messages[0].id if messages else None
+        self.older_button.setVisible(has_more)
+        self.empty_label.setVisible(not messages)
+        self.temporary.setEnabled(not messages)
+        self._stick_to_bottom = True
+        self._scroll_to_bottom()
+        self.composer.setFocus()
+
+    def set_conversation_header(self, conversation: ConversationRow) -> None:
+        self.title.setText(conversation.title or self.tr("New conversation"))
+        self._show_model(conversation.provider_id, conversation.model)
+        self.temporary.blockSignals(True)
+        self.temporary.setChecked(conversation.temporary)
+        self.temporary.blockSignals(False)
+        # Temporary is chosen before the first message; switching later would be a lie.
+        self.temporary.setEnabled(not self._widgets)
+
+    def prepend_messages(self, messages: list[MessageRow], *, has_more: bool) -> None:
+        """Insert an older page above what is shown, keeping the view where it was."""
+        bar = self.scroll.verticalScrollBar()
+        distance_from_bottom = bar.maximum() - bar.value()
+        for row in reversed(messages):
+            self._add_widget(row, at_top=True)
+        if messages:
+            self._first_id = messages[0].id
+        self.older_button.setVisible(has_more)
+        self._stick_to_bottom = False
+        QTimer.singleShot(0, lambda: bar.setValue(bar.maximum() - distance_from_bottom))
+
+    def _author(self, role: str) -> str:
+        return self.tr("You") if role == "user" else self.companion_name
+
+    def _add_widget(self, row: MessageRow, *, at_top: bool) -> MessageWidget:
+        message_id = row.id or 0
+        widget = MessageWidget(
+            message_id,
+            row.role,
+            author=self._author(row.role),
+            render_interval_ms=self.render_interval_ms,
+            parent=self.messages,
+        )
+        widget.set_text(row.content, streaming=False)
+        self._apply_status(widget, row)
+        widget.regenerate_requested.connect(self._on_widget_regenerate)
+        widget.retry_requested.connect(self._on_widget_regenerate)
+        widget.edit_requested.connect(self._on_widget_edit)
+        widget.delete_requested.connect(self._on_widget_delete)
+        widget.version_requested.connect(self._on_widget_version)
+        widget.context_requested.connect(self.context_requested)
+        if row.role == "assistant" and row.reply_to_id is not None:
+            self._reply_of[message_id] = row.reply_to_id
+            self._reply_widget_for_user[row.reply_to_id] = message_id
+        self._widgets[message_id] = widget
+        # Index 0 is the "load earlier" button; the last two items are the empty label and stretch.
+        position = 1 if at_top else self.message_layout.count() - 2
+        self.message_layout.insertWidget(position, widget)
+        self.empty_label.hide()
+        return widget
+
+    def _apply_status(self, widget: MessageWidget, row: MessageRow) -> None:
+        quiet = (None, "stopped", "stream_ended")
+        if row.status == "error" or (row.status == "interrupted" and row.error_code not in quiet):
+            widget.set_status(row.status, describe(_error_from_row(row)).message)
+        else:
+            widget.set_status(row.status, status_text(row.status, row.error_code))
+
+    def _discard(self, widget: MessageWidget) -> None:
+        # Keep the parent until Qt deletes it on this thread: an orphaned widget in a reference
+        # cycle could be collected by Python's GC on the DB thread, which crashes Qt.
+        self.message_layout.removeWidget(widget)
+        widget.hide()
+        widget.deleteLater()
+
+    def widget_count(self) -> int:
+        return len(self._widgets)
+
+    def widget(self, message_id: int) -> MessageWidget | None:
+        return self._widgets.get(message_id)
+
+    # -- live events --------------------------------------------------------------------------
+
+    def add_user_message(self, row: MessageRow) -> None:
+        self._add_widget(row, at_top=False)
+        self.temporary.setEnabled(False)
+        self._stick_to_bottom = True
+        if self._editing_id is not None:
+            self.cancel_edit()
+        self.composer.clear()
+        self.banner.hide()
+
+    def start_reply(self, row: MessageRow) -> None:
+        old = self._reply_widget_for_user.get(row.reply_to_id or -1)
+        widget = self._add_widget(row, at_top=False)
+        if old is not None and old in self._widgets:
+            # A regenerated version replaces the old one in place.
+            old_widget = self._widgets.pop(old)
+            index = self.message_layout.indexOf(old_widget)
+            self.message_layout.removeWidget(widget)
+            self.message_layout.insertWidget(index, widget)
+            self._discard(old_widget)
+        widget.set_status("streaming", status_text("streaming", None))
+        self._stick_to_bottom = True
+
+    def update_reply(self, message_id: int, text: str) -> None:
+        widget = self._widgets.get(message_id)
+        if widget is not None:
+            widget.set_text(text, streaming=True)
+            widget.set_status("streaming", status_text("streaming", None))
+
+    def show_retry(self, message_id: int, seconds: float, reason: str) -> None:
+        widget = self._widgets.get(message_id)
+        if widget is not None:
+            widget.set_status("streaming", retry_text(seconds, reason), retry_in=seconds)
+
+    def finish_reply(self, row: MessageRow) -> None:
+        widget = self._widgets.get(row.id or 0)
+        if widget is not None:
+            widget.set_text(row.content, streaming=False)
+            self._apply_status(widget, row)
+
+    def fail_reply(self, row: MessageRow, error: EtosError) -> None:
+        widget = self._widgets.get(row.id or 0)
+        words = describe(error)
+        if widget is not None:
+            widget.set_text(row.content, streaming=False)
+            widget.set_status(row.status, words.message)
+        self.show_error(error, user_message_id=row.reply_to_id)
+
+    def set_versions(self, user_message_id: int, index: int, count: int) -> None:
+        widget_id = self._reply_widget_for_user.get(user_message_id)
+        if widget_id is not None and widget_id in self._widgets:
+            self._widgets[widget_id].set_versions(index, count)
+
+    def set_busy(self, busy: bool) -> None:
+        self._busy = busy
+        self._update_send_button()
+
+    def _update_send_button(self) -> None:
+        self.send_button.setText(self.tr("Stop") if self._busy else self.tr("Send"))
+        self.send_button.setToolTip(
+            self.tr("Stop the reply (what arrived is kept)")
+            if self._busy
+            else self.tr("Send (Enter)")
+        )
+
+    # -- errors -------------------------------------------------------------------------------
+
+    def show_error(self, error: EtosError, *, user_message_id: int | None = None) -> None:
+        words = describe(error)
+        self.banner_label.setText(words.message)
+        self._error_action = words.action
+        self._error_user_message = user_message_id
+        if words.action == "settings":
+            self.banner_action.setText(self.tr("Open settings"))
+            self.banner_action.show()
+        elif words.action == "retry" and user_message_id is not None:
+            self.banner_action.setText(self.tr("Retry"))
+            self.banner_action.show()
+        else:
+            self.banner_action.hide()
+        self.banner.show()
+
+    def _on_banner_action(self) -> None:
+        if self._error_action == "settings":
+            self.settings_requested.emit()
+        elif self._error_action == "retry" and self._error_user_message is not None:
+            self.banner.hide()
+            self.regenerate_requested.emit(self._error_user_message)
+
+    # -- user actions -------------------------------------------------------------------------
+
+    def _on_send_clicked(self) -> None:
+        if self._busy:
+            self.stop_requested.emit()
+            return
+        text = self.composer.toPlainText()
+        if not text.strip():
+            return
+        if self._editing_id is not None:
+            if dialogs.confirm(
+                self,
+                self.tr("Resend edited message"),
+                self.tr(
+                    "Send the edited message? The replies after the original are dropped from this conversation."
+                ),
+                self.tr("Send"),
+            ):
+                self.edit_resend_requested.emit(self._editing_id, text)
+            return
+        self.send_requested.emit(text)
+
+    def _on_widget_regenerate(self, message_id: int) -> None:
+        user_id = self._reply_of.get(message_id, message_id)
+        self.regenerate_requested.emit(user_id)
+
+    def _on_widget_edit(self, message_id: int) -> None:
+        widget = self._widgets.get(message_id)
+        if widget is None or self._busy:
+            return
+        self._editing_id = message_id
+        self.composer.setPlainText(widget.text())
+        self.edit_bar.show()
+        self.composer.setFocus()
+
+    def cancel_edit(self) -> None:
+        if self._editing_id is not None:
+            self._editing_id = None
+            self.composer.clear()
+        self.edit_bar.hide()
+
+    def _on_widget_delete(self, message_id: int) -> None:
+        if dialogs.confirm(
+            self,
+            self.tr("Delete message"),
+            self.tr("Delete this message? A message you wrote is deleted with its replies."),
+            self.tr("Delete"),
+            destructive=True,
+        ):
+            self.delete_message_requested.emit(message_id)
+
+    def _on_widget_version(self, message_id: int, index: int) -> None:
+        user_id = self._reply_of.get(message_id)
+        if user_id is not None:
+            self.version_requested.emit(user_id, index)
+
+    def _on_older_clicked(self) -> None:
+        if self._first_id is not None:
+            self.load_older_requested.emit(self._first_id)
+
+    # -- scrolling ----------------------------------------------------------------------------
+
+    def _on_scroll_range_changed(self, _minimum: int, maximum: int) -> None:
+        if self._stick_to_bottom:
+            self.scroll.verticalScrollBar().setValue(maximum)
+
+    def _on_scroll_value_changed(self, value: int) -> None:
+        bar = self.scroll.verticalScrollBar()
+        self._stick_to_bottom = value >= bar.maximum() - 24
+
+    def _scroll_to_bottom(self) -> None:
+        bar = self.scroll.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+
+def _error_from_row(row: MessageRow) -> EtosError:
+    from etos_desktop.core import errors
+
+    classes: dict[str, type[errors.EtosError]] = {}
+    stack: list[type[errors.EtosError]] = [errors.EtosError]
+    while stack:
+        cls = stack.pop()
+        classes.setdefault(cls.code, cls)
+        stack.extend(cls.__subclasses__())
+    cls = classes.get(row.error_code or "", errors.EtosError)
+    return cls(row.error_detail or "")

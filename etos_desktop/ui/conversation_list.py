@@ -1,0 +1,220 @@
+"""The sidebar: search, new conversation, and the list of conversations with their actions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLineEdit,
+    QListView,
+    QMenu,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+if TYPE_CHECKING:
+    from etos_desktop.core.storage.tables import ConversationRow
+
+from etos_desktop.ui import dialogs
+
+ConversationIdRole = Qt.ItemDataRole.UserRole + 1
+PinnedRole = Qt.ItemDataRole.UserRole + 2
+TemporaryRole = Qt.ItemDataRole.UserRole + 3
+
+
+class ConversationListModel(QAbstractListModel):
+    """Conversation rows for the sidebar: ids plus a cache of rows, no logic."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[ConversationRow] = []
+
+    def set_rows(self, rows: list[ConversationRow]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def row_for(self, conversation_id: int) -> int:
+        return next((i for i, r in enumerate(self._rows) if r.id == conversation_id), -1)
+
+    def conversation(self, row: int) -> ConversationRow | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            title = row.title or self.tr("New conversation")
+            marks = ("📌 " if row.pinned else "") + ("⏳ " if row.temporary else "")
+            return marks + title
+        if role == Qt.ItemDataRole.ToolTipRole:
+            when = row.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
+            return f"{row.title or self.tr('New conversation')}\n{when}"
+        if role == ConversationIdRole:
+            return row.id
+        if role == PinnedRole:
+            return row.pinned
+        if role == TemporaryRole:
+            return row.temporary
+        return None
+
+
+def _age(moment: datetime) -> float:
+    return (datetime.now(UTC) - moment).total_seconds()
+
+
+class ConversationListPanel(QWidget):
+    """Search box, New button, archive filter and the list.
+
+    Signals:
+        new_requested(): the user wants a new conversation.
+        open_requested(int): open a conversation.
+        search_changed(str): the search text changed.
+        show_archived_changed(bool): the archive filter changed.
+        rename_requested(int, str), pin_requested(int, bool), archive_requested(int, bool),
+        delete_requested(int): actions from the context menu (delete already confirmed).
+        export_requested(int, str): export as "markdown" or "json".
+    """
+
+    new_requested = Signal()
+    open_requested = Signal(int)
+    search_changed = Signal(str)
+    show_archived_changed = Signal(bool)
+    rename_requested = Signal(int, str)
+    pin_requested = Signal(int, bool)
+    archive_requested = Signal(int, bool)
+    delete_requested = Signal(int)
+    export_requested = Signal(int, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("conversationPanel")
+        self.search = QLineEdit(self)
+        self.search.setClearButtonEnabled(True)
+        self.new_button = QPushButton(self)
+        self.new_button.setObjectName("newConversationButton")
+        self.archived = QCheckBox(self)
+        self.model = ConversationListModel(self)
+        self.view = QListView(self)
+        self.view.setModel(self.model)
+        self.view.setUniformItemSizes(True)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.setEditTriggers(QListView.EditTrigger.NoEditTriggers)
+
+        top = QHBoxLayout()
+        top.addWidget(self.search, 1)
+        top.addWidget(self.new_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 4, 8)
+        layout.addLayout(top)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.archived)
+
+        self.search.textChanged.connect(self.search_changed)
+        self.new_button.clicked.connect(self.new_requested)
+        self.archived.toggled.connect(self.show_archived_changed)
+        self.view.clicked.connect(self._on_view_clicked)
+        self.view.activated.connect(self._on_view_clicked)
+        self.view.customContextMenuRequested.connect(self._on_view_context_menu)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.search.setPlaceholderText(self.tr("Search conversations"))
+        self.new_button.setText(self.tr("New"))
+        self.new_button.setToolTip(self.tr("New conversation (Ctrl+N)"))
+        self.archived.setText(self.tr("Show archived"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def set_conversations(self, rows: list[ConversationRow], current_id: int | None) -> None:
+        self.model.set_rows(rows)
+        self.select(current_id)
+
+    def select(self, conversation_id: int | None) -> None:
+        row = -1 if conversation_id is None else self.model.row_for(conversation_id)
+        if row >= 0:
+            self.view.setCurrentIndex(self.model.index(row))
+        else:
+            self.view.clearSelection()
+
+    def _on_view_clicked(self, index: QModelIndex) -> None:
+        conversation_id = index.data(ConversationIdRole)
+        if conversation_id is not None:
+            self.open_requested.emit(int(conversation_id))
+
+    def _on_view_context_menu(self, pos: Any) -> None:
+        index = self.view.indexAt(pos)
+        row = self.model.conversation(index.row()) if index.isValid() else None
+        if row is None or row.id is None:
+            return
+        menu = self.build_menu(row)
+        menu.exec(self.view.viewport().mapToGlobal(pos))
+
+    def build_menu(self, row: ConversationRow) -> QMenu:
+        """The context menu of one conversation (public so tests can trigger its actions)."""
+        cid = row.id or 0
+        menu = QMenu(self)
+        rename = QAction(self.tr("Rename…"), menu)
+        rename.triggered.connect(lambda: self.ask_rename(cid, row.title))
+        pin = QAction(self.tr("Unpin") if row.pinned else self.tr("Pin"), menu)
+        pin.triggered.connect(lambda: self.pin_requested.emit(cid, not row.pinned))
+        archive = QAction(
+            self.tr("Restore from archive") if row.archived else self.tr("Archive"), menu
+        )
+        archive.triggered.connect(lambda: self.archive_requested.emit(cid, not row.archived))
+        export_md = QAction(self.tr("Export as Markdown…"), menu)
+        export_md.triggered.connect(lambda: self.export_requested.emit(cid, "markdown"))
+        export_json = QAction(self.tr("Export as JSON…"), menu)
+        export_json.triggered.connect(lambda: self.export_requested.emit(cid, "json"))
+        delete = QAction(self.tr("Delete…"), menu)
+        delete.triggered.connect(lambda: self.ask_delete(cid, row.title))
+        for action in (rename, pin, archive):
+            menu.addAction(action)
+        menu.addSeparator()
+        menu.addAction(export_md)
+        menu.addAction(export_json)
+        menu.addSeparator()
+        menu.addAction(delete)
+        return menu
+
+    def ask_rename(self, conversation_id: int, current: str) -> None:
+        title, ok = QInputDialog.getText(
+            self, self.tr("Rename conversation"), self.tr("Title:"), text=current
+        )
+        if ok and title.strip():
+            self.rename_requested.emit(conversation_id, title.strip()[:200])
+
+    def ask_delete(self, conversation_id: int, title: str) -> None:
+        if dialogs.confirm(
+            self,
+            self.tr("Delete conversation"),
+            self.tr("Delete “{title}” and all its messages? This cannot be undone.").format(
+                title=title or self.tr("New conversation")
+            ),
+            self.tr("Delete"),
+            destructive=True,
+        ):
+            self.delete_requested.emit(conversation_id)

@@ -1,0 +1,41 @@
+"""Python's garbage collector runs only on the GUI thread.
+
+A cyclic Qt wrapper collected on a worker thread (the DB thread allocates a lot) would destroy a
+QObject off its thread and crash. As qutebrowser does, automatic collection is turned off and a
+timer on the GUI thread collects instead.
+"""
+
+from __future__ import annotations
+
+import gc
+
+from PySide6.QtCore import QObject, QTimer
+
+#: How often the GUI thread checks whether a collection is due (ms).
+CHECK_INTERVAL_MS = 500
+
+
+class GarbageCollector(QObject):
+    """Runs ``gc.collect`` for the generations whose thresholds were passed, on the GUI thread."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._timer = QTimer(self)
+        self._timer.setInterval(CHECK_INTERVAL_MS)
+        self._timer.timeout.connect(self._on_timer_timeout)
+
+    def start(self) -> None:
+        gc.disable()
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+        gc.enable()
+
+    def _on_timer_timeout(self) -> None:
+        threshold = gc.get_threshold()
+        counts = gc.get_count()
+        for generation in (2, 1, 0):
+            if counts[generation] > threshold[generation]:
+                gc.collect(generation)
+                break

@@ -1,0 +1,370 @@
+"""The main window: menu, sidebar, chat panel and status bar, wired to the chat controller."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QSettings, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QWidget,
+)
+
+from etos_desktop import __version__
+from etos_desktop.core.errors import EtosError
+from etos_desktop.ui.chat_panel import ChatPanel
+from etos_desktop.ui.conversation_list import ConversationListPanel
+from etos_desktop.ui.error_text import describe
+
+if TYPE_CHECKING:
+    from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+    from etos_desktop.ui.chat_controller import ChatController
+
+
+class MainWindow(QMainWindow):
+    """The application's window.
+
+    Signals:
+        settings_requested(str): open Settings at a page ("" = the first page).
+        context_requested(int): show what was sent for an assistant message.
+        closing(): the window is closing (the app shuts down its services).
+    """
+
+    settings_requested = Signal(str)
+    context_requested = Signal(int)
+    closing = Signal()
+
+    def __init__(self, *, qsettings_path: Path | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("mainWindow")
+        self._qsettings_path = qsettings_path
+        self.controller: ChatController | None = None
+        self.sidebar = ConversationListPanel(self)
+        self.chat = ChatPanel(parent=self)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(self.sidebar)
+        self.splitter.addWidget(self.chat)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([260, 740])
+        self.setCentralWidget(self.splitter)
+        self.provider_label = QLabel(self)
+        self.notice_label = QLabel(self)
+        self.notice_label.setObjectName("noticeLabel")
+        self.statusBar().addPermanentWidget(self.notice_label)
+        self.statusBar().addPermanentWidget(self.provider_label)
+        self._build_menus()
+        self.retranslate()
+        self.resize(1000, 700)
+        self._restore_geometry()
+        self.set_ready(False)
+
+    # -- menus --------------------------------------------------------------------------------
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        self.file_menu = bar.addMenu("")
+        self.conversation_menu = bar.addMenu("")
+        self.help_menu = bar.addMenu("")
+        self.new_action = QAction(self)
+        self.new_action.setShortcut(QKeySequence.StandardKey.New)
+        self.new_temp_action = QAction(self)
+        self.new_temp_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
+        self.export_md_action = QAction(self)
+        self.export_json_action = QAction(self)
+        self.settings_action = QAction(self)
+        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+        self.quit_action = QAction(self)
+        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        for action in (self.new_action, self.new_temp_action):
+            self.file_menu.addAction(action)
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.export_md_action)
+        self.file_menu.addAction(self.export_json_action)
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.settings_action)
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.quit_action)
+
+        self.rename_action = QAction(self)
+        self.rename_action.setShortcut(QKeySequence("F2"))
+        self.pin_action = QAction(self)
+        self.archive_action = QAction(self)
+        self.delete_action = QAction(self)
+        self.stop_action = QAction(self)
+        self.stop_action.setShortcut(QKeySequence("Esc"))
+        for action in (
+            self.rename_action,
+            self.pin_action,
+            self.archive_action,
+            self.delete_action,
+        ):
+            self.conversation_menu.addAction(action)
+        self.conversation_menu.addSeparator()
+        self.conversation_menu.addAction(self.stop_action)
+
+        self.about_action = QAction(self)
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self.help_menu.addAction(self.about_action)
+
+        self.settings_action.triggered.connect(lambda: self.settings_requested.emit(""))
+        self.quit_action.triggered.connect(self.close)
+        self.about_action.triggered.connect(self._on_about)
+        self.chat.settings_requested.connect(lambda: self.settings_requested.emit("providers"))
+        self.chat.context_requested.connect(self.context_requested)
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(self.tr("ETOS Desktop"))
+        self.file_menu.setTitle(self.tr("&File"))
+        self.conversation_menu.setTitle(self.tr("&Conversation"))
+        self.help_menu.setTitle(self.tr("&Help"))
+        self.new_action.setText(self.tr("&New conversation"))
+        self.new_temp_action.setText(self.tr("New &temporary conversation"))
+        self.export_md_action.setText(self.tr("Export as &Markdown…"))
+        self.export_json_action.setText(self.tr("Export as &JSON…"))
+        self.settings_action.setText(self.tr("&Settings…"))
+        self.quit_action.setText(self.tr("&Quit"))
+        self.rename_action.setText(self.tr("&Rename…"))
+        self.pin_action.setText(self.tr("&Pin / unpin"))
+        self.archive_action.setText(self.tr("&Archive"))
+        self.delete_action.setText(self.tr("&Delete…"))
+        self.stop_action.setText(self.tr("&Stop reply"))
+        self.about_action.setText(self.tr("&About ETOS Desktop"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _on_about(self) -> None:
+        QMessageBox.about(
+            self,
+            self.tr("About ETOS Desktop"),
+            self.tr(
+                "ETOS Desktop {version}\n\nA companion chat app with a memory you can see and "
+                "control. MIT licence."
+            ).format(version=__version__),
+        )
+
+    # -- state --------------------------------------------------------------------------------
+
+    def set_ready(self, ready: bool) -> None:
+        """Enable the actions that need the database and providers (off while starting)."""
+        for widget in (self.sidebar, self.chat.composer, self.chat.send_button):
+            widget.setEnabled(ready)
+        for action in (
+            self.new_action,
+            self.new_temp_action,
+            self.export_md_action,
+            self.export_json_action,
+            self.rename_action,
+            self.pin_action,
+            self.archive_action,
+            self.delete_action,
+        ):
+            action.setEnabled(ready)
+        if not ready:
+            self.statusBar().showMessage(self.tr("Starting…"))
+        else:
+            self.statusBar().clearMessage()
+
+    def set_provider_text(self, text: str) -> None:
+        self.provider_label.setText(text)
+
+    def set_notice(self, text: str, tooltip: str = "") -> None:
+        self.notice_label.setText(text)
+        self.notice_label.setToolTip(tooltip)
+
+    # -- wiring -------------------------------------------------------------------------------
+
+    def attach(self, controller: ChatController) -> None:
+        """Connect the widgets to the controller (done once the services are up)."""
+        self.controller = controller
+        c = controller
+        side = self.sidebar
+        chat = self.chat
+        c.conversations_loaded.connect(self._on_controller_conversations_loaded)
+        c.conversation_opened.connect(self._on_controller_conversation_opened)
+        c.older_messages_loaded.connect(
+            lambda rows, more: chat.prepend_messages(rows, has_more=more)
+        )
+        c.conversation_changed.connect(chat.set_conversation_header)
+        c.conversation_closed.connect(lambda: chat.show_conversation(None, [], has_more=False))
+        c.user_message_saved.connect(chat.add_user_message)
+        c.reply_started.connect(chat.start_reply)
+        c.reply_delta.connect(chat.update_reply)
+        c.reply_retrying.connect(chat.show_retry)
+        c.reply_finished.connect(chat.finish_reply)
+        c.reply_failed.connect(chat.fail_reply)
+        c.busy_changed.connect(chat.set_busy)
+        c.versions_changed.connect(chat.set_versions)
+        c.error_occurred.connect(self._on_controller_error)
+
+        side.new_requested.connect(lambda: self._new_conversation(temporary=False))
+        side.open_requested.connect(c.open_conversation)
+        side.search_changed.connect(self._on_sidebar_search_changed)
+        side.show_archived_changed.connect(self._on_sidebar_archived_changed)
+        side.rename_requested.connect(lambda cid, title: c.update_conversation(cid, title=title))
+        side.pin_requested.connect(lambda cid, pinned: c.update_conversation(cid, pinned=pinned))
+        side.archive_requested.connect(
+            lambda cid, archived: c.update_conversation(cid, archived=archived)
+        )
+        side.delete_requested.connect(c.delete_conversation)
+        side.export_requested.connect(self.export_conversation)
+
+        chat.send_requested.connect(c.send)
+        chat.edit_resend_requested.connect(c.edit_and_resend)
+        chat.stop_requested.connect(c.stop)
+        chat.regenerate_requested.connect(c.regenerate)
+        chat.version_requested.connect(c.switch_version)
+        chat.delete_message_requested.connect(c.delete_message)
+        chat.load_older_requested.connect(c.load_older)
+        chat.model_change_requested.connect(self._on_chat_model_change)
+        chat.temporary_toggled.connect(self._on_chat_temporary_toggled)
+
+        self.new_action.triggered.connect(lambda: self._new_conversation(temporary=False))
+        self.new_temp_action.triggered.connect(lambda: self._new_conversation(temporary=True))
+        self.export_md_action.triggered.connect(lambda: self._export_current("markdown"))
+        self.export_json_action.triggered.connect(lambda: self._export_current("json"))
+        self.rename_action.triggered.connect(self._on_rename_action)
+        self.pin_action.triggered.connect(self._on_pin_action)
+        self.archive_action.triggered.connect(self._on_archive_action)
+        self.delete_action.triggered.connect(self._on_delete_action)
+        self.stop_action.triggered.connect(c.stop)
+
+    def _current(self) -> ConversationRow | None:
+        return self.controller.current if self.controller is not None else None
+
+    def _new_conversation(self, *, temporary: bool) -> None:
+        if self.controller is not None:
+            self.controller.new_conversation(temporary=temporary)
+
+    def _on_controller_conversations_loaded(self, rows: list[ConversationRow]) -> None:
+        current = self._current()
+        self.sidebar.set_conversations(rows, current.id if current is not None else None)
+
+    def _on_controller_conversation_opened(
+        self, conversation: ConversationRow, rows: list[MessageRow], has_more: bool
+    ) -> None:
+        self.chat.show_conversation(conversation, rows, has_more=has_more)
+        self.sidebar.select(conversation.id)
+
+    def _on_controller_error(self, error: EtosError) -> None:
+        words = describe(error)
+        self.statusBar().showMessage(words.message, 15000)
+        if error.code in ("storage", "environment") or words.action == "settings":
+            self.chat.show_error(error)
+
+    def _on_sidebar_search_changed(self, text: str) -> None:
+        if self.controller is not None:
+            self.controller.search_text = text
+            self.controller.refresh_conversations()
+
+    def _on_sidebar_archived_changed(self, archived: bool) -> None:
+        if self.controller is not None:
+            self.controller.show_archived = archived
+            self.controller.refresh_conversations()
+
+    def _on_chat_model_change(self, provider_id: str, model: str) -> None:
+        current = self._current()
+        if self.controller is not None and current is not None and current.id is not None:
+            self.controller.update_conversation(
+                current.id, provider_id=provider_id or None, model=model or None
+            )
+
+    def _on_chat_temporary_toggled(self, temporary: bool) -> None:
+        current = self._current()
+        if self.controller is None:
+            return
+        if current is None or current.id is None:
+            self.controller.new_conversation(temporary=temporary)
+        elif not self.chat.widget_count():
+            self.controller.update_conversation(current.id, temporary=temporary)
+
+    def _on_rename_action(self) -> None:
+        current = self._current()
+        if current is not None and current.id is not None:
+            self.sidebar.ask_rename(current.id, current.title)
+
+    def _on_pin_action(self) -> None:
+        current = self._current()
+        if self.controller is not None and current is not None and current.id is not None:
+            self.controller.update_conversation(current.id, pinned=not current.pinned)
+
+    def _on_archive_action(self) -> None:
+        current = self._current()
+        if self.controller is not None and current is not None and current.id is not None:
+            self.controller.update_conversation(current.id, archived=not current.archived)
+
+    def _on_delete_action(self) -> None:
+        current = self._current()
+        if current is not None and current.id is not None:
+            self.sidebar.ask_delete(current.id, current.title)
+
+    # -- export -------------------------------------------------------------------------------
+
+    #: Replaced in tests to answer the file dialog.
+    ask_save_path: Callable[[MainWindow, str, str], str] | None = None
+
+    def _export_current(self, fmt: str) -> None:
+        current = self._current()
+        if current is not None and current.id is not None:
+            self.export_conversation(current.id, fmt)
+
+    def export_conversation(self, conversation_id: int, fmt: str) -> None:
+        suffix = ".json" if fmt == "json" else ".md"
+        title = self.tr("Export conversation")
+        filters = self.tr("JSON (*.json)") if fmt == "json" else self.tr("Markdown (*.md)")
+        if self.ask_save_path is not None:
+            path = self.ask_save_path(self, title, suffix)
+        else:
+            path, _ = QFileDialog.getSaveFileName(self, title, f"conversation{suffix}", filters)
+        if path and self.controller is not None:
+            if not path.endswith(suffix):
+                path += suffix
+            task = self.controller.export(conversation_id, Path(path), fmt)
+            task.add_done_callback(
+                lambda t: (
+                    self.statusBar().showMessage(
+                        self.tr("Exported to {path}").format(path=path), 8000
+                    )
+                    if not t.cancelled() and t.result() is not None
+                    else None
+                )
+            )
+
+    # -- geometry -----------------------------------------------------------------------------
+
+    def _qsettings(self) -> QSettings | None:
+        if self._qsettings_path is None:
+            return None
+        return QSettings(str(self._qsettings_path), QSettings.Format.IniFormat)
+
+    def _restore_geometry(self) -> None:
+        settings = self._qsettings()
+        if settings is None:
+            return
+        geometry = settings.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)  # type: ignore[arg-type]
+        splitter = settings.value("window/splitter")
+        if splitter is not None:
+            self.splitter.restoreState(splitter)  # type: ignore[arg-type]
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        settings = self._qsettings()
+        if settings is not None:
+            settings.setValue("window/geometry", self.saveGeometry())
+            settings.setValue("window/splitter", self.splitter.saveState())
+            settings.sync()
+        self.closing.emit()
+        super().closeEvent(event)

@@ -1,0 +1,603 @@
+"""One chat message: who and when, its rendered Markdown, its status and its actions."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from datetime import datetime
+
+from PySide6.QtCore import (
+    QDate,
+    QDateTime,
+    QEvent,
+    QLocale,
+    QSize,
+    Qt,
+    QTime,
+    QTimer,
+    QUrl,
+    Signal,
+)
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QPalette, QResizeEvent, QWheelEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from etos_desktop.ui.markdown_render import COPY_CODE_SCHEME, render_markdown
+
+__all__ = ["MESSAGE_STYLESHEET", "MessageWidget"]
+
+#: Look of the message widgets, keyed by object names and properties; meant for the app theme.
+#: rgba() backgrounds read as a subtle tint on light and dark themes alike.
+MESSAGE_STYLESHEET = """
+QFrame#userMessage {
+    background-color: rgba(56, 132, 255, 0.11);
+    border-radius: 10px;
+}
+QFrame#assistantMessage {
+    background-color: rgba(127, 127, 127, 0.07);
+    border-radius: 10px;
+}
+QLabel#messageRole { font-weight: 600; }
+QLabel#messageTime { color: rgba(128, 128, 128, 1); }
+QLabel#messageStatus { color: rgba(128, 128, 128, 1); }
+QLabel#messageStatus[kind="error"] { color: #e5484d; }
+QToolButton[messageAction="true"] {
+    border: none;
+    border-radius: 4px;
+    padding: 2px 6px;
+    color: rgba(128, 128, 128, 1);
+}
+QToolButton[messageAction="true"]:hover {
+    background-color: rgba(127, 127, 127, 0.16);
+    color: palette(text);
+}
+QToolButton[messageAction="true"]:disabled { color: rgba(128, 128, 128, 0.45); }
+QLabel#versionLabel { color: rgba(128, 128, 128, 1); }
+"""
+
+STATUSES = ("complete", "streaming", "interrupted", "error")
+_COPIED_FEEDBACK_MS = 1500
+# While streaming, re-render no more often than this many times the last render took, so a very
+# long reply cannot keep the UI thread busy rendering.
+_ADAPTIVE_FACTOR = 3
+
+
+class _ContentBrowser(QTextBrowser):
+    """A read-only QTextBrowser without scrollbars whose height follows its document."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("messageContent")
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextBrowserInteraction
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.viewport().setAutoFillBackground(False)
+        palette = self.palette()
+        palette.setColor(QPalette.ColorRole.Base, Qt.GlobalColor.transparent)
+        self.setPalette(palette)
+        self.document().setDocumentMargin(0)
+        # Qt's default list indent is 40 px per level, too wide for a chat bubble.
+        self.document().setIndentWidth(22)
+        self.document().documentLayout().documentSizeChanged.connect(self._update_height)
+        self._update_height()
+
+    def _content_height(self) -> int:
+        margins = self.contentsMargins()
+        document_height = math.ceil(self.document().size().height())
+        return document_height + margins.top() + margins.bottom()
+
+    def _update_height(self) -> None:
+        height = self._content_height()
+        if height != self.height() or height != self.minimumHeight():
+            self.setFixedHeight(height)
+            self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self._content_height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, self._content_height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._update_height()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        # Nothing to scroll here: let the chat's scroll area have it.
+        event.ignore()
+
+
+class MessageWidget(QFrame):
+    """One chat message, meant to be stacked in a QScrollArea.
+
+    Shows the author and time, the message rendered from Markdown (selectable, links open in the
+    browser, each code block with a Copy link), a status line (streaming, interrupted, error with a
+    Retry button, retrying in N s) and an action row. It only *asks* for actions through signals;
+    the chat controller decides. The raw Markdown is kept: ``text()`` returns it and Copy copies it.
+
+    Signals:
+        copy_requested(int): Copy was clicked (the raw Markdown is already on the clipboard).
+        regenerate_requested(int): Regenerate was clicked on an assistant reply.
+        edit_requested(int): Edit was clicked on a user message.
+        delete_requested(int): Delete was clicked.
+        retry_requested(int): Retry was clicked on a failed or interrupted reply.
+        version_requested(int, int): A different version of the reply was asked for
+            (message id, wanted version index, 0-based).
+        context_requested(int): "Context" (show what was sent with this reply) was clicked.
+        code_copied(int): A code block's Copy link put its code on the clipboard (block index).
+        content_rendered(): The content was re-rendered (its height may have changed).
+    """
+
+    copy_requested = Signal(int)
+    regenerate_requested = Signal(int)
+    edit_requested = Signal(int)
+    delete_requested = Signal(int)
+    retry_requested = Signal(int)
+    version_requested = Signal(int, int)
+    context_requested = Signal(int)
+    code_copied = Signal(int)
+    content_rendered = Signal()
+
+    def __init__(
+        self,
+        message_id: int,
+        role: str,
+        *,
+        author: str,
+        created_at: datetime | None = None,
+        render_interval_ms: int = 80,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._message_id = message_id
+        self._role = role
+        self._author = author
+        self._created_at = created_at
+        self._render_interval_ms = render_interval_ms
+        self._text = ""
+        self._streaming = False
+        self._dirty = False
+        self._code_blocks: tuple[str, ...] = ()
+        self._rendered_dark: bool | None = None
+        self._last_render_at: float | None = None
+        self._last_render_ms = 0.0
+        self._status = "complete"
+        self._error_text = ""
+        self._retry_deadline: float | None = None
+        self._version_index = 0
+        self._version_count = 1
+        self._actions_enabled = True
+        self._copied_shown = False
+
+        self.setObjectName("userMessage" if self.is_user else "assistantMessage")
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+
+        self._render_timer = QTimer(self)
+        self._render_timer.setSingleShot(True)
+        self._render_timer.timeout.connect(self._on_render_timer_timeout)
+        self._retry_timer = QTimer(self)
+        self._retry_timer.setInterval(250)
+        self._retry_timer.timeout.connect(self._update_status_line)
+        self._copied_timer = QTimer(self)
+        self._copied_timer.setSingleShot(True)
+        self._copied_timer.setInterval(_COPIED_FEEDBACK_MS)
+        self._copied_timer.timeout.connect(self._on_copied_timer_timeout)
+
+        self._role_label = QLabel(self)
+        self._role_label.setObjectName("messageRole")
+        self._role_label.setTextFormat(Qt.TextFormat.PlainText)
+        self._time_label = QLabel(self)
+        self._time_label.setObjectName("messageTime")
+        header = QHBoxLayout()
+        header.setContentsMargins(0, 0, 0, 0)
+        header.setSpacing(8)
+        header.addWidget(self._role_label)
+        header.addWidget(self._time_label)
+        header.addStretch(1)
+
+        self._browser = _ContentBrowser(self)
+        self._browser.anchorClicked.connect(self._on_browser_anchor_clicked)
+        self._browser.highlighted.connect(self._on_browser_highlighted)
+        self._browser.setVisible(False)
+
+        self._status_label = QLabel(self)
+        self._status_label.setObjectName("messageStatus")
+        self._status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self._status_label.setWordWrap(True)
+        self._status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._retry_button = self._make_button("retryButton", self._on_retry_button_clicked)
+        self._status_row = QWidget(self)
+        status_layout = QHBoxLayout(self._status_row)
+        status_layout.setContentsMargins(0, 0, 0, 0)
+        status_layout.setSpacing(6)
+        status_layout.addWidget(self._status_label, 1)
+        status_layout.addWidget(self._retry_button)
+        self._status_row.setVisible(False)
+
+        self._copy_button = self._make_button("copyButton", self._on_copy_button_clicked)
+        self._regenerate_button = self._make_button(
+            "regenerateButton", self._on_regenerate_button_clicked
+        )
+        self._edit_button = self._make_button("editButton", self._on_edit_button_clicked)
+        self._delete_button = self._make_button("deleteButton", self._on_delete_button_clicked)
+        self._context_button = self._make_button("contextButton", self._on_context_button_clicked)
+        self._previous_button = self._make_button(
+            "previousVersionButton", self._on_previous_button_clicked
+        )
+        self._previous_button.setText("‹")
+        self._next_button = self._make_button("nextVersionButton", self._on_next_button_clicked)
+        self._next_button.setText("›")
+        self._version_label = QLabel(self)
+        self._version_label.setObjectName("versionLabel")
+
+        actions = QHBoxLayout()
+        actions.setContentsMargins(0, 0, 0, 0)
+        actions.setSpacing(2)
+        if self.is_assistant:
+            actions.addWidget(self._previous_button)
+            actions.addWidget(self._version_label)
+            actions.addWidget(self._next_button)
+        actions.addWidget(self._copy_button)
+        if self.is_assistant:
+            actions.addWidget(self._regenerate_button)
+        if self.is_user:
+            actions.addWidget(self._edit_button)
+        actions.addWidget(self._delete_button)
+        if self.is_assistant:
+            actions.addWidget(self._context_button)
+        actions.addStretch(1)
+        self._regenerate_button.setVisible(self.is_assistant)
+        self._context_button.setVisible(self.is_assistant)
+        self._edit_button.setVisible(self.is_user)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 4)
+        layout.setSpacing(4)
+        layout.addLayout(header)
+        layout.addWidget(self._browser)
+        layout.addWidget(self._status_row)
+        layout.addLayout(actions)
+
+        self._update_versions()
+        self._update_actions()
+        self.retranslate()
+
+    # --- public API --------------------------------------------------------------------------------
+
+    @property
+    def message_id(self) -> int:
+        return self._message_id
+
+    @property
+    def role(self) -> str:
+        return self._role
+
+    @property
+    def is_user(self) -> bool:
+        return self._role == "user"
+
+    @property
+    def is_assistant(self) -> bool:
+        return self._role == "assistant"
+
+    @property
+    def status(self) -> str:
+        return self._status
+
+    @property
+    def code_blocks(self) -> tuple[str, ...]:
+        """The raw code of each fenced block as last rendered."""
+        return self._code_blocks
+
+    def text(self) -> str:
+        """Return the raw Markdown (including anything not rendered yet)."""
+        return self._text
+
+    def set_text(self, text: str, *, streaming: bool) -> None:
+        """Set the message's Markdown.
+
+        When not streaming it is rendered at once. While streaming, renders are throttled to at
+        most one per ``render_interval_ms`` (longer for replies that take long to render); the
+        latest text is always rendered in the end.
+        """
+        if text == self._text and streaming == self._streaming and not self._dirty:
+            return
+        self._text = text
+        self._streaming = streaming
+        self._dirty = True
+        if not streaming:
+            self._render_timer.stop()
+            self._render()
+            return
+        if self._render_timer.isActive():
+            return
+        gap_ms = max(self._render_interval_ms, _ADAPTIVE_FACTOR * self._last_render_ms)
+        if self._last_render_at is None:
+            self._render()
+            return
+        elapsed_ms = (time.perf_counter() - self._last_render_at) * 1000
+        if elapsed_ms >= gap_ms:
+            self._render()
+        else:
+            self._render_timer.start(max(1, math.ceil(gap_ms - elapsed_ms)))
+
+    def flush_render(self) -> None:
+        """Render a pending throttled update now (e.g. before measuring or when streaming ends)."""
+        self._render_timer.stop()
+        if self._dirty:
+            self._render()
+
+    def set_status(self, status: str, error_text: str = "", retry_in: float | None = None) -> None:
+        """Show the message's state.
+
+        Args:
+            status: One of "complete", "streaming", "interrupted", "error".
+            error_text: Already translated words for the status line; when empty, default words
+                for the status are shown ("Streaming…", …). Nothing is shown for "complete".
+            retry_in: Seconds until an automatic retry. The widget then shows
+                "<error_text> — Retrying in N s" counting down (so ``error_text`` should name only
+                the reason, e.g. "Rate limited") and hides Retry.
+
+        Raises:
+            ValueError: For an unknown status.
+        """
+        if status not in STATUSES:
+            raise ValueError(f"unknown message status {status!r}")
+        self._status = status
+        self._error_text = error_text
+        if retry_in is None:
+            self._retry_deadline = None
+            self._retry_timer.stop()
+        else:
+            self._retry_deadline = time.monotonic() + max(0.0, retry_in)
+            self._retry_timer.start()
+        self._update_status_line()
+        self._update_actions()
+
+    def set_versions(self, index: int, count: int) -> None:
+        """Show which version of an assistant reply this is (``index`` 0-based of ``count``).
+
+        Raises:
+            ValueError: If ``count`` < 1 or ``index`` is out of range.
+        """
+        if count < 1 or not 0 <= index < count:
+            raise ValueError(f"bad version {index} of {count}")
+        self._version_index = index
+        self._version_count = count
+        self._update_versions()
+
+    def set_created_at(self, created_at: datetime | None) -> None:
+        self._created_at = created_at
+        self._update_time_label()
+
+    def set_author(self, author: str) -> None:
+        self._author = author
+        self._update_role_label()
+
+    def set_actions_enabled(self, enabled: bool) -> None:
+        """Enable or disable the actions that change history (e.g. while another reply streams)."""
+        self._actions_enabled = enabled
+        self._update_actions()
+
+    def retranslate(self) -> None:
+        self._update_role_label()
+        self._update_time_label()
+        self._copy_button.setText(self.tr("Copied") if self._copied_shown else self.tr("Copy"))
+        self._copy_button.setToolTip(self.tr("Copy the message as Markdown"))
+        self._regenerate_button.setText(self.tr("Regenerate"))
+        self._regenerate_button.setToolTip(self.tr("Write a new version of this reply"))
+        self._edit_button.setText(self.tr("Edit"))
+        self._edit_button.setToolTip(self.tr("Edit this message and send it again"))
+        self._delete_button.setText(self.tr("Delete"))
+        self._delete_button.setToolTip(self.tr("Delete this message"))
+        self._context_button.setText(self.tr("Context"))
+        self._context_button.setToolTip(self.tr("Show what was sent to the model for this reply"))
+        self._retry_button.setText(self.tr("Retry"))
+        self._retry_button.setToolTip(self.tr("Try this reply again"))
+        self._previous_button.setToolTip(self.tr("Previous version"))
+        self._next_button.setToolTip(self.tr("Next version"))
+        self._update_versions()
+        self._update_status_line()
+        if self._text:
+            # The code blocks' Copy links are translated too.
+            self._render()
+
+    # --- Qt overrides ------------------------------------------------------------------------------
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        elif (
+            event.type() == QEvent.Type.PaletteChange
+            and self._text
+            and self._rendered_dark is not None
+            and self._rendered_dark != self._is_dark()
+        ):
+            self._render()
+
+    # --- internals ---------------------------------------------------------------------------------
+
+    def _make_button(self, name: str, slot: Callable[[], None]) -> QToolButton:
+        button = QToolButton(self)
+        button.setObjectName(name)
+        button.setProperty("messageAction", True)
+        button.setAutoRaise(True)
+        button.setCursor(Qt.CursorShape.PointingHandCursor)
+        button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        button.clicked.connect(slot)
+        return button
+
+    def _is_dark(self) -> bool:
+        # Judged by the text colour: the theme's stylesheet gives these frames translucent
+        # backgrounds, which make the Window colour meaningless.
+        return self.palette().color(QPalette.ColorRole.WindowText).lightness() > 128
+
+    def _render(self) -> None:
+        started = time.perf_counter()
+        dark = self._is_dark()
+        rendered = render_markdown(self._text, dark=dark, streaming=self._streaming)
+        self._code_blocks = rendered.code_blocks
+        self._browser.setHtml(rendered.html)
+        self._browser.setVisible(bool(self._text))
+        self._rendered_dark = dark
+        self._dirty = False
+        finished = time.perf_counter()
+        self._last_render_at = finished
+        self._last_render_ms = (finished - started) * 1000
+        self.content_rendered.emit()
+
+    def _update_role_label(self) -> None:
+        self._role_label.setText(self.tr("You") if self.is_user else self._author)
+
+    def _update_time_label(self) -> None:
+        if self._created_at is None:
+            self._time_label.clear()
+            self._time_label.setToolTip("")
+            return
+        local = self._created_at.astimezone() if self._created_at.tzinfo else self._created_at
+        date = QDate(local.year, local.month, local.day)
+        moment = QTime(local.hour, local.minute, local.second)
+        locale = self.locale()
+        if date == QDate.currentDate():
+            shown = locale.toString(moment, QLocale.FormatType.ShortFormat)
+        else:
+            shown = locale.toString(QDateTime(date, moment), QLocale.FormatType.ShortFormat)
+        self._time_label.setText(shown)
+        self._time_label.setToolTip(
+            locale.toString(QDateTime(date, moment), QLocale.FormatType.LongFormat)
+        )
+
+    def _update_status_line(self) -> None:
+        kind = "info"
+        retry_visible = False
+        if self._retry_deadline is not None:
+            remaining = math.ceil(self._retry_deadline - time.monotonic())
+            if remaining <= 0:
+                self._retry_timer.stop()
+            if self._error_text and remaining > 0:
+                text = self.tr("%1 — retrying in %n s", "", remaining).replace(
+                    "%1", self._error_text
+                )
+            elif self._error_text:
+                text = self.tr("%1 — retrying…").replace("%1", self._error_text)
+            elif remaining > 0:
+                text = self.tr("Retrying in %n s", "", remaining)
+            else:
+                text = self.tr("Retrying…")
+            kind = "error" if self._status == "error" else "info"
+        elif self._status == "streaming":
+            text = self._error_text or self.tr("Streaming…")
+        elif self._status == "interrupted":
+            text = self._error_text or self.tr("Interrupted: the reply is incomplete.")
+            retry_visible = self.is_assistant
+        elif self._status == "error":
+            text = self._error_text or self.tr("Something went wrong.")
+            kind = "error"
+            retry_visible = True
+        else:
+            text = ""
+        self._status_label.setText(text)
+        if self._status_label.property("kind") != kind:
+            self._status_label.setProperty("kind", kind)
+            # A dynamic property only restyles after a re-polish.
+            self._status_label.style().unpolish(self._status_label)
+            self._status_label.style().polish(self._status_label)
+        self._retry_button.setVisible(retry_visible)
+        self._status_row.setVisible(bool(text))
+
+    def _update_versions(self) -> None:
+        shown = self.is_assistant and self._version_count > 1
+        for widget in (self._previous_button, self._version_label, self._next_button):
+            widget.setVisible(shown)
+        self._version_label.setText(f"{self._version_index + 1}/{self._version_count}")
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        idle = self._status != "streaming" and self._actions_enabled
+        self._regenerate_button.setEnabled(idle)
+        self._edit_button.setEnabled(idle)
+        self._delete_button.setEnabled(idle)
+        self._retry_button.setEnabled(idle or self._status == "error")
+        self._context_button.setEnabled(self._status != "streaming")
+        self._previous_button.setEnabled(idle and self._version_index > 0)
+        self._next_button.setEnabled(idle and self._version_index < self._version_count - 1)
+
+    # --- slots -------------------------------------------------------------------------------------
+
+    def _on_render_timer_timeout(self) -> None:
+        if self._dirty:
+            self._render()
+
+    def _on_copy_button_clicked(self) -> None:
+        QGuiApplication.clipboard().setText(self._text)
+        self._copied_shown = True
+        self._copy_button.setText(self.tr("Copied"))
+        self._copied_timer.start()
+        self.copy_requested.emit(self._message_id)
+
+    def _on_copied_timer_timeout(self) -> None:
+        self._copied_shown = False
+        self._copy_button.setText(self.tr("Copy"))
+
+    def _on_regenerate_button_clicked(self) -> None:
+        self.regenerate_requested.emit(self._message_id)
+
+    def _on_edit_button_clicked(self) -> None:
+        self.edit_requested.emit(self._message_id)
+
+    def _on_delete_button_clicked(self) -> None:
+        self.delete_requested.emit(self._message_id)
+
+    def _on_context_button_clicked(self) -> None:
+        self.context_requested.emit(self._message_id)
+
+    def _on_retry_button_clicked(self) -> None:
+        self.retry_requested.emit(self._message_id)
+
+    def _on_previous_button_clicked(self) -> None:
+        if self._version_index > 0:
+            self.version_requested.emit(self._message_id, self._version_index - 1)
+
+    def _on_next_button_clicked(self) -> None:
+        if self._version_index < self._version_count - 1:
+            self.version_requested.emit(self._message_id, self._version_index + 1)
+
+    def _on_browser_anchor_clicked(self, url: QUrl) -> None:
+        scheme = url.scheme().lower()
+        if scheme == COPY_CODE_SCHEME:
+            try:
+                index = int(url.path())
+            except ValueError:
+                return
+            if 0 <= index < len(self._code_blocks):
+                QGuiApplication.clipboard().setText(self._code_blocks[index])
+                self.code_copied.emit(index)
+        elif scheme in ("http", "https"):
+            QDesktopServices.openUrl(url)
+
+    def _on_browser_highlighted(self, url: QUrl) -> None:
+        # Show where a link goes before it is clicked (link text can say anything).
+        shown = url.toString() if url.scheme().lower() in ("http", "https") else ""
+        self._browser.setToolTip(shown)

@@ -1,0 +1,133 @@
+"""UI stall benchmark: the longest gap in the Qt event loop while a reply streams at 100 chunks/s.
+
+Run: ``python tests/bench/stall.py [--chunks 1000]``. A 5 ms QTimer ticks throughout; the
+longest interval between ticks (minus 5 ms) is the worst stall a user would feel. The same
+timer is measured idle first as the baseline. Target ≤ 50 ms. Offscreen unless DISPLAY is set.
+The reply is Markdown with code blocks, so re-rendering is part of what is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+
+class TickRecorder:
+    """Records the intervals between ticks of a 5 ms timer."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.intervals: list[float] = []
+        self._last = time.perf_counter()
+        self.timer = QTimer()
+        self.timer.setInterval(5)
+        self.timer.timeout.connect(self._on_tick)
+
+    def _on_tick(self) -> None:
+        now = time.perf_counter()
+        self.intervals.append(now - self._last)
+        self._last = now
+
+    def start(self) -> None:
+        self.intervals.clear()
+        self._last = time.perf_counter()
+        self.timer.start()
+
+    def stop(self) -> list[float]:
+        self.timer.stop()
+        return list(self.intervals)
+
+
+def reply_text(chunks: int) -> str:
+    parts = []
+    for i in range(chunks // 25):
+        parts.append(
+            f"Paragraph {i}: **bold** text, `code`, 中文内容 and a list:\n\n- one\n- two\n\n"
+        )
+        parts.append("```python\ndef f(x):\n    return x * 2  # comment\n```\n\n")
+    words = " ".join(parts).split(" ")
+    return " ".join(words)
+
+
+async def run(chunks: int) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from etos_desktop.app import EtosApp
+    from tests.helpers.fake_openai_server import FakeOpenAIServer, Text
+    from tests.helpers.qt_async import expect_signal
+
+    qt_app = QApplication.instance()
+    recorder = TickRecorder()
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer() as server:
+        env = {
+            "ETOS_DATA_DIR": tmp,
+            "OPENAI_BASE_URL": server.base_url,
+            "OPENAI_MODEL": "fake-chat",
+            "HOME": tmp,
+        }
+        app = EtosApp(qt_app, env, local_candidates=[])
+        app.settings.set("chat.auto_title", False)
+        app.window.resize(1000, 700)
+        app.window.show()
+        await app.start()
+        recorder.start()
+        await asyncio.sleep(2)
+        idle = recorder.stop()
+
+        text = reply_text(chunks)
+        server.script(Text(text, chunks=chunks, delay=0.01))
+        done = expect_signal(app.controller.reply_finished)
+        recorder.start()
+        started = time.perf_counter()
+        app.window.chat.composer.setPlainText("stream please")
+        app.window.chat.send_button.click()
+        await asyncio.wait_for(done, 120)
+        elapsed = time.perf_counter() - started
+        streaming = recorder.stop()
+        app.window.close()
+        await app.shutdown()
+
+    def worst(intervals: list[float]) -> float:
+        return max(0.0, max(intervals) - 0.005) * 1000
+
+    print(f"reply: {chunks} chunks, {len(text):,} characters, streamed in {elapsed:.1f} s")
+    print(
+        f"idle      : worst stall {worst(idle):6.1f} ms, median tick {statistics.median(idle) * 1000:.1f} ms"
+    )
+    print(
+        f"streaming : worst stall {worst(streaming):6.1f} ms, median tick "
+        f"{statistics.median(streaming) * 1000:.1f} ms, p99 "
+        f"{sorted(streaming)[int(len(streaming) * 0.99)] * 1000:.1f} ms"
+    )
+    print(f"ratio worst streaming / worst idle: {worst(streaming) / max(worst(idle), 0.1):.1f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chunks", type=int, default=1000)
+    args = parser.parse_args()
+    if not os.environ.get("DISPLAY"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication([])
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        loop.run_until_complete(run(args.chunks))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,384 @@
+"""The whole app on a qasync loop: real widgets, real DB, real openai client ↔ local server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication, QTextBrowser
+
+from etos_desktop.app import EtosApp
+from etos_desktop.core.providers.base import Timeouts
+from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+from etos_desktop.ui import dialogs
+from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text
+from tests.helpers.qt_async import expect_signal
+
+TIMEOUT = 15
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as srv:
+        yield srv
+
+
+def make_factory(sleeps: list[float]) -> Any:
+    from etos_desktop.core.providers.openai_provider import OpenAIProvider
+
+    async def no_sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    def factory(config, key):
+        return OpenAIProvider(
+            config.base_url,
+            key,
+            timeouts=Timeouts(connect=2, first_token=5, between_chunks=5),
+            sleep=no_sleep,
+        )
+
+    return factory
+
+
+@pytest.fixture
+async def etos(
+    qapp: QApplication, server: FakeOpenAIServer, isolated_environment: Path
+) -> AsyncIterator[EtosApp]:
+    env = {
+        "ETOS_DATA_DIR": str(isolated_environment),
+        "OPENAI_BASE_URL": server.base_url,
+        "OPENAI_MODEL": "fake-chat",
+    }
+    sleeps: list[float] = []
+    app = EtosApp(qapp, env, local_candidates=[], provider_factory=make_factory(sleeps))
+    app.sleeps = sleeps  # type: ignore[attr-defined]
+    app.window.show()
+    await app.start()
+    yield app
+    app.window.close()
+    await app.shutdown()
+    app.window.deleteLater()
+
+
+async def send(app: EtosApp, text: str) -> tuple[Any, ...]:
+    assert app.controller is not None
+    done = expect_signal(app.controller.busy_changed)
+    finished = asyncio.ensure_future(_first_of(app))
+    app.window.chat.composer.setPlainText(text)
+    app.window.chat.send_button.click()
+    await asyncio.wait_for(done, TIMEOUT)
+    result = await asyncio.wait_for(finished, TIMEOUT)
+    await idle(app)
+    return result
+
+
+async def _first_of(app: EtosApp) -> tuple[Any, ...]:
+    assert app.controller is not None
+    ok = expect_signal(app.controller.reply_finished)
+    bad = expect_signal(app.controller.reply_failed)
+    done, pending = await asyncio.wait({ok, bad}, return_when=asyncio.FIRST_COMPLETED)
+    for future in pending:
+        future.cancel()
+    return ("finished", *next(iter(done)).result()) if ok in done else ("failed", *bad.result())
+
+
+async def idle(app: EtosApp) -> None:
+    assert app.controller is not None
+    await asyncio.wait_for(app.controller.wait_idle(), TIMEOUT)
+
+
+async def test_starts_with_empty_data_dir_and_environment_provider(etos: EtosApp):
+    window = etos.window
+    assert window.isVisible()
+    assert window.chat.composer.isEnabled()
+    assert "Environment" in window.provider_label.text()
+    assert "fake-chat" in window.provider_label.text()
+    # Keys go to the 0600 file in this environment, and the window says so.
+    assert "secrets.json" in window.notice_label.text() or etos.secrets.using_file_fallback is False
+    assert (Path(etos.data_dir) / "etos.db").exists()
+
+
+async def test_send_streams_persists_and_titles(etos: EtosApp, server: FakeOpenAIServer):
+    server.script(Text("Hi! **Nice** to meet you.", chunks=5), Text("Greeting and names"))
+    result = await send(etos, "Hello, I'm Lin")
+    assert result[0] == "finished"
+    row: MessageRow = result[1]
+    assert row.status == "complete"
+    await idle(etos)
+    chat = etos.window.chat
+    assert chat.composer.toPlainText() == ""
+    widget = chat.widget(row.id)
+    assert widget is not None
+    assert widget.text() == "Hi! **Nice** to meet you."
+    # What the app sent, not what it got back.
+    request = server.chat_requests()[0].body
+    assert request["messages"][-1] == {"role": "user", "content": "Hello, I'm Lin"}
+    assert request["model"] == "fake-chat"
+    title_request = server.chat_requests()[1].body
+    assert title_request["stream"] is False
+    assert "Hello, I'm Lin" in title_request["messages"][-1]["content"]
+    # The title arrived and the sidebar lists the conversation with it.
+    model = etos.window.sidebar.model
+    assert model.rowCount() == 1
+    assert model.conversation(0).title == "Greeting and names"
+    assert chat.title.text() == "Greeting and names"
+
+
+async def test_error_is_shown_inline_with_action_and_message_kept(
+    etos: EtosApp, server: FakeOpenAIServer
+):
+    server.script(Fault(401))
+    result = await send(etos, "are you there?")
+    assert result[0] == "failed"
+    await idle(etos)
+    chat = etos.window.chat
+    assert chat.banner.isVisible()
+    assert "API key" in chat.banner_label.text()
+    assert chat.banner_action.text() == "Open settings"
+    history = await etos.controller.repo.current_history(etos.controller.current.id)
+    assert history[0].content == "are you there?"
+    assert history[1].status == "error"
+    # "Open settings" opens the providers page.
+    chat.banner_action.click()
+    assert etos._settings_dialog is not None
+    assert etos._settings_dialog.isVisible()
+
+
+async def test_retry_after_server_error_creates_new_version(
+    etos: EtosApp, server: FakeOpenAIServer
+):
+    server.script(*[Fault(500)] * 4, Text("worked now"))
+    result = await send(etos, "try")
+    assert result[0] == "failed"
+    await idle(etos)
+    chat = etos.window.chat
+    assert chat.banner_action.text() == "Retry"
+    assert etos.sleeps == [1.0, 2.0, 4.0]
+    finished = asyncio.ensure_future(_first_of(etos))
+    chat.banner_action.click()
+    result = await asyncio.wait_for(finished, TIMEOUT)
+    assert result[0] == "finished"
+    assert result[1].content == "worked now"
+    await idle(etos)
+    versions = await etos.controller.repo.reply_versions(result[1].reply_to_id)
+    assert [v.status for v in versions] == ["error", "complete"]
+
+
+async def test_stop_keeps_partial_reply(etos: EtosApp, server: FakeOpenAIServer):
+    server.script(Text(" ".join(f"w{i}" for i in range(300)), delay=0.02))
+    controller = etos.controller
+    chat = etos.window.chat
+    first_delta = expect_signal(controller.reply_delta)
+    finished = asyncio.ensure_future(_first_of(etos))
+    chat.composer.setPlainText("go on")
+    chat.send_button.click()
+    await asyncio.wait_for(first_delta, TIMEOUT)
+    assert chat.send_button.text() == "Stop"
+    chat.send_button.click()  # the same button stops
+    await idle(etos)
+    finished.cancel()
+    history = await controller.repo.current_history(controller.current.id)
+    assert history[1].status == "interrupted"
+    assert history[1].error_code == "stopped"
+    assert history[1].content.startswith("w0")
+    assert chat.send_button.text() == "Send"
+    assert len(server.chat_requests()) == 1
+
+
+async def test_regenerate_keeps_versions_and_switches(etos: EtosApp, server: FakeOpenAIServer):
+    etos.settings.set("chat.auto_title", False)
+    server.script(Text("first version"), Text("second version"))
+    result = await send(etos, "say something")
+    await idle(etos)
+    chat = etos.window.chat
+    first = result[1]
+    finished = asyncio.ensure_future(_first_of(etos))
+    chat.widget(first.id).regenerate_requested.emit(first.id)
+    result = await asyncio.wait_for(finished, TIMEOUT)
+    await idle(etos)
+    second = result[1]
+    assert second.content == "second version"
+    assert chat.widget(first.id) is None
+    assert chat.widget(second.id).text() == "second version"
+    # The regenerate request carried the same conversation, without the first version.
+    sent = server.chat_requests()[1].body["messages"]
+    assert [m["content"] for m in sent[1:]] == ["say something"]
+    # Switch back to version 1 of 2.
+    opened = expect_signal(etos.controller.conversation_opened)
+    chat.widget(second.id).version_requested.emit(second.id, 0)
+    await asyncio.wait_for(opened, TIMEOUT)
+    await idle(etos)
+    assert chat.widget(first.id) is not None
+    history = await etos.controller.repo.current_history(etos.controller.current.id)
+    assert history[-1].content == "first version"
+
+
+async def test_edit_and_resend_drops_what_followed(
+    etos: EtosApp, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+):
+    etos.settings.set("chat.auto_title", False)
+    server.script(Text("answer one"), Text("answer two"), Text("answer edited"))
+    first = await send(etos, "question one")
+    await send(etos, "question two")
+    await idle(etos)
+    chat = etos.window.chat
+    user_id = first[1].reply_to_id
+    chat.widget(user_id).edit_requested.emit(user_id)
+    assert chat.composer.toPlainText() == "question one"
+    assert chat.edit_bar.isVisible()
+    monkeypatch.setattr(dialogs, "confirm", lambda *a, **k: True)
+    chat.composer.setPlainText("question one, edited")
+    finished = asyncio.ensure_future(_first_of(etos))
+    chat.send_button.click()
+    result = await asyncio.wait_for(finished, TIMEOUT)
+    await idle(etos)
+    assert result[1].content == "answer edited"
+    sent = server.chat_requests()[-1].body["messages"]
+    assert [m["content"] for m in sent[1:]] == ["question one, edited"]
+    history = await etos.controller.repo.current_history(etos.controller.current.id)
+    assert [m.content for m in history] == ["question one, edited", "answer edited"]
+
+
+async def test_conversation_list_actions(
+    etos: EtosApp, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+):
+    etos.settings.set("chat.auto_title", False)
+    await send(etos, "first chat")
+    await idle(etos)
+    controller = etos.controller
+    sidebar = etos.window.sidebar
+    cid = controller.current.id
+    sidebar.rename_requested.emit(cid, "Renamed 对话")
+    await idle(etos)
+    assert sidebar.model.conversation(0).title == "Renamed 对话"
+    assert etos.window.chat.title.text() == "Renamed 对话"
+    sidebar.pin_requested.emit(cid, True)
+    await idle(etos)
+    assert sidebar.model.conversation(0).pinned
+    # Search finds by message text.
+    sidebar.search.setText("nothing like this")
+    await idle(etos)
+    assert sidebar.model.rowCount() == 0
+    sidebar.search.setText("first")
+    await idle(etos)
+    assert sidebar.model.rowCount() == 1
+    sidebar.search.clear()
+    await idle(etos)
+    # Archive hides it from the list; "Show archived" shows it.
+    sidebar.archive_requested.emit(cid, True)
+    await idle(etos)
+    assert sidebar.model.rowCount() == 0
+    sidebar.archived.setChecked(True)
+    await idle(etos)
+    assert sidebar.model.rowCount() == 1
+    # Delete asks first; "Cancel" keeps it, "Delete" removes it.
+    monkeypatch.setattr(dialogs, "confirm", lambda *a, **k: False)
+    sidebar.ask_delete(cid, "Renamed 对话")
+    await idle(etos)
+    assert await controller.repo.get_conversation(cid) is not None
+    monkeypatch.setattr(dialogs, "confirm", lambda *a, **k: True)
+    sidebar.ask_delete(cid, "Renamed 对话")
+    await idle(etos)
+    assert await controller.repo.get_conversation(cid) is None
+    assert sidebar.model.rowCount() == 0
+
+
+async def test_export_markdown_and_json(etos: EtosApp, server: FakeOpenAIServer, tmp_path: Path):
+    etos.settings.set("chat.auto_title", False)
+    server.script(Text("```python\nprint('你好')\n```"))
+    await send(etos, "show code 请")
+    await idle(etos)
+    window = etos.window
+    targets = iter([str(tmp_path / "out.md"), str(tmp_path / "out")])
+    window.ask_save_path = lambda _w, _title, _suffix: next(targets)  # type: ignore[method-assign]
+    window.export_conversation(etos.controller.current.id, "markdown")
+    await idle(etos)
+    window.export_conversation(etos.controller.current.id, "json")
+    await idle(etos)
+    markdown = (tmp_path / "out.md").read_text(encoding="utf-8")
+    assert "show code 请" in markdown
+    assert "print('你好')" in markdown
+    data = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert [m["role"] for m in data["messages"]] == ["user", "assistant"]
+    assert data["messages"][0]["content"] == "show code 请"
+    assert "sk-" not in json.dumps(data)
+
+
+async def test_code_block_copy_button(etos: EtosApp, server: FakeOpenAIServer):
+    etos.settings.set("chat.auto_title", False)
+    server.script(Text("Here:\n\n```bash\npnpm install\n```\n"))
+    result = await send(etos, "how do I install?")
+    await idle(etos)
+    widget = etos.window.chat.widget(result[1].id)
+    widget.findChild(QTextBrowser).anchorClicked.emit(QUrl("copy-code:0"))
+    assert QGuiApplication.clipboard().text() == "pnpm install"
+
+
+async def test_long_conversation_opens_lazily(etos: EtosApp):
+    db = etos.db
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def seed(session) -> int:
+        conv = ConversationRow(title="long", created_at=start, updated_at=start)
+        session.add(conv)
+        session.commit()
+        rows = []
+        for i in range(5000):
+            role = "user" if i % 2 == 0 else "assistant"
+            rows.append(
+                MessageRow(
+                    conversation_id=conv.id,
+                    role=role,
+                    content=f"message {i}",
+                    created_at=start + timedelta(seconds=i),
+                )
+            )
+        session.add_all(rows)
+        session.commit()
+        return conv.id
+
+    cid = await db.run(seed)
+    controller = etos.controller
+    opened = expect_signal(controller.conversation_opened)
+    controller.open_conversation(cid)
+    _conv, rows, has_more = await asyncio.wait_for(opened, TIMEOUT)
+    await idle(etos)
+    chat = etos.window.chat
+    assert has_more
+    assert chat.widget_count() == 40
+    assert rows[-1].content == "message 4999"
+    assert chat.older_button.isVisible()
+    older = expect_signal(controller.older_messages_loaded)
+    chat.older_button.click()
+    await asyncio.wait_for(older, TIMEOUT)
+    await idle(etos)
+    assert chat.widget_count() == 80
+
+
+async def test_composer_enter_sends_shift_enter_newline(etos: EtosApp, server: FakeOpenAIServer):
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QKeyEvent
+
+    etos.settings.set("chat.auto_title", False)
+    composer = etos.window.chat.composer
+    composer.setFocus()
+    composer.insertPlainText("line one")
+    shift_enter = QKeyEvent(
+        QEvent.Type.KeyPress, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier
+    )
+    QApplication.sendEvent(composer, shift_enter)
+    composer.insertPlainText("line two")
+    assert composer.toPlainText() == "line one\nline two"
+    finished = asyncio.ensure_future(_first_of(etos))
+    enter = QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Return, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(composer, enter)
+    await asyncio.wait_for(finished, TIMEOUT)
+    await idle(etos)
+    assert server.chat_requests()[0].body["messages"][-1]["content"] == "line one\nline two"

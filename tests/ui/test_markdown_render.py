@@ -1,0 +1,231 @@
+"""Markdown rendering for chat messages: safety, code blocks, streaming and speed."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import re
+import time
+
+import pytest
+
+from etos_desktop.ui.markdown_render import (
+    MAX_MARKDOWN_CHARS,
+    RenderedMarkdown,
+    escape_invisible,
+    render_markdown,
+)
+
+REPLY = """Here you go:
+
+```python
+def greet(name):
+\treturn f"hi {name}"
+```
+
+And a shell one:
+
+```bash
+echo "<b>not bold</b>"
+```
+"""
+
+
+def test_code_blocks_are_extracted_raw_and_linked_for_copying() -> None:
+    rendered = render_markdown(REPLY)
+
+    assert isinstance(rendered, RenderedMarkdown)
+    assert rendered.code_blocks == (
+        'def greet(name):\n\treturn f"hi {name}"',  # the tab survives for copying
+        'echo "<b>not bold</b>"',
+    )
+    assert 'href="copy-code:0"' in rendered.html
+    assert 'href="copy-code:1"' in rendered.html
+    assert ">python<" in rendered.html
+    assert ">bash<" in rendered.html
+    assert "```" not in rendered.html
+    assert "<b>" not in rendered.html
+    assert "&lt;b&gt;not bold&lt;/b&gt;" in rendered.html
+
+
+def test_code_is_highlighted_with_inline_styles_only() -> None:
+    light = render_markdown(REPLY).html
+    dark = render_markdown(REPLY, dark=True).html
+
+    assert re.search(r'<span style="color: #[0-9A-Fa-f]{3,6}', light)
+    assert "class=" not in light
+    assert "<style" not in light
+    assert light != dark
+
+
+def test_raw_html_is_escaped_not_rendered() -> None:
+    text = (
+        "Hi <script>alert(1)</script> and <img src=x onerror=alert(1)>\n\n"
+        "<div onclick='x()'>block</div>\n\n<iframe src='https://evil.example'></iframe>"
+    )
+
+    html = render_markdown(text).html
+
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    for tag in ("<script", "<img", "<div", "<iframe"):
+        assert tag not in html.lower()
+
+
+def test_links_are_kept_only_for_http_and_https() -> None:
+    text = (
+        "[docs](https://example.com/docs) [bad](javascript:alert(1)) [file](file:///etc/passwd) "
+        "see https://example.org/a_b_c. and ![chart](https://example.com/c.png)"
+    )
+
+    html = render_markdown(text).html
+
+    hrefs = re.findall(r'href="([^"]*)"', html)
+    assert hrefs == [
+        "https://example.com/docs",
+        "https://example.org/a_b_c",
+        "https://example.com/c.png",
+    ]
+    assert "bad" in html
+    assert "file" in html
+    assert "<img" not in html
+
+
+def test_bare_url_next_to_chinese_text_stops_at_the_url() -> None:
+    html = render_markdown("详见https://example.com/guide了解更多").html
+
+    assert 'href="https://example.com/guide"' in html
+    assert "了解更多" in html
+
+
+def test_unclosed_fence_renders_as_code_while_streaming() -> None:
+    text = "Let me write it:\n\n```js\nconst x = 1;\nconsole.log("
+
+    rendered = render_markdown(text, streaming=True)
+
+    assert rendered.code_blocks == ("const x = 1;\nconsole.log(",)
+    assert 'href="copy-code:0"' in rendered.html
+    assert "```" not in rendered.html
+    assert "<pre" in rendered.html
+
+
+def test_inline_triple_backticks_do_not_open_a_block() -> None:
+    rendered = render_markdown("Use ```code``` inline and go on.")
+
+    assert rendered.code_blocks == ()
+
+
+def test_code_block_inside_a_list_item_stays_in_the_list() -> None:
+    text = "1. Install:\n\n   ```bash\n   npm i\n   ```\n\n2. Run it"
+
+    rendered = render_markdown(text)
+
+    assert rendered.code_blocks == ("npm i",)
+    assert rendered.html.count("<ol") == 1
+
+
+def test_lists_indented_the_commonmark_way_nest() -> None:
+    html = render_markdown("Options:\n- a\n  - nested\n- b\n\n1. one\n   - sub").html
+
+    assert "<p" in html.split("<ul", 1)[0]  # the list is not swallowed by the paragraph
+    assert html.count("<ul") == 3
+    assert "- nested" not in html
+    assert "- sub" not in html
+
+
+def test_tables_render_with_borders() -> None:
+    html = render_markdown("| a | b |\n|---|---|\n| 1 | 2 |").html
+
+    assert '<table border="1"' in html
+    assert "<th" in html
+
+
+def test_control_and_zero_width_characters_do_not_break_rendering() -> None:
+    text = "a\x00b\x02wzxhzdk:0\x03c\x1b[31m\u200bd\u202ee\ud800f\r\ng\u2028h\x7f\x85"
+
+    html = render_markdown(text).html
+
+    assert "\x00" not in html
+    assert "\x02" not in html
+    assert "\ud800" not in html
+    html.encode("utf-8")  # no lone surrogate left
+    assert "\u2400" in html  # NUL shown as ␀
+
+
+def test_a_forged_placeholder_stays_text() -> None:
+    text = "XETOSCODE000000000000QC0Q\n\n```\ncode\n```"
+
+    rendered = render_markdown(text)
+
+    assert "XETOSCODE000000000000QC0Q" in rendered.html
+    assert rendered.code_blocks == ("code",)
+
+
+def test_copy_link_label_is_translatable_text() -> None:
+    assert ">Copy</a>" in render_markdown("```\nx\n```").html
+
+
+def test_escape_invisible_shows_hidden_characters() -> None:
+    assert escape_invisible("plain text, 中文\n\ttab") == "plain text, 中文\n\ttab"
+    assert escape_invisible("a\u200bb") == "a\\u200bb"
+    assert escape_invisible("abc\u202edef") == "abc\\u202edef"
+    assert escape_invisible("x\x00y\x1b") == "x\\u0000y\\u001b"
+    assert escape_invisible("tag\U000e0041") == "tag\\U000e0041"
+    assert escape_invisible("\ufeffbom") == "\\ufeffbom"
+
+
+def test_escape_invisible_keeps_one_emoji_selector_but_not_a_run() -> None:
+    assert escape_invisible("ok ❤\ufe0f") == "ok ❤\ufe0f"
+    assert escape_invisible("❤\ufe0f\ufe0f\ufe0e") == "❤\ufe0f\\ufe0f\\ufe0e"
+    assert escape_invisible("\ufe0fstart") == "\\ufe0fstart"
+
+
+def test_twenty_kilobyte_reply_renders_fast() -> None:
+    chunk = (
+        "A **reply** with `code`, [a link](https://example.com) and 中文文本。\n\n"
+        "```python\nfor i in range(10):\n    print(i)\n```\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\n- one\n- two\n\n"
+    )
+    text = (chunk * (20_000 // len(chunk) + 1))[:20_000]
+    render_markdown(text)  # warm up the parser and the lexers
+
+    started = time.perf_counter()
+    render_markdown(text)
+    elapsed = time.perf_counter() - started
+
+    # Measured ≈ 19 ms; the budget leaves room for a slow CI machine.
+    assert elapsed < 0.25
+
+
+def test_one_megabyte_renders_in_reasonable_time() -> None:
+    text = ("Some **text** with [links](https://example.com) and `code`.\n\n" * 20_000)[:1_000_000]
+
+    started = time.perf_counter()
+    rendered = render_markdown(text)
+    elapsed = time.perf_counter() - started
+
+    assert len(text) > MAX_MARKDOWN_CHARS
+    assert "links" in rendered.html
+    assert elapsed < 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![" * 60_000,
+        "[[" * 30_000 + "a" + "]]" * 30_000,
+        "[x](<" * 24_000,
+        "a\n=\n" * 15_000,
+        "> " * 60_000 + "x",
+        "\\" * 120_000,
+        "```\n" * 30_000,
+    ],
+    ids=["images", "nested-links", "open-parens", "setext", "deep-quote", "escapes", "fences"],
+)
+def test_pathological_input_stays_fast(text: str) -> None:
+    # python-markdown alone takes seconds to minutes on these (see markdown_render's comments).
+    started = time.perf_counter()
+    render_markdown(text)
+
+    assert time.perf_counter() - started < 2

@@ -1,0 +1,315 @@
+"""MessageWidget: rendering, throttling, actions, clipboard, height and translation.
+
+These tests are synchronous: nothing here is async, so they need no qasync loop.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, Qt, QTranslator, QUrl
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QLabel, QTextBrowser, QToolButton
+from pytestqt.qtbot import QtBot
+
+from etos_desktop.ui import message_widget as message_widget_module
+from etos_desktop.ui.message_widget import MESSAGE_STYLESHEET, MessageWidget
+
+CODE_REPLY = (
+    "Two snippets:\n\n```python\nprint('first')\n```\n\n"
+    "and\n\n```bash\necho second && ls -la\n```\n"
+)
+
+
+@pytest.fixture
+def make_widget(qtbot: QtBot) -> Callable[..., MessageWidget]:
+    def make(role: str = "assistant", **kwargs: Any) -> MessageWidget:
+        widget = MessageWidget(7, role, author=kwargs.pop("author", "Aria"), **kwargs)
+        widget.setStyleSheet(MESSAGE_STYLESHEET)
+        qtbot.addWidget(widget)
+        widget.resize(480, 200)
+        widget.show()
+        return widget
+
+    return make
+
+
+def _browser(widget: MessageWidget) -> QTextBrowser:
+    browser = widget.findChild(QTextBrowser)
+    assert browser is not None
+    return browser
+
+
+def _button(widget: MessageWidget, name: str) -> QToolButton:
+    button = widget.findChild(QToolButton, name)
+    assert button is not None
+    return button
+
+
+def _collect(signal: Any) -> list[tuple[Any, ...]]:
+    calls: list[tuple[Any, ...]] = []
+    signal.connect(lambda *args: calls.append(args))
+    return calls
+
+
+def test_set_text_renders_markdown_and_keeps_the_raw_text(
+    make_widget: Callable[..., MessageWidget],
+) -> None:
+    widget = make_widget()
+
+    widget.set_text("Hello **world** <b>raw</b>", streaming=False)
+
+    assert _browser(widget).toPlainText() == "Hello world <b>raw</b>"
+    assert widget.text() == "Hello **world** <b>raw</b>"
+
+
+def test_streaming_updates_are_coalesced(
+    qtbot: QtBot, make_widget: Callable[..., MessageWidget]
+) -> None:
+    widget = make_widget(render_interval_ms=10_000)
+    renders = _collect(widget.content_rendered)
+
+    text = ""
+    for i in range(200):
+        text += f"word{i} "
+        widget.set_text(text, streaming=True)
+
+    assert len(renders) == 1  # the first chunk shows at once, the rest waits for the timer
+    assert widget.text() == text
+    widget.flush_render()
+    assert len(renders) == 2
+    assert _browser(widget).toPlainText().strip() == text.strip()
+    widget.flush_render()
+    assert len(renders) == 2  # nothing pending, nothing rendered
+
+
+def test_throttled_render_fires_by_itself(
+    qtbot: QtBot, make_widget: Callable[..., MessageWidget]
+) -> None:
+    widget = make_widget(render_interval_ms=20)
+    renders = _collect(widget.content_rendered)
+
+    for i in range(50):
+        widget.set_text("x" * (i + 1), streaming=True)
+
+    qtbot.waitUntil(lambda: _browser(widget).toPlainText() == "x" * 50, timeout=2000)
+    assert len(renders) <= 3
+
+
+def test_final_text_renders_immediately(make_widget: Callable[..., MessageWidget]) -> None:
+    widget = make_widget(render_interval_ms=10_000)
+    widget.set_text("partial", streaming=True)
+    widget.set_text("partial and more", streaming=True)
+
+    widget.set_text("partial and more, done", streaming=False)
+
+    assert _browser(widget).toPlainText() == "partial and more, done"
+
+
+def _click_text(qtbot: QtBot, browser: QTextBrowser, text: str, occurrence: int) -> None:
+    cursor = browser.document().find(text)
+    for _ in range(occurrence):
+        cursor = browser.document().find(text, cursor)
+    assert not cursor.isNull()
+    rect = browser.cursorRect(cursor)
+    # The cursor sits after the word: click inside it.
+    point = QPoint(rect.left() - 4, rect.center().y())
+    qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+
+def test_copy_code_link_puts_exactly_that_code_on_the_clipboard(
+    qtbot: QtBot, make_widget: Callable[..., MessageWidget]
+) -> None:
+    widget = make_widget()
+    widget.resize(600, 400)
+    widget.set_text(CODE_REPLY, streaming=False)
+    copied = _collect(widget.code_copied)
+    QGuiApplication.clipboard().clear()
+
+    _click_text(qtbot, _browser(widget), "Copy", occurrence=1)
+
+    assert copied == [(1,)]
+    assert QGuiApplication.clipboard().text() == "echo second && ls -la"
+
+
+def test_copy_button_copies_the_raw_markdown(make_widget: Callable[..., MessageWidget]) -> None:
+    widget = make_widget()
+    widget.set_text(CODE_REPLY, streaming=False)
+    requested = _collect(widget.copy_requested)
+
+    _button(widget, "copyButton").click()
+
+    assert QGuiApplication.clipboard().text() == CODE_REPLY
+    assert requested == [(7,)]
+    assert _button(widget, "copyButton").text() == "Copied"
+
+
+def test_http_links_open_in_the_browser_and_others_do_not(
+    monkeypatch: pytest.MonkeyPatch, make_widget: Callable[..., MessageWidget]
+) -> None:
+    opened: list[str] = []
+
+    class FakeDesktopServices:
+        @staticmethod
+        def openUrl(url: QUrl) -> bool:  # noqa: N802 (stands in for Qt's)
+            opened.append(url.toString())
+            return True
+
+    monkeypatch.setattr(message_widget_module, "QDesktopServices", FakeDesktopServices)
+    widget = make_widget()
+    widget.set_text("[x](https://example.com)", streaming=False)
+    browser = _browser(widget)
+
+    for url in ("https://example.com", "file:///etc/passwd", "javascript:alert(1)", "copy-code:9"):
+        browser.anchorClicked.emit(QUrl(url))
+
+    assert opened == ["https://example.com"]
+
+
+def test_version_switcher_asks_for_neighbouring_versions(
+    make_widget: Callable[..., MessageWidget],
+) -> None:
+    widget = make_widget()
+    requested = _collect(widget.version_requested)
+    previous = _button(widget, "previousVersionButton")
+    following = _button(widget, "nextVersionButton")
+    assert previous.isHidden()
+
+    widget.set_versions(1, 3)
+    previous.click()
+    following.click()
+
+    assert requested == [(7, 0), (7, 2)]
+    label = widget.findChild(QLabel, "versionLabel")
+    assert label is not None
+    assert label.text() == "2/3"
+    assert not previous.isHidden()
+
+    widget.set_versions(0, 3)
+    assert not previous.isEnabled()
+    assert following.isEnabled()
+    with pytest.raises(ValueError, match="bad version"):
+        widget.set_versions(3, 3)
+
+
+def test_action_buttons_emit_intents(make_widget: Callable[..., MessageWidget]) -> None:
+    assistant = make_widget()
+    user = make_widget("user", author="ignored")
+    calls = {
+        name: _collect(getattr(widget, signal))
+        for name, widget, signal in [
+            ("regenerate", assistant, "regenerate_requested"),
+            ("context", assistant, "context_requested"),
+            ("delete", assistant, "delete_requested"),
+            ("edit", user, "edit_requested"),
+        ]
+    }
+
+    _button(assistant, "regenerateButton").click()
+    _button(assistant, "contextButton").click()
+    _button(assistant, "deleteButton").click()
+    _button(user, "editButton").click()
+
+    assert all(found == [(7,)] for found in calls.values()), calls
+    assert _button(user, "regenerateButton").isHidden()
+    assert _button(assistant, "editButton").isHidden()
+    assert user.objectName() == "userMessage"
+    assert assistant.objectName() == "assistantMessage"
+    role = user.findChild(QLabel, "messageRole")
+    assert role is not None
+    assert role.text() == "You"
+
+
+def test_status_line_shows_errors_and_offers_retry(
+    make_widget: Callable[..., MessageWidget],
+) -> None:
+    widget = make_widget()
+    retried = _collect(widget.retry_requested)
+    status = widget.findChild(QLabel, "messageStatus")
+    retry = _button(widget, "retryButton")
+    assert status is not None
+
+    widget.set_status("error", "Network down: check your connection.")
+    assert status.text() == "Network down: check your connection."
+    assert status.isVisibleTo(widget)
+    assert retry.isVisibleTo(widget)
+    retry.click()
+    assert retried == [(7,)]
+
+    widget.set_status("streaming", "Rate limited", retry_in=4)
+    assert status.text() == "Rate limited — retrying in 4 s"
+    assert not retry.isVisibleTo(widget)
+    assert not _button(widget, "regenerateButton").isEnabled()
+
+    widget.set_status("complete")
+    assert not status.isVisibleTo(widget)
+    assert _button(widget, "regenerateButton").isEnabled()
+
+    with pytest.raises(ValueError, match="unknown message status"):
+        widget.set_status("exploded")
+
+
+def test_height_follows_the_content(make_widget: Callable[..., MessageWidget]) -> None:
+    widget = make_widget()
+    browser = _browser(widget)
+    widget.set_text("One line.", streaming=False)
+    short = browser.height()
+
+    widget.set_text("\n\n".join(f"Paragraph {i} 段落" for i in range(20)), streaming=False)
+    tall = browser.height()
+
+    assert tall > short * 5
+    assert tall >= browser.document().size().height()
+    assert widget.sizeHint().height() > tall
+
+    widget.resize(240, widget.height())
+    widget.set_text("a fairly long sentence that has to wrap " * 10, streaming=False)
+    narrow = browser.height()
+    widget.resize(900, widget.height())
+    assert browser.height() < narrow
+
+
+CHINESE = {"Copy": "复制", "You": "你", "Regenerate": "重新生成", "Streaming…": "正在生成…"}
+
+
+class _Chinese(QTranslator):
+    def translate(
+        self, context: str, source: str, disambiguation: str | None = None, n: int = -1
+    ) -> str:
+        return CHINESE.get(source, "")
+
+    def isEmpty(self) -> bool:  # noqa: N802 (Qt override)
+        return False
+
+
+def test_retranslate_on_language_change(
+    qtbot: QtBot, make_widget: Callable[..., MessageWidget]
+) -> None:
+    widget = make_widget()
+    user = make_widget("user")
+    widget.set_text("```\ncode\n```", streaming=False)
+    widget.set_status("streaming")
+    translator = _Chinese()
+
+    QCoreApplication.installTranslator(translator)
+    try:
+        qtbot.waitUntil(lambda: _button(widget, "copyButton").text() == "复制", timeout=2000)
+        assert _button(widget, "regenerateButton").text() == "重新生成"
+        status = widget.findChild(QLabel, "messageStatus")
+        assert status is not None
+        assert status.text() == "正在生成…"
+        role = user.findChild(QLabel, "messageRole")
+        assert role is not None
+        assert role.text() == "你"
+        assert "复制" in _browser(widget).toPlainText()  # the code block's Copy link
+    finally:
+        QCoreApplication.removeTranslator(translator)
+
+    QCoreApplication.sendEvent(widget, QEvent(QEvent.Type.LanguageChange))
+    assert _button(widget, "copyButton").text() == "Copy"
