@@ -7,17 +7,14 @@ services attached to the window. Nothing else in the program constructs services
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import importlib
 import logging
-import logging.handlers
 import os
 import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
+from types import SimpleNamespace, TracebackType
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QLocale, Qt, QTimer, QTranslator
@@ -28,6 +25,7 @@ from etos_desktop import __version__
 from etos_desktop.core.errors import EtosError, redact
 from etos_desktop.core.settings import paths
 from etos_desktop.core.settings.store import SettingsStore
+from etos_desktop.core.storage.peek import peek_conversations
 from etos_desktop.resources import resource_path
 from etos_desktop.ui.gc_guard import GarbageCollector
 from etos_desktop.ui.main_window import MainWindow
@@ -56,8 +54,12 @@ def _import_heavy() -> None:
         importlib.import_module(name)
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """Parse the command line."""
+def parse_args(argv: Sequence[str]) -> Any:
+    """Parse the command line (argparse costs ~15 ms of start-up, so only when there is one)."""
+    if not argv:
+        return SimpleNamespace(data_dir=None, self_check=False)
+    import argparse
+
     parser = argparse.ArgumentParser(prog="etos-desktop", description="ETOS Desktop")
     parser.add_argument("--data-dir", help="use this data folder (same as ETOS_DATA_DIR)")
     parser.add_argument(
@@ -71,6 +73,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def setup_logging(data_dir: Path) -> None:
     """Log to a rotating file in the data folder (never keys: errors are redacted first)."""
+    import logging.handlers  # after the first frame: it pulls in socket and pickle
+
     log_dir = paths.logs_dir(data_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
     handler = logging.handlers.RotatingFileHandler(
@@ -122,8 +126,8 @@ class EtosApp:
         self.secrets: SecretStore | None = None
         self.registry: ProviderRegistry | None = None
         self.controller: ChatController | None = None
-        self.started = asyncio.Event()
-        self.closed = asyncio.Event()
+        # Created by ``run_app`` on the running loop: asyncio is imported after the first frame.
+        self.closed: Any = None
         self._settings_dialog: Any = None
         self._context_dialogs: list[Any] = []
 
@@ -162,11 +166,18 @@ class EtosApp:
             self.window.statusBar().showMessage(exc.detail)
             self._show_fatal(exc.detail)
             raise
-        finally:
-            self.started.set()
 
     async def _start_services(self) -> None:
+        import asyncio
+
         loop = asyncio.get_running_loop()
+        # First frame: the conversation list straight from the file (sqlite3 only, read-only),
+        # before the slow imports; the full start-up below replaces it.
+        summaries = await loop.run_in_executor(
+            None, peek_conversations, paths.database_path(self.data_dir)
+        )
+        if summaries:
+            self.window.sidebar.set_conversations(summaries, None)  # type: ignore[arg-type]
         await loop.run_in_executor(None, _import_heavy)
 
         from etos_desktop.core.chat.service import ChatService
@@ -311,7 +322,8 @@ class EtosApp:
     def _on_window_closing(self) -> None:
         if self.controller is not None:
             self.controller.stop()
-        self.closed.set()
+        if self.closed is not None:
+            self.closed.set()
 
     async def shutdown(self) -> None:
         """Stop replies, close connections and the database."""
@@ -321,6 +333,8 @@ class EtosApp:
         if self.registry is not None:
             await self.registry.aclose()
         if self.db is not None:
+            import asyncio
+
             db, self.db = self.db, None
             await asyncio.get_running_loop().run_in_executor(None, db.close)
         self.garbage_collector.stop()
@@ -346,6 +360,9 @@ def install_excepthook(window_getter: Any) -> None:
 
 async def run_app(app: EtosApp, *, self_check: bool) -> int:
     """Run until the window closes (or, with ``self_check``, until start-up finished)."""
+    import asyncio
+
+    app.closed = asyncio.Event()
     app.window.show()
     # Let the first frame paint before the heavy imports start.
     await asyncio.sleep(0)
@@ -365,26 +382,45 @@ async def run_app(app: EtosApp, *, self_check: bool) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``etos-desktop`` and ``python -m etos_desktop``."""
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+def show_first_frame(argv: Sequence[str]) -> tuple[QApplication, EtosApp, Any]:
+    """Create the application and paint the window, before asyncio and qasync are imported.
+
+    Returns:
+        The QApplication, the EtosApp and the parsed arguments.
+    """
+    args = parse_args(argv)
     if args.data_dir:
         os.environ[paths.DATA_DIR_ENV] = str(Path(args.data_dir).expanduser())
-    import qasync
-
     qt_app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(qt_app, QApplication)
     qt_app.setApplicationName("ETOS Desktop")
     qt_app.setOrganizationName("ETOS Desktop")
     qt_app.setApplicationVersion(__version__)
     qt_app.setQuitOnLastWindowClosed(False)
+    etos = EtosApp(qt_app, os.environ)
+    etos.window.show()
+    qt_app.processEvents()
+    return qt_app, etos, args
+
+
+def run_event_loop(qt_app: QApplication, etos: EtosApp, *, self_check: bool) -> int:
+    """Start the qasync loop and the services; return when the window closes."""
+    import asyncio
+
+    import qasync
+
     loop = qasync.QEventLoop(qt_app)
     asyncio.set_event_loop(loop)
-    etos = EtosApp(qt_app, os.environ)
+    with loop:
+        return loop.run_until_complete(run_app(etos, self_check=self_check))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``etos-desktop`` and ``python -m etos_desktop``."""
+    qt_app, etos, args = show_first_frame(sys.argv[1:] if argv is None else argv)
     setup_logging(etos.data_dir)
     install_excepthook(lambda: etos.window)
     if args.self_check:
         # Never hang a smoke test: give up after 60 s.
         QTimer.singleShot(60_000, lambda: os._exit(3))
-    with loop:
-        return loop.run_until_complete(run_app(etos, self_check=args.self_check))
+    return run_event_loop(qt_app, etos, self_check=args.self_check)

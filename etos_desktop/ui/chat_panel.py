@@ -97,6 +97,7 @@ class ChatPanel(QWidget):
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.provider_combo = QComboBox(self)
         self.provider_combo.setObjectName("providerCombo")
+        self.provider_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.model_combo = QComboBox(self)
         self.model_combo.setObjectName("modelCombo")
         self.model_combo.setEditable(True)
@@ -328,6 +329,7 @@ class ChatPanel(QWidget):
             message_id,
             row.role,
             author=self._author(row.role),
+            created_at=row.created_at,
             render_interval_ms=self.render_interval_ms,
             parent=self.messages,
         )

@@ -1,10 +1,15 @@
 """Markdown → HTML for chat messages, shaped for the rich-text subset QTextBrowser understands.
 
 Pure functions apart from the translated "Copy" label. Messages come from a model, so the input is
-untrusted: raw HTML is escaped, never rendered; only http(s) links survive; images become links.
-Fenced code blocks are cut out before python-markdown sees the text (so tabs and the raw code survive
-for copying), highlighted with Pygments using inline styles (QTextBrowser has no CSS classes to speak
-of) and put back as a small table with a header row holding the language and a ``copy-code:N`` link.
+untrusted: raw HTML is escaped, never rendered; only http(s) links survive; images become links;
+control characters and lone surrogates are replaced before anything else sees them.
+
+The pipeline: fenced code blocks are cut out first (so tabs and the raw code survive for copying and
+an unclosed fence still renders), list indentation is brought to python-markdown's 4-space rule,
+inputs python-markdown is quadratic on are defused, python-markdown (tables, sane_lists; raw HTML
+off) renders the rest, and the code blocks come back highlighted by Pygments with inline styles
+(QTextBrowser has no CSS classes to speak of), each under a header with its language and a
+``copy-code:N`` link.
 """
 
 from __future__ import annotations
@@ -239,10 +244,13 @@ def _extract_fences(text: str, token: str) -> tuple[str, list[_Fence]]:
                 i += 1
                 break
             body_line = lines[i]
-            if indent and body_line.startswith(indent):
-                body_line = body_line[len(indent) :]
-            else:
-                body_line = body_line.lstrip(" ") if indent else body_line
+            if indent:
+                # CommonMark: remove up to the fence's own indentation from each code line.
+                if body_line.startswith(indent):
+                    body_line = body_line[len(indent) :]
+                else:
+                    spaces = len(body_line) - len(body_line.lstrip(" "))
+                    body_line = body_line[min(spaces, len(indent)) :]
             body.append(body_line)
             i += 1
         language = info.split(maxsplit=1)[0] if info else ""

@@ -19,7 +19,14 @@ from PySide6.QtCore import (
     QUrl,
     Signal,
 )
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QPalette, QResizeEvent, QWheelEvent
+from PySide6.QtGui import (
+    QDesktopServices,
+    QGuiApplication,
+    QPalette,
+    QResizeEvent,
+    QTextOption,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -31,38 +38,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from etos_desktop.ui.markdown_render import COPY_CODE_SCHEME, render_markdown
+__all__ = ["MessageWidget"]
 
-__all__ = ["MESSAGE_STYLESHEET", "MessageWidget"]
+# Their look (object names userMessage/assistantMessage, messageRole…) is in resources/themes.
 
-#: Look of the message widgets, keyed by object names and properties; meant for the app theme.
-#: rgba() backgrounds read as a subtle tint on light and dark themes alike.
-MESSAGE_STYLESHEET = """
-QFrame#userMessage {
-    background-color: rgba(56, 132, 255, 0.11);
-    border-radius: 10px;
-}
-QFrame#assistantMessage {
-    background-color: rgba(127, 127, 127, 0.07);
-    border-radius: 10px;
-}
-QLabel#messageRole { font-weight: 600; }
-QLabel#messageTime { color: rgba(128, 128, 128, 1); }
-QLabel#messageStatus { color: rgba(128, 128, 128, 1); }
-QLabel#messageStatus[kind="error"] { color: #e5484d; }
-QToolButton[messageAction="true"] {
-    border: none;
-    border-radius: 4px;
-    padding: 2px 6px;
-    color: rgba(128, 128, 128, 1);
-}
-QToolButton[messageAction="true"]:hover {
-    background-color: rgba(127, 127, 127, 0.16);
-    color: palette(text);
-}
-QToolButton[messageAction="true"]:disabled { color: rgba(128, 128, 128, 0.45); }
-QLabel#versionLabel { color: rgba(128, 128, 128, 1); }
-"""
+#: Must equal markdown_render.COPY_CODE_SCHEME (checked by a test); kept here so the module
+#: can be imported without markdown.
+_COPY_CODE_SCHEME = "copy-code"
 
 STATUSES = ("complete", "streaming", "interrupted", "error")
 _COPIED_FEEDBACK_MS = 1500
@@ -85,6 +67,8 @@ class _ContentBrowser(QTextBrowser):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
+        # Without a horizontal scrollbar, a long URL or hash must break rather than be cut off.
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextBrowserInteraction
@@ -457,6 +441,9 @@ class MessageWidget(QFrame):
     def _render(self) -> None:
         started = time.perf_counter()
         dark = self._is_dark()
+        # Imported on first render: markdown + Pygments cost ~30 ms of start-up otherwise.
+        from etos_desktop.ui.markdown_render import render_markdown
+
         rendered = render_markdown(self._text, dark=dark, streaming=self._streaming)
         self._code_blocks = rendered.code_blocks
         self._browser.setHtml(rendered.html)
@@ -586,7 +573,7 @@ class MessageWidget(QFrame):
 
     def _on_browser_anchor_clicked(self, url: QUrl) -> None:
         scheme = url.scheme().lower()
-        if scheme == COPY_CODE_SCHEME:
+        if scheme == _COPY_CODE_SCHEME:
             try:
                 index = int(url.path())
             except ValueError:

@@ -123,6 +123,7 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication([])
+    app.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:

@@ -33,7 +33,7 @@ BARE = textwrap.dedent(
     window.show()
     def done():
         rss = int(open("/proc/self/statm").read().split()[1]) * 4096
-        print(json.dumps({"seconds": time.time() - t0, "rss": rss}))
+        print(json.dumps({"first_frame": time.time() - t0, "list_filled": time.time() - t0, "services_ready": time.time() - t0, "rss": rss}))
         app.quit()
     QTimer.singleShot(0, done)
     app.exec()
@@ -42,39 +42,39 @@ BARE = textwrap.dedent(
 
 APP = textwrap.dedent(
     """
-    import asyncio, json, os, sys, time
+    import json, sys, time
     t0 = float(sys.argv[1])
-    import qasync
-    from PySide6.QtWidgets import QApplication
-    from etos_desktop.app import EtosApp
+    expected = int(sys.argv[2])
+    from etos_desktop import app as etos_app
 
-    app = QApplication([])
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
+    qt_app, etos, _args = etos_app.show_first_frame([])
+    first_frame = time.time() - t0
+    marks = {"first_frame": first_frame}
+
+    def check():
+        if "list_filled" not in marks and etos.window.sidebar.model.rowCount() >= expected:
+            # The frame with the list is painted on the next pass of the event loop.
+            qt_app.processEvents()
+            marks["list_filled"] = time.time() - t0
+            marks["rss"] = int(open("/proc/self/statm").read().split()[1]) * 4096
+
+    etos.window.sidebar.model.modelReset.connect(check)
+    check()
 
     async def run():
-        etos = EtosApp(app, os.environ, local_candidates=[])
-        filled = asyncio.get_running_loop().create_future()
-        etos.window.show()
-        expected = int(sys.argv[2])
-
-        def check():
-            if etos.window.sidebar.model.rowCount() >= expected and not filled.done():
-                filled.set_result(None)
-
-        etos.window.sidebar.model.modelReset.connect(check)
+        import asyncio
+        etos.closed = asyncio.Event()
+        await etos.start()
         check()
-        task = asyncio.ensure_future(etos.start())
-        await filled
-        await asyncio.sleep(0)  # one more turn: the frame with the list is painted
-        seconds = time.time() - t0
-        rss = int(open("/proc/self/statm").read().split()[1]) * 4096
-        await task
-        print(json.dumps({"seconds": seconds, "rss": rss}))
+        marks["services_ready"] = time.time() - t0
         await etos.shutdown()
 
+    import asyncio, qasync
+    loop = qasync.QEventLoop(qt_app)
+    asyncio.set_event_loop(loop)
     with loop:
         loop.run_until_complete(run())
+    print(json.dumps(marks))
     """
 )
 
@@ -165,18 +165,20 @@ def main() -> None:
                 ("1000",),
             ),
         ]
-        results: dict[str, tuple[float, float]] = {}
+        results: dict[str, dict[str, float]] = {}
         for name, script, env, extra in cases:
             measure(script, env, *extra)  # warm the OS file cache
             runs = [measure(script, env, *extra) for _ in range(args.runs)]
-            seconds = statistics.median(r["seconds"] for r in runs)
-            rss = statistics.median(r["rss"] for r in runs)
-            results[name] = (seconds, rss)
-        bare_s, bare_rss = results["bare PySide6 window"]
-        for name, (seconds, rss) in results.items():
+            results[name] = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+        bare = results["bare PySide6 window"]
+        print(f"medians of {args.runs} runs; ratios against the bare window's first frame and RSS")
+        for name, r in results.items():
             print(
-                f"{name:24s} first frame {seconds * 1000:7.0f} ms ({seconds / bare_s:4.2f}x bare)"
-                f"   RSS {rss / 2**20:6.1f} MiB ({rss / bare_rss:4.2f}x bare)"
+                f"{name:22s} first frame {r['first_frame'] * 1000:5.0f} ms "
+                f"({r['first_frame'] / bare['first_frame']:4.2f}x) | list filled "
+                f"{r['list_filled'] * 1000:5.0f} ms ({r['list_filled'] / bare['first_frame']:4.2f}x) | "
+                f"services ready {r['services_ready'] * 1000:5.0f} ms | RSS at list "
+                f"{r['rss'] / 2**20:5.1f} MiB ({r['rss'] / bare['rss']:4.2f}x)"
             )
 
 

@@ -382,3 +382,51 @@ async def test_composer_enter_sends_shift_enter_newline(etos: EtosApp, server: F
     await asyncio.wait_for(finished, TIMEOUT)
     await idle(etos)
     assert server.chat_requests()[0].body["messages"][-1]["content"] == "line one\nline two"
+
+
+async def test_per_conversation_model_is_sent(etos: EtosApp, server: FakeOpenAIServer):
+    etos.settings.set("chat.auto_title", False)
+    await send(etos, "first")
+    chat = etos.window.chat
+    changed = expect_signal(etos.controller.conversation_changed)
+    chat.model_combo.setEditText("fake-chat-mini")
+    chat.model_combo.lineEdit().editingFinished.emit()
+    await asyncio.wait_for(changed, TIMEOUT)
+    await idle(etos)
+    assert etos.controller.current.model == "fake-chat-mini"
+    await send(etos, "second")
+    assert [r.body["model"] for r in server.chat_requests()] == ["fake-chat", "fake-chat-mini"]
+
+
+async def test_first_run_opens_provider_settings_and_offers_local_server(
+    qapp: QApplication, server: FakeOpenAIServer, isolated_environment: Path
+):
+    env = {"ETOS_DATA_DIR": str(isolated_environment)}
+    app = EtosApp(qapp, env, local_candidates=[server.base_url], provider_factory=make_factory([]))
+    app.window.show()
+    try:
+        await app.start()
+        dialog = app._settings_dialog
+        assert dialog is not None
+        assert dialog.isVisible()
+        assert dialog.current_page_name() == "providers"
+        page = dialog.providers_page
+        if not page.offer_buttons():
+            await asyncio.wait_for(expect_signal(page.probe_finished), TIMEOUT)
+        assert len(page.offer_buttons()) == 1
+        assert [r.path for r in server.requests] == ["/v1/models"]
+        saved = expect_signal(dialog.settings_saved)
+        page.offer_buttons()[0].click()
+        await asyncio.wait_for(saved, TIMEOUT)
+        await dialog.wait_idle()
+        assert app.registry.is_configured()
+        assert app.window.provider_label.text().endswith("fake-chat")
+        # And the chat works with the provider the click created.
+        result = await send(app, "hello local model")
+        assert result[0] == "finished"
+        assert server.chat_requests()[0].body["model"] == "fake-chat"
+    finally:
+        if app._settings_dialog is not None:
+            app._settings_dialog.close()
+        app.window.close()
+        await app.shutdown()

@@ -229,3 +229,15 @@ def test_pathological_input_stays_fast(text: str) -> None:
     render_markdown(text)
 
     assert time.perf_counter() - started < 2
+
+
+def test_indented_fence_keeps_relative_indentation() -> None:
+    text = "- step:\n  ```python\n  if x:\n      y()\n z()\n  ```"
+
+    assert render_markdown(text).code_blocks == ("if x:\n    y()\nz()",)
+
+
+def test_message_widget_uses_the_same_copy_scheme():
+    from etos_desktop.ui import markdown_render, message_widget
+
+    assert message_widget._COPY_CODE_SCHEME == markdown_render.COPY_CODE_SCHEME

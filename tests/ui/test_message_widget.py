@@ -18,8 +18,11 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QTextBrowser, QToolButton
 from pytestqt.qtbot import QtBot
 
+from etos_desktop.resources import resource_path
 from etos_desktop.ui import message_widget as message_widget_module
-from etos_desktop.ui.message_widget import MESSAGE_STYLESHEET, MessageWidget
+from etos_desktop.ui.message_widget import MessageWidget
+
+THEME = resource_path("themes", "light.qss").read_text(encoding="utf-8")
 
 CODE_REPLY = (
     "Two snippets:\n\n```python\nprint('first')\n```\n\n"
@@ -31,7 +34,7 @@ CODE_REPLY = (
 def make_widget(qtbot: QtBot) -> Callable[..., MessageWidget]:
     def make(role: str = "assistant", **kwargs: Any) -> MessageWidget:
         widget = MessageWidget(7, role, author=kwargs.pop("author", "Aria"), **kwargs)
-        widget.setStyleSheet(MESSAGE_STYLESHEET)
+        widget.setStyleSheet(THEME)
         qtbot.addWidget(widget)
         widget.resize(480, 200)
         widget.show()
