@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from etos_desktop.core.errors import EtosError
 from etos_desktop.ui import dialogs
-from etos_desktop.ui.error_text import describe, retry_text, status_text
+from etos_desktop.ui.error_text import describe, retry_reason_text, status_text
 from etos_desktop.ui.message_widget import MessageWidget
 
 if TYPE_CHECKING:
@@ -404,7 +404,7 @@ class ChatPanel(QWidget):
     def show_retry(self, message_id: int, seconds: float, reason: str) -> None:
         widget = self._widgets.get(message_id)
         if widget is not None:
-            widget.set_status("streaming", retry_text(seconds, reason), retry_in=seconds)
+            widget.set_status("streaming", retry_reason_text(reason), retry_in=seconds)
 
     def finish_reply(self, row: MessageRow) -> None:
         widget = self._widgets.get(row.id or 0)

@@ -125,8 +125,10 @@ def status_text(status: str, error_code: str | None) -> str:
     return ""
 
 
-def retry_text(seconds: float, reason: str) -> str:
-    """Status line shown while the provider waits to retry."""
+def retry_reason_text(reason: str) -> str:
+    """Why a request is being retried; the message widget adds the live "retrying in N s"."""
     if reason == "rate_limited":
-        return _tr("Rate limited — retrying in {n} s").format(n=round(seconds))
-    return _tr("Server busy — retrying in {n} s").format(n=round(seconds))
+        return _tr("Rate limited")
+    if reason == "unavailable":
+        return _tr("Cannot reach the server")
+    return _tr("Server busy")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import time
 import traceback
 from collections.abc import AsyncIterator, Iterator
 from contextlib import aclosing
@@ -396,12 +395,9 @@ async def test_first_token_timeout(server: FakeOpenAIServer, sleeper: SleepRecor
     server.script(Hang(30))
     timeouts = Timeouts(connect=2.0, first_token=0.3, between_chunks=2.0)
     async with OpenAIProvider(server.base_url, KEY, timeouts=timeouts, sleep=sleeper) as prov:
-        started = time.monotonic()
         _, error = await collect_until_error(prov, chat())
-        elapsed = time.monotonic() - started
     assert isinstance(error, ProviderTimeout)
     assert error.params["phase"] == "first_token"
-    assert 0.25 < elapsed < 1.5
     assert len(server.chat_requests()) == 1  # timeouts are not retried
     assert sleeper.delays == []
 
@@ -458,18 +454,17 @@ async def test_malformed_non_streamed_completion(
         await provider.complete(chat())
 
 
+@pytest.mark.timeout(5)  # the scripted reply takes 10 s if the stream is not closed at once
 async def test_stop_closes_the_stream_early(
     server: FakeOpenAIServer, provider: OpenAIProvider
 ) -> None:
     server.script(Text("x " * 50, chunks=50, delay=0.2))  # ten seconds if read to the end
-    started = time.monotonic()
     received: list[StreamEvent] = []
     async with aclosing(provider.stream_chat(chat())) as stream:
         async for event in stream:
             received.append(event)
             if len(received) == 2:
                 break
-    assert time.monotonic() - started < 2.0
     assert text_of(received) == "x x "
     # The provider stays usable after a stop.
     assert text_of(await collect(provider, chat("again"))) == "echo: again"
@@ -498,14 +493,13 @@ async def test_probe_local_servers_lists_only_the_ones_answering() -> None:
     assert await probe_local_servers([]) == []
 
 
+@pytest.mark.timeout(5)
 async def test_probe_gives_up_on_a_silent_server() -> None:
     with socket.socket() as listener:  # accepts connections, never answers
         listener.bind(("127.0.0.1", 0))
         listener.listen()
         url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
-        started = time.monotonic()
         assert await probe_local_servers([url], timeout=0.2) == []
-        assert time.monotonic() - started < 1.0
 
 
 # -- the measurement DESIGN §4 relies on -----------------------------------------------------

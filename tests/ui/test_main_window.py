@@ -430,3 +430,25 @@ async def test_first_run_opens_provider_settings_and_offers_local_server(
             app._settings_dialog.close()
         app.window.close()
         await app.shutdown()
+
+
+async def test_rate_limit_retry_shows_status_line(etos: EtosApp, server: FakeOpenAIServer):
+    from PySide6.QtWidgets import QLabel
+
+    etos.settings.set("chat.auto_title", False)
+    server.script(Fault(429, retry_after=3), Text("after the wait"))
+    seen: list[str] = []
+
+    def on_retrying(message_id: int, seconds: float, reason: str) -> None:
+        label = etos.window.chat.widget(message_id).findChild(QLabel, "messageStatus")
+        seen.append(f"{seconds}|{reason}|{label.text()}")
+
+    etos.controller.reply_retrying.connect(on_retrying)
+    result = await send(etos, "hello?")
+    assert result[1].content == "after the wait"
+    assert len(seen) == 1
+    seconds, reason, text = seen[0].split("|")
+    assert (float(seconds), reason) == (3.0, "rate_limited")
+    assert text.startswith("Rate limited")
+    assert text.count("retrying") == 1
+    assert etos.sleeps == [3.0]

