@@ -78,7 +78,67 @@ def _v1_chat(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "conversations, messages, traces", _v1_chat),)
+def _v2_memory(conn: sqlite3.Connection) -> None:
+    # SQLite-only here: AUTOINCREMENT (ids are shown to people and never reused) and the FTS5
+    # tables. The FTS5 queries live in ``core/memory/fts.py``. The text put into ``memory_fts``
+    # is pre-segmented by ``core/memory/segmentation.py`` (space-separated tokens), so the
+    # ``ascii`` tokenizer only splits on spaces and behaves the same on every machine.
+    _run_script(
+        conn,
+        """
+        CREATE TABLE memory (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            content TEXT NOT NULL,
+            content_key TEXT NOT NULL,
+            kind TEXT NOT NULL DEFAULT 'fact',
+            source TEXT NOT NULL DEFAULT 'manual',
+            importance FLOAT NOT NULL DEFAULT 0.5,
+            confidence FLOAT NOT NULL DEFAULT 1.0,
+            tags_json TEXT NOT NULL DEFAULT '[]',
+            trigger_context TEXT,
+            valid_from DATETIME NOT NULL,
+            valid_until DATETIME,
+            superseded_by INTEGER REFERENCES memory (id) ON DELETE SET NULL,
+            archived_at DATETIME,
+            created_at DATETIME NOT NULL,
+            updated_at DATETIME NOT NULL,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            last_accessed_at DATETIME,
+            origin_conversation_id INTEGER REFERENCES conversation (id) ON DELETE SET NULL,
+            origin_message_id INTEGER REFERENCES message (id) ON DELETE SET NULL
+        );
+        CREATE INDEX ix_memory_content_key ON memory (content_key);
+        CREATE INDEX ix_memory_superseded_by ON memory (superseded_by);
+        CREATE INDEX ix_memory_archived_at ON memory (archived_at);
+        CREATE TABLE memory_revision (
+            id INTEGER PRIMARY KEY,
+            memory_id INTEGER NOT NULL,
+            created_at DATETIME NOT NULL,
+            action TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            before_json TEXT,
+            after_json TEXT
+        );
+        CREATE INDEX ix_memory_revision_memory_id ON memory_revision (memory_id);
+        CREATE TABLE memory_vector (
+            embedder_key TEXT NOT NULL,
+            memory_id INTEGER NOT NULL REFERENCES memory (id) ON DELETE CASCADE,
+            chunk_no INTEGER NOT NULL DEFAULT 0,
+            dim INTEGER NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (embedder_key, memory_id, chunk_no)
+        );
+        CREATE INDEX ix_memory_vector_memory_id ON memory_vector (memory_id);
+        CREATE VIRTUAL TABLE memory_fts USING fts5 (body, tokenize = 'ascii');
+        CREATE VIRTUAL TABLE memory_fts_vocab USING fts5vocab (memory_fts, 'row');
+        """,
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "conversations, messages, traces", _v1_chat),
+    Migration(2, "long-term memory: memories, revisions, vectors, full-text index", _v2_memory),
+)
 LATEST_VERSION = MIGRATIONS[-1].version
 
 

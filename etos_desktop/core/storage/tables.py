@@ -79,3 +79,81 @@ class ContextTraceRow(SQLModel, table=True):
     message_id: int = Field(primary_key=True, foreign_key="message.id", ondelete="CASCADE")
     created_at: datetime
     trace_json: str
+
+
+class MemoryRow(SQLModel, table=True):
+    """One long-term memory (DESIGN §3, §5).
+
+    Active means ``archived_at`` is unset and ``valid_until`` is unset or in the future. Ids are
+    never reused (``AUTOINCREMENT``), because the model and the user see them ("saved as #12")
+    and a deleted memory's tombstone keeps its id.
+    """
+
+    __tablename__ = "memory"
+
+    id: int | None = Field(default=None, primary_key=True)
+    content: str
+    #: Hash of the normalised content; finds exact duplicates without reading every text.
+    content_key: str = Field(index=True)
+    kind: str = "fact"
+    source: str = "manual"
+    importance: float = 0.5
+    confidence: float = 1.0
+    tags_json: str = "[]"
+    #: When this memory should be recalled, in the words of whoever saved it.
+    trigger_context: str | None = None
+    valid_from: datetime
+    valid_until: datetime | None = None
+    superseded_by: int | None = Field(
+        default=None, foreign_key="memory.id", index=True, ondelete="SET NULL"
+    )
+    archived_at: datetime | None = Field(default=None, index=True)
+    created_at: datetime
+    updated_at: datetime
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
+    origin_conversation_id: int | None = Field(
+        default=None, foreign_key="conversation.id", ondelete="SET NULL"
+    )
+    origin_message_id: int | None = Field(
+        default=None, foreign_key="message.id", ondelete="SET NULL"
+    )
+
+
+class MemoryRevisionRow(SQLModel, table=True):
+    """One change to a memory: its visible history.
+
+    ``memory_id`` is deliberately not a foreign key: when a memory is deleted, its revisions are
+    removed and one ``delete`` revision without texts stays behind as the tombstone.
+    """
+
+    __tablename__ = "memory_revision"
+
+    id: int | None = Field(default=None, primary_key=True)
+    memory_id: int = Field(index=True)
+    created_at: datetime
+    #: create / edit / merge / archive / restore / supersede / delete / undelete
+    action: str
+    #: Who or what made the change: user / assistant / import / consolidation / system.
+    actor: str
+    #: JSON snapshot of the memory's fields before and after the change (``None`` when absent).
+    before_json: str | None = None
+    after_json: str | None = None
+
+
+class MemoryVectorRow(SQLModel, table=True):
+    """One embedding of (a chunk of) a memory, tagged with the embedder that made it.
+
+    Vectors of different embedders are never compared; ``vector`` holds ``dim`` little-endian
+    float32 values.
+    """
+
+    __tablename__ = "memory_vector"
+
+    embedder_key: str = Field(primary_key=True)
+    memory_id: int = Field(
+        primary_key=True, foreign_key="memory.id", index=True, ondelete="CASCADE"
+    )
+    chunk_no: int = Field(default=0, primary_key=True)
+    dim: int
+    vector: bytes

@@ -1,0 +1,1182 @@
+"""The long-term memory engine: store, embeddings, hybrid search — sync and Qt-free.
+
+Usable from a plain script (benchmarks) and from the app's worker threads::
+
+    engine = MemoryEngine.open(path, embedder=HashEmbedder())
+    memory_id = engine.add("I use pnpm for JavaScript projects", kind="preference")
+    hits = engine.search("which package manager do I like?", k=5)
+    engine.close()
+
+Threads: every DB access goes through ``Database.call`` (the one DB thread); embedding and vector
+math run in the calling thread. All methods may be called from any thread except the DB thread
+(they wait for it) and never from the UI thread (they block). The vector index is derived data,
+patched or rebuilt from rows when stale; every write goes through this engine so it knows what
+went stale.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import json
+import logging
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final
+
+import numpy
+from sqlmodel import col, delete, select
+
+from etos_desktop.core.clock import Clock, SystemClock
+from etos_desktop.core.errors import InvalidInput, ProviderError
+from etos_desktop.core.memory import fts, store
+from etos_desktop.core.memory.embedding import Embedder
+from etos_desktop.core.memory.errors import MemoryLimitReached, MemoryNotFound
+from etos_desktop.core.memory.gating import addresses_user
+from etos_desktop.core.memory.policy import check_content
+from etos_desktop.core.memory.records import (
+    DeletedMemory,
+    Memory,
+    MemoryDraft,
+    MemoryKind,
+    MemorySource,
+    Revision,
+    RevisionAction,
+    SaveResult,
+)
+from etos_desktop.core.memory.search import Candidate, Hit, KeywordScorer, SearchMode, rank
+from etos_desktop.core.memory.segmentation import duplicate_key, query_terms, query_units
+from etos_desktop.core.memory.tuning import Tuning, tuning_for
+from etos_desktop.core.memory.vectors import FloatArray, VectorIndex, chunk_texts
+from etos_desktop.core.storage.database import Database
+from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, MemoryVectorRow
+
+log = logging.getLogger(__name__)
+
+#: Full-text matches considered per query (best BM25 first).
+KEYWORD_CANDIDATES: Final = 200
+#: Vector matches considered per query, at least (4 × k when that is more).
+VECTOR_CANDIDATES: Final = 100
+#: Above this share of the index going stale at once, the index is rebuilt instead of patched.
+_PATCH_LIMIT: Final = 0.2
+
+_ACTOR_BY_SOURCE: Final = {
+    MemorySource.USER_STATEMENT: "assistant",
+    MemorySource.ASSISTANT_ACTION: "assistant",
+    MemorySource.MANUAL: "user",
+    MemorySource.IMPORTED: "import",
+    MemorySource.CONSOLIDATION: "consolidation",
+}
+
+
+class _Unset:
+    """Marks an argument that was not given (``None`` is a meaningful value)."""
+
+
+_UNSET: Final = _Unset()
+
+
+def _validate(kind: str, source: str, importance: float, confidence: float) -> None:
+    if kind not in MemoryKind.__members__.values():
+        raise InvalidInput(f"unknown memory kind {kind!r}", field="kind")
+    if source not in MemorySource.__members__.values():
+        raise InvalidInput(f"unknown memory source {source!r}", field="source")
+    for name, value in (("importance", importance), ("confidence", confidence)):
+        if not 0.0 <= value <= 1.0:
+            raise InvalidInput(f"{name} must be within 0..1, got {value}", field=name)
+
+
+def _draft(item: str | MemoryDraft | Mapping[str, Any]) -> MemoryDraft:
+    if isinstance(item, MemoryDraft):
+        return item
+    if isinstance(item, str):
+        return MemoryDraft(text=item)
+    fields = dict(item)
+    if "tags" in fields:
+        fields["tags"] = tuple(fields["tags"])
+    return MemoryDraft(**fields)
+
+
+class MemoryEngine:
+    """Long-term memories: write checks, revisions, embeddings and search.
+
+    Args:
+        db: The open database (migrated to at least schema v2).
+        embedder: The active embedder; ``None`` means keyword search only.
+        clock: Source of the current time.
+        max_content_chars: The longest memory accepted (setting ``memory.max_content_chars``).
+        max_active: The most active memories (setting ``memory.max_active``).
+        tuning: Floors and weights; ``None`` takes the defaults for the embedder.
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        embedder: Embedder | None = None,
+        clock: Clock | None = None,
+        max_content_chars: int = 1000,
+        max_active: int = 10_000,
+        tuning: Tuning | None = None,
+    ) -> None:
+        self._db = db
+        self._clock: Clock = clock or SystemClock()
+        self._embedder = embedder
+        self._tuning = tuning or tuning_for(embedder.key if embedder else None)
+        self.max_content_chars = max_content_chars
+        self.max_active = max_active
+        self._owns_db = False
+        self._index: VectorIndex | None = None
+        self._index_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self._dirty: set[int] = set()
+        self._rebuild = False
+
+    # -- life cycle ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        embedder: Embedder | None = None,
+        clock: Clock | None = None,
+        **options: Any,
+    ) -> MemoryEngine:
+        """Open (creating or migrating) a database file and return an engine that owns it.
+
+        Args:
+            path: The SQLite file; pre-migration backups go to ``backups/`` beside it.
+            embedder: The active embedder (``None``: keyword search only).
+            clock: Source of the current time (a ``FakeClock`` in tests and benchmarks).
+            **options: ``max_content_chars``, ``max_active``, ``tuning`` (see the class).
+
+        Returns:
+            The engine; call :meth:`close` when done.
+
+        Raises:
+            StorageError: The file cannot be opened or migrated.
+        """
+        path = Path(path)
+        db = Database(path, path.parent / "backups", clock=clock)
+        db.open()
+        engine = cls(db, embedder=embedder, clock=clock, **options)
+        engine._owns_db = True
+        return engine
+
+    def close(self) -> None:
+        """Drop the vector cache and, if :meth:`open` made the database, close it."""
+        with self._index_lock:
+            self._index = None
+        if self._owns_db:
+            self._db.close()
+
+    def __enter__(self) -> MemoryEngine:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- configuration ------------------------------------------------------------------------
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The active embedder (``None``: keyword only)."""
+        return self._embedder
+
+    @property
+    def tuning(self) -> Tuning:
+        """The floors and weights search uses by default."""
+        return self._tuning
+
+    def set_embedder(self, embedder: Embedder | None, tuning: Tuning | None = None) -> None:
+        """Switch the active embedder (and its tuning).
+
+        Search immediately uses only the new embedder's vectors; memories that have none yet are
+        found by keyword until :meth:`reembed` has given them one. A running :meth:`reembed` for
+        the previous embedder stops after its current batch.
+
+        Args:
+            embedder: The new embedder, or ``None`` for keyword only.
+            tuning: Its floors and weights; ``None`` takes the defaults for its key.
+        """
+        with self._state_lock:
+            self._embedder = embedder
+            self._tuning = tuning or tuning_for(embedder.key if embedder else None)
+            self._rebuild = True
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _call(self, fn: Callable[[Any], Any]) -> Any:
+        if self._db.on_db_thread():
+            raise RuntimeError("MemoryEngine methods must not be called on the DB thread")
+        return self._db.call(fn)
+
+    def _mark_dirty(self, *memory_ids: int | None) -> None:
+        with self._state_lock:
+            self._dirty.update(i for i in memory_ids if i is not None)
+
+    def _vector_index(self, embedder: Embedder) -> VectorIndex:
+        """The index of ``embedder``'s vectors, patched or rebuilt if stale."""
+        with self._index_lock:
+            with self._state_lock:
+                dirty, self._dirty = self._dirty, set()
+                rebuild, self._rebuild = self._rebuild, False
+            index = self._index
+            key, dim = embedder.key, embedder.dimension
+            try:
+                if (
+                    index is None
+                    or rebuild
+                    or index.key != key
+                    or index.dim != dim
+                    or len(dirty) > max(64, _PATCH_LIMIT * len(index))
+                ):
+                    rows = self._call(lambda s: store.vector_rows(s, key, dim))
+                    index = VectorIndex.from_rows(key, dim, rows)
+                elif dirty:
+                    rows = self._call(lambda s: store.vector_rows(s, key, dim, dirty))
+                    index = index.patched(dirty, rows)
+            except BaseException:
+                with self._state_lock:
+                    self._rebuild = True
+                raise
+            self._index = index
+            return index
+
+    def _embed(self, embedder: Embedder | None, texts: Sequence[str]) -> FloatArray | None:
+        if embedder is None or not texts:
+            return None
+        try:
+            vectors = numpy.asarray(embedder.embed(list(texts)), dtype=numpy.float32)
+        except ProviderError as exc:
+            # Saving must not depend on the embedding service; reembed() fills the gap later.
+            log.warning("embedding failed, memory kept for keyword search only: %s", exc)
+            return None
+        if vectors.shape != (len(texts), embedder.dimension):
+            raise ValueError(
+                f"embedder {embedder.key} returned shape {vectors.shape}, "
+                f"expected {(len(texts), embedder.dimension)}"
+            )
+        return vectors
+
+    def _now(self) -> datetime:
+        return self._clock.now()
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def save(
+        self,
+        text: str,
+        kind: str = MemoryKind.FACT,
+        created_at: datetime | None = None,
+        *,
+        source: str = MemorySource.MANUAL,
+        importance: float = 0.5,
+        confidence: float = 1.0,
+        tags: Sequence[str] = (),
+        trigger_context: str | None = None,
+        supersedes: int | None = None,
+        valid_until: datetime | None = None,
+        bulk: bool = False,
+        actor: str | None = None,
+        origin_conversation_id: int | None = None,
+        origin_message_id: int | None = None,
+    ) -> SaveResult:
+        """Save a memory after the write checks; merge it into a near-duplicate if there is one.
+
+        Args:
+            text: One or a few self-contained sentences.
+            kind: A ``MemoryKind`` value.
+            created_at: When it was said (default: now); benchmarks load dated histories.
+            source: A ``MemorySource`` value.
+            importance: 0–1.
+            confidence: 0–1; inferred observations get a low value.
+            tags: Free labels (indexed for keyword search).
+            trigger_context: When it should be recalled (indexed for keyword search).
+            supersedes: The id of a memory this one replaces: it gets ``valid_until`` = now, is
+                archived and linked to the new one.
+            valid_until: When the statement stops holding, if known.
+            bulk: Skip duplicate-merging and the length and count limits (benchmark loads).
+            actor: Who is saving, for the history (default: derived from ``source``).
+            origin_conversation_id: The conversation it came from.
+            origin_message_id: The message it came from.
+
+        Returns:
+            The id that holds the text now, and whether it was merged into an existing memory.
+
+        Raises:
+            MemoryEmpty, MemoryTooLong, MemorySecret: A write check refused the text.
+            MemoryLimitReached: ``max_active`` active memories exist already.
+            MemoryNotFound: ``supersedes`` names no memory.
+            InvalidInput: ``kind``, ``source``, ``importance`` or ``confidence`` is invalid.
+            StorageError: The database failed.
+        """
+        content = check_content(text, max_chars=None if bulk else self.max_content_chars)
+        _validate(kind, source, importance, confidence)
+        who = actor or _ACTOR_BY_SOURCE.get(MemorySource(source), "user")
+        now = self._now()
+        when = created_at or now
+        embedder, tuning = self._embedder, self._tuning
+        vectors = self._embed(embedder, chunk_texts(content))
+        near_id: int | None = None
+        if not bulk and supersedes is None and vectors is not None and embedder is not None:
+            near = self._vector_index(embedder).nearest_whole_text(vectors[0], now)
+            if near is not None and near[1] >= tuning.duplicate_similarity:
+                near_id = near[0]
+        key = duplicate_key(content)
+        row = MemoryRow(
+            content=content,
+            content_key=key,
+            kind=str(kind),
+            source=str(source),
+            importance=importance,
+            confidence=confidence,
+            tags_json=json.dumps(list(tags), ensure_ascii=False),
+            trigger_context=trigger_context,
+            valid_from=when,
+            valid_until=valid_until,
+            created_at=when,
+            updated_at=when,
+            origin_conversation_id=origin_conversation_id,
+            origin_message_id=origin_message_id,
+        )
+        vector_key = embedder.key if embedder is not None else ""
+
+        def write(session: Any) -> SaveResult:
+            old: MemoryRow | None = None
+            if supersedes is not None:
+                old = store.get(session, supersedes)
+                if old is None:
+                    raise MemoryNotFound(f"no memory #{supersedes}", memory_id=supersedes)
+            elif not bulk:
+                target = store.find_active_by_key(session, key, now)
+                if target is None and near_id is not None:
+                    candidate = store.get(session, near_id)
+                    if candidate is not None and Memory.from_row(candidate).is_active(now):
+                        target = candidate
+                if target is not None:
+                    self._merge_into(session, target, row, vectors, vector_key, who, now)
+                    session.commit()
+                    assert target.id is not None
+                    return SaveResult(target.id, merged=True)
+            if not bulk:
+                active = store.count_active(session, now)
+                if old is not None and Memory.from_row(old).is_active(now):
+                    active -= 1
+                if active >= self.max_active:
+                    raise MemoryLimitReached(
+                        f"{active} active memories", reason="limit", limit=self.max_active
+                    )
+            store.insert(session, [row], actor=who)
+            assert row.id is not None
+            if vectors is not None:
+                store.write_vectors(session, row.id, vector_key, list(vectors))
+            if old is not None:
+                assert old.id is not None
+                before = store.snapshot(old)
+                old.valid_until = now
+                old.archived_at = old.archived_at or now
+                old.superseded_by = row.id
+                old.updated_at = now
+                session.add(old)
+                store.add_revision(
+                    session,
+                    old.id,
+                    RevisionAction.SUPERSEDE,
+                    actor=who,
+                    now=now,
+                    before=before,
+                    after=store.snapshot(old),
+                )
+            session.commit()
+            return SaveResult(row.id, merged=False, superseded=None if old is None else old.id)
+
+        result: SaveResult = self._call(write)
+        self._mark_dirty(result.id, result.superseded)
+        return result
+
+    @staticmethod
+    def _merge_into(
+        session: Any,
+        target: MemoryRow,
+        new: MemoryRow,
+        vectors: FloatArray | None,
+        vector_key: str,
+        actor: str,
+        now: datetime,
+    ) -> None:
+        """The existing memory takes the new wording; the old one stays in its history."""
+        assert target.id is not None
+        before = store.snapshot(target)
+        changed = target.content != new.content
+        target.content = new.content
+        target.content_key = new.content_key
+        target.importance = max(target.importance, new.importance)
+        target.confidence = max(target.confidence, new.confidence)
+        tags = list(dict.fromkeys([*json.loads(target.tags_json), *json.loads(new.tags_json)]))
+        target.tags_json = json.dumps(tags, ensure_ascii=False)
+        target.trigger_context = new.trigger_context or target.trigger_context
+        # A restatement holds from now on: recency and "newer first" treat it as new.
+        target.valid_from = max(target.valid_from, new.valid_from)
+        target.updated_at = now
+        session.add(target)
+        store.reindex(session, target)
+        if changed:
+            store.drop_vectors(session, target.id)
+            if vectors is not None:
+                store.write_vectors(session, target.id, vector_key, list(vectors))
+        store.add_revision(
+            session,
+            target.id,
+            RevisionAction.MERGE,
+            actor=actor,
+            now=now,
+            before=before,
+            after=store.snapshot(target),
+        )
+
+    def add(
+        self,
+        text: str,
+        kind: str = MemoryKind.FACT,
+        created_at: datetime | None = None,
+        *,
+        source: str = MemorySource.MANUAL,
+        importance: float = 0.5,
+        confidence: float = 1.0,
+        tags: Sequence[str] = (),
+        trigger_context: str | None = None,
+        supersedes: int | None = None,
+        valid_until: datetime | None = None,
+        bulk: bool = False,
+        actor: str | None = None,
+    ) -> int:
+        """Save a memory and return the id that holds it (see :meth:`save` for everything else).
+
+        Returns:
+            The new memory's id, or the id of the active near-duplicate that took the wording.
+        """
+        return self.save(
+            text,
+            kind,
+            created_at,
+            source=source,
+            importance=importance,
+            confidence=confidence,
+            tags=tags,
+            trigger_context=trigger_context,
+            supersedes=supersedes,
+            valid_until=valid_until,
+            bulk=bulk,
+            actor=actor,
+        ).id
+
+    def add_many(
+        self,
+        items: Iterable[str | MemoryDraft | Mapping[str, Any]],
+        *,
+        batch_size: int = 64,
+        progress: Callable[[int, int], None] | None = None,
+        actor: str = "import",
+    ) -> list[int]:
+        """Load many memories fast: no duplicate-merging, no limits, embedded in batches.
+
+        Empty texts and secrets are still refused (the whole call stops at the first one).
+
+        Args:
+            items: Texts, ``MemoryDraft`` values, or mappings of ``MemoryDraft`` fields.
+            batch_size: Memories per embedding call and per transaction.
+            progress: Called with ``(done, total)`` after each batch.
+            actor: Who is loading, for the histories.
+
+        Returns:
+            The new ids, in input order.
+
+        Raises:
+            MemoryEmpty, MemorySecret: An item was refused (earlier batches stay saved).
+            InvalidInput: An item has an invalid kind, source, importance or confidence.
+        """
+        drafts = [_draft(item) for item in items]
+        ids: list[int] = []
+        total = len(drafts)
+        for start in range(0, total, max(1, batch_size)):
+            batch = drafts[start : start + batch_size]
+            now = self._now()
+            rows: list[MemoryRow] = []
+            chunks: list[list[str]] = []
+            for d in batch:
+                content = check_content(d.text, max_chars=None)
+                _validate(d.kind, d.source, d.importance, d.confidence)
+                when = d.created_at or now
+                rows.append(
+                    MemoryRow(
+                        content=content,
+                        content_key=duplicate_key(content),
+                        kind=str(d.kind),
+                        source=str(d.source),
+                        importance=d.importance,
+                        confidence=d.confidence,
+                        tags_json=json.dumps(list(d.tags), ensure_ascii=False),
+                        trigger_context=d.trigger_context,
+                        valid_from=when,
+                        valid_until=d.valid_until,
+                        created_at=when,
+                        updated_at=when,
+                    )
+                )
+                chunks.append(chunk_texts(content))
+            embedder = self._embedder
+            vectors = self._embed(embedder, [t for group in chunks for t in group])
+            vector_key = embedder.key if embedder is not None else ""
+            new_ids: list[int] = self._call(
+                functools.partial(
+                    self._insert_batch,
+                    rows=rows,
+                    chunks=chunks,
+                    vectors=vectors,
+                    vector_key=vector_key,
+                    actor=actor,
+                )
+            )
+            ids.extend(new_ids)
+            self._mark_dirty(*new_ids)
+            if progress is not None:
+                progress(len(ids), total)
+        return ids
+
+    @staticmethod
+    def _insert_batch(
+        session: Any,
+        rows: list[MemoryRow],
+        chunks: list[list[str]],
+        vectors: FloatArray | None,
+        vector_key: str,
+        actor: str,
+    ) -> list[int]:
+        ids = store.insert(session, rows, actor=actor)
+        if vectors is not None:
+            items = []
+            offset = 0
+            for memory_id, group in zip(ids, chunks, strict=True):
+                items.append((memory_id, list(vectors[offset : offset + len(group)])))
+                offset += len(group)
+            store.insert_vectors(session, vector_key, items)
+        session.commit()
+        return ids
+
+    def edit(
+        self,
+        memory_id: int,
+        text: str | None = None,
+        *,
+        kind: str | None = None,
+        importance: float | None = None,
+        confidence: float | None = None,
+        tags: Sequence[str] | None = None,
+        trigger_context: str | _Unset | None = _UNSET,
+        valid_until: datetime | _Unset | None = _UNSET,
+        actor: str = "user",
+    ) -> Memory:
+        """Change a memory; a new text is checked like a new memory and re-embedded.
+
+        Args:
+            memory_id: The memory to change.
+            text: The new content (``None``: unchanged).
+            kind: The new kind.
+            importance: The new importance.
+            confidence: The new confidence.
+            tags: The new tags.
+            trigger_context: The new trigger context (``None`` clears it).
+            valid_until: The new end of validity (``None`` clears it).
+            actor: Who made the change.
+
+        Returns:
+            The memory after the change.
+
+        Raises:
+            MemoryNotFound: No such memory.
+            MemoryEmpty, MemoryTooLong, MemorySecret: The new text was refused.
+            InvalidInput: A field value is invalid.
+        """
+        content = None if text is None else check_content(text, max_chars=self.max_content_chars)
+        embedder = self._embedder
+        vectors = None if content is None else self._embed(embedder, chunk_texts(content))
+        vector_key = embedder.key if embedder is not None else ""
+        now = self._now()
+
+        def write(session: Any) -> Memory:
+            row = self._require(session, memory_id)
+            _validate(
+                kind or row.kind,
+                row.source,
+                row.importance if importance is None else importance,
+                row.confidence if confidence is None else confidence,
+            )
+            before = store.snapshot(row)
+            text_changed = content is not None and content != row.content
+            if content is not None:
+                row.content = content
+                row.content_key = duplicate_key(content)
+            if kind is not None:
+                row.kind = str(kind)
+            if importance is not None:
+                row.importance = importance
+            if confidence is not None:
+                row.confidence = confidence
+            if tags is not None:
+                row.tags_json = json.dumps(list(tags), ensure_ascii=False)
+            if not isinstance(trigger_context, _Unset):
+                row.trigger_context = trigger_context
+            if not isinstance(valid_until, _Unset):
+                row.valid_until = valid_until
+            after = store.snapshot(row)
+            if after == before:
+                return Memory.from_row(row)
+            row.updated_at = now
+            session.add(row)
+            store.reindex(session, row)
+            if text_changed:
+                # Every embedder's vectors describe the old text; reembed() refills the others.
+                store.drop_vectors(session, memory_id)
+                if vectors is not None:
+                    store.write_vectors(session, memory_id, vector_key, list(vectors))
+            store.add_revision(
+                session,
+                memory_id,
+                RevisionAction.EDIT,
+                actor=actor,
+                now=now,
+                before=before,
+                after=after,
+            )
+            session.commit()
+            return Memory.from_row(row)
+
+        memory: Memory = self._call(write)
+        self._mark_dirty(memory_id)
+        return memory
+
+    @staticmethod
+    def _require(session: Any, memory_id: int) -> MemoryRow:
+        row = store.get(session, memory_id)
+        if row is None:
+            raise MemoryNotFound(f"no memory #{memory_id}", memory_id=memory_id)
+        return row
+
+    def _change_state(
+        self,
+        memory_id: int,
+        action: RevisionAction,
+        apply: Callable[[MemoryRow, datetime], bool],
+        actor: str,
+        *,
+        check_limit: bool = False,
+    ) -> Memory:
+        now = self._now()
+
+        def write(session: Any) -> Memory:
+            row = self._require(session, memory_id)
+            before = store.snapshot(row)
+            was_active = Memory.from_row(row).is_active(now)
+            if not apply(row, now):
+                return Memory.from_row(row)
+            if (
+                check_limit
+                and not was_active
+                and store.count_active(session, now) >= self.max_active
+            ):
+                raise MemoryLimitReached(
+                    "restoring would exceed the limit", reason="limit", limit=self.max_active
+                )
+            row.updated_at = now
+            session.add(row)
+            store.add_revision(
+                session,
+                memory_id,
+                action,
+                actor=actor,
+                now=now,
+                before=before,
+                after=store.snapshot(row),
+            )
+            session.commit()
+            return Memory.from_row(row)
+
+        memory: Memory = self._call(write)
+        self._mark_dirty(memory_id)
+        return memory
+
+    def archive(self, memory_id: int, *, actor: str = "user") -> Memory:
+        """Archive a memory: kept with its text and vectors, never retrieved, restorable.
+
+        Args:
+            memory_id: The memory.
+            actor: Who archived it.
+
+        Returns:
+            The memory after the change (unchanged if it was archived already).
+
+        Raises:
+            MemoryNotFound: No such memory.
+        """
+
+        def apply(row: MemoryRow, now: datetime) -> bool:
+            if row.archived_at is not None:
+                return False
+            row.archived_at = now
+            return True
+
+        return self._change_state(memory_id, RevisionAction.ARCHIVE, apply, actor)
+
+    def restore(self, memory_id: int, *, actor: str = "user") -> Memory:
+        """Make an archived, superseded or expired memory active again.
+
+        Clears ``archived_at``, ``valid_until`` and ``superseded_by``; the memory that superseded
+        it stays as it is (the user decides about that one).
+
+        Args:
+            memory_id: The memory.
+            actor: Who restored it.
+
+        Returns:
+            The memory after the change (unchanged if it was active already).
+
+        Raises:
+            MemoryNotFound: No such memory.
+            MemoryLimitReached: ``max_active`` active memories exist already.
+        """
+
+        def apply(row: MemoryRow, now: datetime) -> bool:
+            if row.archived_at is None and row.valid_until is None and row.superseded_by is None:
+                return False
+            row.archived_at = None
+            row.valid_until = None
+            row.superseded_by = None
+            return True
+
+        return self._change_state(memory_id, RevisionAction.RESTORE, apply, actor, check_limit=True)
+
+    def supersede(
+        self,
+        old_id: int,
+        new_text: str,
+        *,
+        kind: str | None = None,
+        source: str = MemorySource.MANUAL,
+        importance: float | None = None,
+        confidence: float = 1.0,
+        tags: Sequence[str] | None = None,
+        trigger_context: str | None = None,
+        actor: str | None = None,
+    ) -> int:
+        """Replace a memory by a newer statement: the old one is ended, archived and linked.
+
+        Args:
+            old_id: The memory that no longer holds.
+            new_text: What holds now.
+            kind: The new memory's kind (default: the old one's).
+            source: The new memory's source.
+            importance: Its importance (default: the old one's).
+            confidence: Its confidence.
+            tags: Its tags (default: the old one's).
+            trigger_context: Its trigger context.
+            actor: Who made the change (default: derived from ``source``).
+
+        Returns:
+            The new memory's id.
+
+        Raises:
+            MemoryNotFound: ``old_id`` names no memory.
+            MemoryEmpty, MemoryTooLong, MemorySecret: The new text was refused.
+        """
+        old = self.get(old_id)
+        if old is None:
+            raise MemoryNotFound(f"no memory #{old_id}", memory_id=old_id)
+        return self.save(
+            new_text,
+            kind or old.kind,
+            source=source,
+            importance=old.importance if importance is None else importance,
+            confidence=confidence,
+            tags=old.tags if tags is None else tags,
+            trigger_context=trigger_context,
+            supersedes=old_id,
+            actor=actor,
+        ).id
+
+    def delete(self, memory_id: int, *, actor: str = "user") -> DeletedMemory:
+        """Really delete a memory; only a tombstone (id, time, action) stays in its history.
+
+        Args:
+            memory_id: The memory.
+            actor: Who deleted it.
+
+        Returns:
+            Everything needed for :meth:`undo_delete`; hold it in memory only (it contains the
+            deleted text) and drop it when the undo is no longer offered.
+
+        Raises:
+            MemoryNotFound: No such memory.
+        """
+        now = self._now()
+
+        def write(session: Any) -> DeletedMemory:
+            row = self._require(session, memory_id)
+            revisions = tuple(
+                r.model_dump(exclude={"id"}) for r in store.revisions(session, memory_id)
+            )
+            vectors = tuple(
+                (v.embedder_key, v.chunk_no, v.dim, v.vector)
+                for v in session.exec(
+                    select(MemoryVectorRow).where(MemoryVectorRow.memory_id == memory_id)
+                )
+            )
+            superseded = tuple(
+                r.id
+                for r in session.exec(select(MemoryRow).where(MemoryRow.superseded_by == memory_id))
+                if r.id is not None
+            )
+            snapshot = DeletedMemory(
+                row=row.model_dump(),
+                revisions=revisions,
+                vectors=vectors,
+                superseded_ids=superseded,
+                deleted_at=now,
+            )
+            store.erase(session, row, actor=actor, now=now)
+            session.commit()
+            # Outside the transaction: fold the WAL back so the deleted pages leave it too.
+            with contextlib.suppress(Exception):
+                session.connection().exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+            return snapshot
+
+        deleted: DeletedMemory = self._call(write)
+        self._mark_dirty(memory_id, *deleted.superseded_ids)
+        return deleted
+
+    def undo_delete(self, deleted: DeletedMemory, *, actor: str = "user") -> Memory:
+        """Write a deleted memory back from the snapshot :meth:`delete` returned.
+
+        The tombstone is replaced by the old history plus an ``undelete`` revision; links from
+        memories it had superseded are restored.
+
+        Args:
+            deleted: The snapshot.
+            actor: Who undid the delete.
+
+        Returns:
+            The memory, as it was.
+
+        Raises:
+            InvalidInput: A memory with that id exists (the delete was already undone).
+        """
+        now = self._now()
+        memory_id = deleted.memory_id
+
+        def write(session: Any) -> Memory:
+            if store.get(session, memory_id) is not None:
+                raise InvalidInput(f"memory #{memory_id} exists", memory_id=memory_id)
+            session.exec(
+                delete(MemoryRevisionRow).where(col(MemoryRevisionRow.memory_id) == memory_id)
+            )
+            row = MemoryRow(**deleted.row)
+            session.add(row)
+            session.flush()
+            store.reindex(session, row)
+            for key, chunk_no, dim, blob in deleted.vectors:
+                session.add(
+                    MemoryVectorRow(
+                        embedder_key=key,
+                        memory_id=memory_id,
+                        chunk_no=chunk_no,
+                        dim=dim,
+                        vector=blob,
+                    )
+                )
+            for revision in deleted.revisions:
+                session.add(MemoryRevisionRow(**revision))
+            for other_id in deleted.superseded_ids:
+                other = store.get(session, other_id)
+                if other is not None and other.superseded_by is None:
+                    other.superseded_by = memory_id
+                    session.add(other)
+            store.add_revision(
+                session,
+                memory_id,
+                RevisionAction.UNDELETE,
+                actor=actor,
+                now=now,
+                after=store.snapshot(row),
+            )
+            session.commit()
+            return Memory.from_row(row)
+
+        memory: Memory = self._call(write)
+        self._mark_dirty(memory_id)
+        return memory
+
+    def mark_accessed(self, memory_ids: Iterable[int]) -> None:
+        """Count a retrieval of these memories into a conversation (no revision: no change)."""
+        ids = sorted(set(memory_ids))
+        if not ids:
+            return
+        now = self._now()
+
+        def write(session: Any) -> None:
+            for row in store.rows_by_id(session, ids).values():
+                row.access_count += 1
+                row.last_accessed_at = now
+                session.add(row)
+            session.commit()
+
+        self._call(write)
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def get(self, memory_id: int) -> Memory | None:
+        """One memory, or ``None`` if it does not exist (or was deleted)."""
+        row = self._call(lambda s: store.get(s, memory_id))
+        return None if row is None else Memory.from_row(row)
+
+    def memories(self, *, include_inactive: bool = False) -> list[Memory]:
+        """All active memories (or all memories), newest first."""
+        now = self._now()
+
+        def read(session: Any) -> list[MemoryRow]:
+            statement = select(MemoryRow).order_by(col(MemoryRow.id).desc())
+            if not include_inactive:
+                statement = statement.where(store.active_clause(now))
+            return list(session.exec(statement).all())
+
+        return [Memory.from_row(row) for row in self._call(read)]
+
+    def history(self, memory_id: int) -> list[Revision]:
+        """A memory's revisions, oldest first (a deleted memory: just its tombstone)."""
+        rows = self._call(lambda s: store.revisions(s, memory_id))
+        return [Revision.from_row(row) for row in rows]
+
+    def count_active(self) -> int:
+        """How many memories are active now (not archived, not expired)."""
+        now = self._now()
+        return int(self._call(lambda s: store.count_active(s, now)))
+
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        mode: str = SearchMode.HYBRID,
+        apply_floor: bool = True,
+        *,
+        tuning: Tuning | None = None,
+        from_user: bool = True,
+    ) -> list[Hit]:
+        """Find the active memories relevant to ``query``; possibly none.
+
+        Args:
+            query: The query text (any language; FTS syntax characters are harmless).
+            k: The most hits returned.
+            mode: ``"hybrid"`` (default), ``"vector"`` or ``"keyword"``.
+            apply_floor: ``False`` returns the best ``k`` even when they are not relevant
+                (benchmarks measure the floor with it).
+            tuning: Floors and weights for this call only (calibration sweeps).
+            from_user: ``True`` when the query is the user's own message (per-turn retrieval):
+                a message that does not refer to the user (``gating.addresses_user``) must
+                clear the higher ``impersonal_floor``. ``False`` for queries the model or the
+                app wrote (``search_memory``), which are third-person by nature.
+
+        Returns:
+            Up to ``k`` hits, best first, each with its score parts. Archived and expired
+            memories never appear. Vector mode returns nothing without an embedder.
+
+        Raises:
+            ProviderError: Vector mode only, when the query could not be embedded (hybrid
+                falls back to keyword).
+            InvalidInput: Unknown mode.
+        """
+        try:
+            search_mode = SearchMode(mode)
+        except ValueError as exc:
+            raise InvalidInput(f"unknown search mode {mode!r}", field="mode") from exc
+        with self._state_lock:
+            embedder, active_tuning = self._embedder, self._tuning
+        tuning = tuning or active_tuning
+        now = self._now()
+        personal = not from_user or addresses_user(query)
+        floor = tuning.vector_floor(personal)
+        terms = [] if search_mode is SearchMode.VECTOR else query_terms(query)
+        query_vector: FloatArray | None = None
+        if search_mode is not SearchMode.KEYWORD and embedder is not None and query.strip():
+            try:
+                query_vector = numpy.asarray(embedder.embed([query]), dtype=numpy.float32)[0]
+            except ProviderError:
+                if search_mode is SearchMode.VECTOR:
+                    raise
+                log.warning("query embedding failed; keyword search only", exc_info=True)
+        if search_mode is SearchMode.VECTOR and query_vector is None:
+            return []
+        if search_mode is SearchMode.KEYWORD and not terms:
+            return []
+
+        index: VectorIndex | None = None
+        sims: FloatArray | None = None
+        vector_ids: list[int] = []
+        if query_vector is not None and embedder is not None:
+            index = self._vector_index(embedder)
+            if len(index):
+                sims = index.similarities(query_vector)
+                masked = numpy.where(index.live(now), sims, -numpy.inf)
+                if apply_floor:
+                    masked = numpy.where(masked >= floor, masked, -numpy.inf)
+                pool = min(len(masked), max(VECTOR_CANDIDATES, 4 * k))
+                top = numpy.argpartition(-masked, pool - 1)[:pool]
+                vector_ids = [int(index.ids[i]) for i in top if numpy.isfinite(masked[i])]
+
+        def gather(session: Any) -> tuple[list[tuple[int, str]], KeywordScorer, list[Candidate]]:
+            matched: list[tuple[int, str]] = []
+            if terms:
+                matched = fts.matches(session, terms, now=now, limit=KEYWORD_CANDIDATES)
+                if search_mode is SearchMode.HYBRID and vector_ids:
+                    seen = {memory_id for memory_id, _ in matched}
+                    extra = [i for i in vector_ids if i not in seen]
+                    matched += fts.matches(
+                        session, terms, now=now, limit=len(extra), only_ids=extra
+                    )
+            scorer = KeywordScorer(
+                terms,
+                fts.document_frequencies(session, terms),
+                store.count_all(session) if terms else 0,
+            )
+            ids = {memory_id for memory_id, _ in matched}
+            if search_mode is not SearchMode.KEYWORD:
+                ids.update(vector_ids)
+            return matched, scorer, store.candidates(session, ids, now)
+
+        matched, scorer, found = self._call(gather)
+        keyword: dict[int, float] = {}
+        for memory_id, indexed in matched:
+            tokens = indexed.split()
+            keyword[memory_id] = scorer.score(set(tokens), len(tokens))
+        candidates: list[Candidate] = []
+        for candidate in found:
+            cosine: float | None = None
+            if index is not None and sims is not None:
+                position = index.position(candidate.id)
+                if position is not None:
+                    cosine = float(sims[position])
+            candidates.append(
+                dataclasses.replace(
+                    candidate, cosine=cosine, keyword=keyword.get(candidate.id, 0.0)
+                )
+            )
+        return rank(
+            candidates,
+            mode=search_mode,
+            tuning=tuning,
+            query_units=query_units(query),
+            now=now,
+            k=k,
+            apply_floor=apply_floor,
+            personal=personal,
+            whole_text_vectors=None if index is None else index.whole_text_vectors,
+        )
+
+    # -- embeddings -----------------------------------------------------------------------------
+
+    def reembed(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        cancel: threading.Event | None = None,
+        *,
+        batch_size: int = 32,
+    ) -> int:
+        """Give every memory (archived ones too) a vector from the active embedder.
+
+        Only memories without one are embedded, a batch per transaction, so a cancelled or
+        crashed run resumes where it stopped. Search keeps working meanwhile: memories not yet
+        embedded are found by keyword. Stops after the current batch when ``cancel`` is set or
+        the embedder is switched.
+
+        Args:
+            progress: Called with ``(done, total)`` before the first and after every batch.
+            cancel: Set it to stop.
+            batch_size: Memories per embedding call.
+
+        Returns:
+            How many memories were embedded by this call.
+
+        Raises:
+            ProviderError: The embedder failed (what was done so far is kept).
+        """
+        embedder = self._embedder
+        if embedder is None:
+            return 0
+        key = embedder.key
+        todo: list[int] = self._call(lambda s: store.ids_without_vector(s, key))
+        total = len(todo)
+        done = 0
+        if progress is not None:
+            progress(0, total)
+        for start in range(0, total, max(1, batch_size)):
+            if (cancel is not None and cancel.is_set()) or self._embedder is not embedder:
+                break
+            batch = todo[start : start + batch_size]
+            texts: dict[int, str] = self._call(functools.partial(store.contents, memory_ids=batch))
+            order = list(texts)
+            chunks = [chunk_texts(texts[i]) for i in order]
+            flat = [t for group in chunks for t in group]
+            if flat:
+                vectors = numpy.asarray(embedder.embed(flat), dtype=numpy.float32)
+                self._call(
+                    functools.partial(
+                        self._write_reembedded, key=key, texts=texts, chunks=chunks, vectors=vectors
+                    )
+                )
+            self._mark_dirty(*order)
+            done += len(batch)
+            if progress is not None:
+                progress(done, total)
+        return done
+
+    @staticmethod
+    def _write_reembedded(
+        session: Any,
+        *,
+        key: str,
+        texts: dict[int, str],
+        chunks: list[list[str]],
+        vectors: FloatArray,
+    ) -> None:
+        current = store.contents(session, texts)
+        items = []
+        offset = 0
+        for memory_id, group in zip(texts, chunks, strict=True):
+            # Skip memories deleted or edited since they were read: an edit embeds by itself.
+            if current.get(memory_id) == texts[memory_id]:
+                items.append((memory_id, list(vectors[offset : offset + len(group)])))
+            offset += len(group)
+        store.delete_vectors(session, key, [memory_id for memory_id, _ in items])
+        store.insert_vectors(session, key, items)
+        session.commit()
+
+    def embedding_status(self) -> tuple[int, int]:
+        """``(memories with a vector for the active embedder, all memories)``."""
+        embedder = self._embedder
+
+        def read(session: Any) -> tuple[int, int]:
+            total = store.count_all(session)
+            return (store.count_with_vector(session, embedder.key) if embedder else 0), total
+
+        result: tuple[int, int] = self._call(read)
+        return result
+
+    def vector_cache_bytes(self) -> int:
+        """Memory held by the cached vector index (0 before the first vector search)."""
+        index = self._index
+        return 0 if index is None else index.nbytes
+
+    def with_tuning(self, **changes: Any) -> Tuning:
+        """The active tuning with some values changed (for ``search(..., tuning=…)``)."""
+        return dataclasses.replace(self._tuning, **changes)

@@ -1,0 +1,135 @@
+"""The SQLite-only part of keyword search: the FTS5 statements (the DDL is migration v2).
+
+``memory_fts`` holds one row per memory (``rowid`` = memory id) whose ``body`` is the memory's
+pre-segmented text (``segmentation.index_text``). Every function here runs on the DB thread
+inside the caller's transaction, so the index changes in the same transaction as the memory. A
+server database would replace this module (PostgreSQL full-text search), not its callers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, text
+from sqlmodel import Session
+
+from etos_desktop.core.storage.tables import MemoryRow
+
+#: How the ``memory`` table stores datetimes, so raw SQL compares like the ORM does.
+_TIME_TYPE: Any = MemoryRow.__table__.c.valid_until.type  # type: ignore[attr-defined]
+
+_ACTIVE = "m.archived_at IS NULL AND (m.valid_until IS NULL OR m.valid_until > :now)"
+
+
+def match_expression(terms: Sequence[str]) -> str:
+    """An FTS5 query that ORs ``terms``, each quoted so no character has syntax meaning.
+
+    Inside an FTS5 string a double quote is escaped by doubling it; ``*``, ``:``, ``^``, ``-``,
+    parentheses, ``NEAR``, ``AND``/``OR``/``NOT`` are literal there.
+
+    Args:
+        terms: Query terms (from ``segmentation.query_terms``).
+
+    Returns:
+        The expression, or ``""`` when there are no terms (callers then skip the query).
+    """
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms if term)
+
+
+def insert(session: Session, memory_id: int, body: str) -> None:
+    """Index a memory's segmented text."""
+    session.execute(
+        text("INSERT INTO memory_fts (rowid, body) VALUES (:id, :body)"),
+        {"id": memory_id, "body": body},
+    )
+
+
+def insert_many(session: Session, rows: Sequence[tuple[int, str]]) -> None:
+    """Index many memories at once (bulk loads)."""
+    if rows:
+        session.execute(
+            text("INSERT INTO memory_fts (rowid, body) VALUES (:id, :body)"),
+            [{"id": memory_id, "body": body} for memory_id, body in rows],
+        )
+
+
+def replace(session: Session, memory_id: int, body: str) -> None:
+    """Replace a memory's indexed text (after an edit or a merge)."""
+    delete(session, memory_id)
+    insert(session, memory_id, body)
+
+
+def delete(session: Session, memory_id: int) -> None:
+    """Remove a memory from the index."""
+    session.execute(text("DELETE FROM memory_fts WHERE rowid = :id"), {"id": memory_id})
+
+
+def purge(session: Session) -> None:
+    """Merge the index's segments so deleted rows' tokens are gone from the file, not just hidden.
+
+    FTS5 records a delete as a marker in a newer segment; the old segment keeps the tokens until
+    segments merge. A real delete (DESIGN §3) needs them gone, so deletes call this.
+    """
+    session.execute(text("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')"))
+
+
+def matches(
+    session: Session,
+    terms: Sequence[str],
+    *,
+    now: datetime,
+    limit: int,
+    only_ids: Collection[int] | None = None,
+) -> list[tuple[int, str]]:
+    """Active memories containing any of ``terms``, best BM25 first.
+
+    BM25 only pre-selects here (its IDF is zero for terms in half the rows, which makes its
+    values useless as an absolute measure in a small store); ``search.keyword_score`` scores.
+
+    Args:
+        session: A session on the DB thread.
+        terms: Query terms.
+        now: Memories whose ``valid_until`` is not after this are expired and skipped.
+        limit: At most this many rows.
+        only_ids: Restrict to these memory ids (scores for vector candidates).
+
+    Returns:
+        ``(memory_id, indexed body)`` pairs.
+    """
+    expression = match_expression(terms)
+    if not expression or (only_ids is not None and not only_ids):
+        return []
+    params: dict[str, Any] = {"q": expression, "now": now, "limit": limit}
+    restrict = ""
+    if only_ids is not None:
+        restrict = "AND memory_fts.rowid IN :ids"
+        params["ids"] = list(only_ids)
+    statement = text(
+        "SELECT memory_fts.rowid, memory_fts.body FROM memory_fts "
+        "JOIN memory AS m ON m.id = memory_fts.rowid "
+        f"WHERE memory_fts MATCH :q AND {_ACTIVE} {restrict} "
+        "ORDER BY bm25(memory_fts) LIMIT :limit"
+    ).bindparams(bindparam("now", type_=_TIME_TYPE))
+    if only_ids is not None:
+        statement = statement.bindparams(bindparam("ids", expanding=True))
+    return [(int(row[0]), str(row[1])) for row in session.execute(statement, params)]
+
+
+def document_frequencies(session: Session, terms: Sequence[str]) -> dict[str, int]:
+    """How many indexed memories contain each term (absent terms are missing from the result)."""
+    if not terms:
+        return {}
+    statement = text("SELECT term, doc FROM memory_fts_vocab WHERE term IN :terms").bindparams(
+        bindparam("terms", expanding=True)
+    )
+    return {str(t): int(n) for t, n in session.execute(statement, {"terms": list(terms)})}
+
+
+def body_of(session: Session, memory_id: int) -> str | None:
+    """The indexed text of one memory (``None`` when it is not indexed)."""
+    row = session.execute(
+        text("SELECT body FROM memory_fts WHERE rowid = :id"), {"id": memory_id}
+    ).first()
+    return None if row is None else str(row[0])

@@ -1,0 +1,198 @@
+"""Retrieval gating: does a message ask about the shared past? A small bilingual rule set.
+
+Messages like "上次我们聊到哪", "did I tell you…", "按我之前的习惯" are strong triggers: the turn
+searches memories *and* session summaries and widens the memory budget (DESIGN §5.3). Everything
+else relies on the relevance floor alone. The rules are regular expressions, kept few and
+readable; a pure function, so they are tested exhaustively.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class RecallKind(StrEnum):
+    """What kind of reference to the past a message makes."""
+
+    #: Refers to an earlier conversation ("last time we talked about…").
+    SHARED_PAST = "shared_past"
+    #: Asks whether the assistant remembers something the user said ("did I tell you…").
+    TOLD_BEFORE = "told_before"
+    #: Refers to the user's habits or usual way ("按我之前的习惯", "as usual").
+    HABIT = "habit"
+    #: Asks about the user's own stored facts ("what's my dog's name", "你知道我…吗").
+    ABOUT_ME = "about_me"
+
+
+@dataclass(frozen=True)
+class RecallCue:
+    """A detected reference to the past.
+
+    Attributes:
+        kind: Which rule family matched.
+        rule: The name of the rule that matched (for the trace and tests).
+        span: The matched text.
+    """
+
+    kind: RecallKind
+    rule: str
+    span: str
+
+
+_EN_PAST_TALK = (
+    r"(talked|discussed|chatted|spoke|said|told|mentioned|decided|agreed|planned|went over"
+    r"|covered|worked|recommended|suggested)"
+)
+_EN_BEFORE = (
+    r"(last time|the other day|yesterday|earlier|before|previously|last (week|month|night"
+    r"|session|conversation|chat))"
+)
+
+_RULES: tuple[tuple[RecallKind, str, re.Pattern[str]], ...] = tuple(
+    (kind, name, re.compile(pattern, re.IGNORECASE))
+    for kind, name, pattern in (
+        # -- Chinese ---------------------------------------------------------------------------
+        (
+            RecallKind.SHARED_PAST,
+            "zh_last_time",
+            r"(上次|上回|那次|那天|之前|以前|先前|前面|前几天|昨天|前天|刚才|上周|上个月)"
+            r".{0,6}(我们|咱们|我跟你|我和你|你跟我|你和我|跟你|和你|你)(一起)?.{0,3}"
+            r"(聊|谈|讨论|商量|约定|说好|定的|提到|说过|讲过|提过|说的|讲的|提的|推荐|建议)"
+            r"|(上次|上回|之前|刚才|那次)(聊|谈|讨论|说|讲|提)(的|到|过)",
+        ),
+        (
+            RecallKind.SHARED_PAST,
+            "zh_where_were_we",
+            r"(聊到哪|说到哪|讲到哪|进行到哪|做到哪|接着(上次|之前|刚才)|继续(上次|之前|刚才))",
+        ),
+        (
+            RecallKind.TOLD_BEFORE,
+            "zh_remember",
+            r"记(得|住)(吗|没|我|我们|上次|之前|那)|还记不记得|记不记得|你(是不是)?忘(了|记)",
+        ),
+        (
+            RecallKind.TOLD_BEFORE,
+            "zh_told_you",
+            r"我(是不是|有没有|不是|已经|之前|以前|曾经|刚才)?(跟你|和你|对你|给你|向你)"
+            r"(说|讲|提|提到|提起|聊|介绍)过"
+            r"|我(是不是|有没有|之前|以前)(说|讲|提|告诉你)过|我(不是|已经|之前)告诉(过)?你",
+        ),
+        (
+            RecallKind.HABIT,
+            "zh_habit",
+            r"(按|按照|照|根据|依|像)(着)?我(之前|以前|平时|平常|一贯|往常|一直|通常|惯常|的)"
+            r".{0,4}(习惯|方式|偏好|喜好|要求|口味|风格|做法|设置|规矩)"
+            r"|老样子|照旧|老规矩|(跟|和)(上次|之前|以前|往常)一样",
+        ),
+        (
+            RecallKind.ABOUT_ME,
+            "zh_about_me",
+            r"你(知道|了解|记得)我.{0,12}(吗|么|什么|哪|多少|谁)"
+            r"|我的.{1,12}(是什么|叫什么|是谁|是哪|在哪|多大|是多少|几岁)"
+            r"|我(叫什么|住在哪|住哪|在哪(里|儿)?(工作|上班|上学)|做什么工作|是做什么(工作)?的"
+            r"|喜欢什么|对什么过敏|几岁|多大了)",
+        ),
+        # -- English ---------------------------------------------------------------------------
+        (
+            RecallKind.SHARED_PAST,
+            "en_last_time",
+            rf"\b(last time|the other day|yesterday|last (week|month|night|session|conversation"
+            rf"|chat))\b.{{0,40}}\b(we|you)\b.{{0,15}}\b{_EN_PAST_TALK}\b"
+            rf"|\b(we|you)\b.{{0,15}}\b{_EN_PAST_TALK}\b.{{0,40}}\b{_EN_BEFORE}\b",
+        ),
+        (
+            RecallKind.SHARED_PAST,
+            "en_we_discussed",
+            r"\bwe (talked|discussed|chatted|spoke|decided|agreed|planned|went over|were talking"
+            r"|were discussing|covered|worked on)\b"
+            r"|\b(did|have) we (ever |already )?(talk|discuss|chat|speak|spoken|talked|discussed"
+            r"|decide|decided|agree|agreed|cover|covered)\b"
+            r"|\bwhere (did|were) we (leave|left) off\b|\bpick up where\b|\bwhere were we\b"
+            r"|\bour (last|previous|earlier) (conversation|chat|session|discussion)\b",
+        ),
+        (
+            RecallKind.TOLD_BEFORE,
+            "en_remember",
+            r"\b(do|did|can|could) you (still )?(remember|recall)\b"
+            r"|\bremember (when|what|that i|how|my|me|the time|our)\b"
+            r"|\byou (forgot|forget|remembered)\b",
+        ),
+        (
+            RecallKind.TOLD_BEFORE,
+            "en_told_you",
+            r"\b(did|have|had) i (ever |already )?(tell|told|mention|mentioned|say|said|share"
+            r"|shared)( (it|this|that))?( (to|with))? you\b"
+            r"|\b(did|have|had) i (ever |already )?(tell|told|mention|mentioned|say|said)\b"
+            r"|\bi (already |once )?(told|mentioned to|said to|shared with|explained to) you\b"
+            r"|\b(as|like) i (said|mentioned|told you|explained)\b"
+            r"|\byou (said|told me|mentioned|suggested|recommended) (before|earlier|last time"
+            r"|previously)\b",
+        ),
+        (
+            RecallKind.HABIT,
+            "en_habit",
+            r"\b(as|like) (usual|always|before|last time)\b|\bthe usual\b|\bmy usual\b"
+            r"|\b(my|the) (regular|normal|preferred) (way|style|format|order|setup|routine)\b"
+            r"|\bthe way i (like|prefer|want|usually)\b|\bhow i (like|prefer|usually)\b"
+            r"|\b(according to|based on|following) my (preference|habit|usual|style)",
+        ),
+        (
+            RecallKind.ABOUT_ME,
+            "en_about_me",
+            r"\b(what|who|where|when|which)('s| is| was| are| were) my\b"
+            r"|\b(what|which|where|who)( \w+)? (do|did) i (like|love|prefer|hate|dislike|eat|drink|use"
+            r"|usually|normally|live|work|study)\b"
+            r"|\bhow old (am i|is my|are my)\b|\bwhat do you know about me\b"
+            r"|\bdo you know (my|what i|where i|who i|when i|how i)\b|\bam i allergic\b",
+        ),
+    )
+)
+
+
+def recall_cue(message: str) -> RecallCue | None:
+    """Whether ``message`` asks about the shared past, and how.
+
+    Args:
+        message: The user's current message.
+
+    Returns:
+        The first matching cue (rule order: shared past, told before, habit, about me; Chinese
+        before English), or ``None`` when the message makes no reference to the past.
+    """
+    text = unicodedata.normalize("NFKC", message).replace("\u2019", "'")
+    for kind, name, pattern in _RULES:
+        match = pattern.search(text)
+        if match is not None:
+            return RecallCue(kind=kind, rule=name, span=match.group(0))
+    return None
+
+
+_PERSONAL_RE = re.compile(
+    r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b|[我咱俺]",
+    re.IGNORECASE,
+)
+
+
+def addresses_user(message: str) -> bool:
+    """Whether ``message`` refers to the user or to "us" (first person, English or Chinese).
+
+    A message that does not ("What is the speed of light?", "解释一下什么是区块链") is rarely about
+    anything in the user's memories, so search asks more of its vector matches (the embedder's
+    ``impersonal_floor``). "you" does not count: "can you explain…" is about the topic.
+
+    Args:
+        message: The user's message.
+
+    Returns:
+        ``True`` for first-person messages and for every message with a recall cue.
+    """
+    text = unicodedata.normalize("NFKC", message).replace("\u2019", "'")
+    return _PERSONAL_RE.search(text) is not None or recall_cue(message) is not None
+
+
+def is_recall_question(message: str) -> bool:
+    """Shorthand for ``recall_cue(message) is not None``."""
+    return recall_cue(message) is not None

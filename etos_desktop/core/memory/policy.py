@@ -1,0 +1,190 @@
+"""Write checks for memories: pure functions, no DB, no clock.
+
+The secrets filter enforces the part of "write with restraint" (DESIGN §5.1 principle 2) that a
+program can check: API keys and tokens, private keys, passwords, payment card numbers (Luhn),
+Chinese resident ID numbers (checksum), US social security numbers and IBANs (mod 97).
+Checksums keep ordinary long numbers (order numbers, timestamps) from being refused.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from datetime import date
+
+from etos_desktop.core.memory.errors import MemoryEmpty, MemorySecret, MemoryTooLong
+
+_PRIVATE_KEY_RE = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")
+_API_KEY_RES = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"\bsk-[A-Za-z0-9_\-]{16,}",  # OpenAI, DeepSeek, Anthropic (sk-ant-), OpenRouter
+        r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",  # AWS access key id
+        r"\bgh[pousr]_[A-Za-z0-9]{30,}",  # GitHub tokens
+        r"\bgithub_pat_[A-Za-z0-9_]{30,}",
+        r"\bglpat-[A-Za-z0-9_\-]{20,}",  # GitLab
+        r"\bxox[abprs]-[A-Za-z0-9\-]{10,}",  # Slack
+        r"\bAIza[0-9A-Za-z_\-]{35}",  # Google
+        r"\bhf_[A-Za-z0-9]{30,}",  # Hugging Face
+        r"\b[spr]k_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe
+        r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",  # JWT
+        r"(?i)\bbearer\s+[A-Za-z0-9._\-]{16,}",
+        r"(?i)(?:api[ _-]?key|access[ _-]?key|secret[ _-]?key|client[ _-]?secret|auth[ _-]?token"
+        r"|access[ _-]?token|token|secret|密钥|秘钥|令牌|口令牌)"
+        r"\s*(?:[:=：]|is|was|是|为)\s*['\"“]?[A-Za-z0-9_\-./+=]{12,}",
+    )
+)
+_PASSWORD_RES = (
+    re.compile(r"(?i)\b(?:password|passwd|passphrase|passcode|pwd)s?\s*(?:[:=：]|is|was)\s*\S{3,}"),
+    re.compile(
+        r"(?:密码|口令|登录密码|支付密码)\s*(?:[:=：]|是|为|改成了?|改为|设为|设置为|设置成)\s*\S{3,}"
+    ),
+    re.compile(r"(?i)\bpin(?:\s*code)?\s*(?:[:=：]|is)\s*\d{4,8}\b"),
+    re.compile(r"(?i)\bpin\s*码\s*(?:[:=：]|是|为)\s*\d{4,8}"),
+)
+_CARD_RE = re.compile(r"(?<![\d.])\d(?:[ \-]?\d){12,18}(?![\d.])")
+_CN_ID18_RE = re.compile(
+    r"(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
+    r"\d{3}[\dXx](?![0-9A-Za-z])"
+)
+_CN_ID15_RE = re.compile(
+    r"(?<![0-9A-Za-z])[1-9]\d{5}\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}(?![0-9A-Za-z])"
+)
+_SSN_RE = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
+_IBAN_RE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b")
+_RANDOM_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_\-+=])[A-Za-z0-9_\-+=]{32,}(?![A-Za-z0-9_\-+=])")
+
+_CN_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_CN_ID_CHECK = "10X98765432"
+
+
+def luhn_valid(digits: str) -> bool:
+    """Whether a digit string passes the Luhn checksum used by payment cards."""
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        value = int(ch)
+        if i % 2 == 1:
+            value *= 2
+            if value > 9:
+                value -= 9
+        total += value
+    return total % 10 == 0
+
+
+def cn_id_valid(number: str) -> bool:
+    """Whether an 18-character Chinese resident ID number has a valid date and check character."""
+    if len(number) != 18:
+        return False
+    try:
+        date(int(number[6:10]), int(number[10:12]), int(number[12:14]))
+    except ValueError:
+        return False
+    total = sum(int(ch) * w for ch, w in zip(number[:17], _CN_ID_WEIGHTS, strict=True))
+    return _CN_ID_CHECK[total % 11] == number[17].upper()
+
+
+def _cn_id15_valid(number: str) -> bool:
+    try:
+        date(1900 + int(number[6:8]), int(number[8:10]), int(number[10:12]))
+    except ValueError:
+        return False
+    return True
+
+
+def _iban_valid(candidate: str) -> bool:
+    compact = candidate.replace(" ", "")
+    if not 15 <= len(compact) <= 34:
+        return False
+    rearranged = compact[4:] + compact[:4]
+    return int("".join(str(int(ch, 36)) for ch in rearranged)) % 97 == 1
+
+
+def _entropy(token: str) -> float:
+    counts = Counter(token)
+    n = len(token)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _looks_random(token: str) -> bool:
+    # Mixed case plus digits plus high entropy: base62/base64 keys, not words or hex hashes.
+    return (
+        any(ch.isupper() for ch in token)
+        and any(ch.islower() for ch in token)
+        and sum(ch.isdigit() for ch in token) >= 2
+        and _entropy(token) >= 4.0
+    )
+
+
+def _has_card(text: str) -> bool:
+    for match in _CARD_RE.finditer(text):
+        digits = re.sub(r"\D", "", match.group())
+        if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn_valid(digits):
+            return True
+    return False
+
+
+_CHECKS: tuple[tuple[str, Callable[[str], bool]], ...] = (
+    ("private_key", lambda t: _PRIVATE_KEY_RE.search(t) is not None),
+    ("api_key", lambda t: any(r.search(t) for r in _API_KEY_RES)),
+    ("password", lambda t: any(r.search(t) for r in _PASSWORD_RES)),
+    ("id_number", lambda t: any(cn_id_valid(m.group()) for m in _CN_ID18_RE.finditer(t))),
+    ("id_number", lambda t: any(_cn_id15_valid(m.group()) for m in _CN_ID15_RE.finditer(t))),
+    ("card_number", _has_card),
+    ("ssn", lambda t: _SSN_RE.search(t) is not None),
+    ("bank_account", lambda t: any(_iban_valid(m.group()) for m in _IBAN_RE.finditer(t))),
+    ("api_key", lambda t: any(_looks_random(m.group()) for m in _RANDOM_TOKEN_RE.finditer(t))),
+)
+
+#: Every reason ``secret_reason`` can return.
+SECRET_REASONS = frozenset(reason for reason, _ in _CHECKS)
+
+
+def secret_reason(text: str) -> str | None:
+    """Say whether ``text`` holds a secret or sensitive identifier, and which kind.
+
+    Args:
+        text: A memory's content.
+
+    Returns:
+        ``None`` when nothing was found, else one of ``SECRET_REASONS``: ``"private_key"``,
+        ``"api_key"``, ``"password"``, ``"id_number"``, ``"card_number"``, ``"ssn"``,
+        ``"bank_account"``.
+    """
+    for reason, check in _CHECKS:
+        if check(text):
+            return reason
+    return None
+
+
+def check_content(text: str, *, max_chars: int | None) -> str:
+    """Run the write checks on a memory's text.
+
+    Args:
+        text: The proposed content.
+        max_chars: The longest accepted content (``None``: no limit, for bulk loads).
+
+    Returns:
+        The content with surrounding white space removed.
+
+    Raises:
+        MemoryEmpty: Nothing but white space.
+        MemoryTooLong: Longer than ``max_chars``.
+        MemorySecret: Looks like a secret; ``params["reason"]`` names the kind.
+    """
+    content = text.strip()
+    if not content:
+        raise MemoryEmpty("empty memory", reason="empty")
+    if max_chars is not None and len(content) > max_chars:
+        raise MemoryTooLong(
+            f"{len(content)} > {max_chars} characters",
+            reason="too_long",
+            length=len(content),
+            limit=max_chars,
+        )
+    reason = secret_reason(content)
+    if reason is not None:
+        # The detail never repeats the text: it holds the secret.
+        raise MemorySecret(f"refused: looks like {reason}", reason=reason)
+    return content

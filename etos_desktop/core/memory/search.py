@@ -1,0 +1,311 @@
+"""Scoring and ranking of search candidates: pure functions of the candidates and a tuning.
+
+The engine gathers candidates (the best cosines from the vector index, the best full-text matches)
+and their stored fields; this module turns them into ranked, explained hits:
+
+* keyword score — the IDF-weighted share of the query's terms a memory contains (0–1), times a
+  gentle length factor, so it is an absolute measure ("covers 80 % of the query") that a floor
+  can be set on, unlike raw BM25 whose scale depends on the query and the store;
+* vector score — the cosine to the query (best chunk);
+* hybrid — ``w·scaled(cosine) + (1−w)·keyword`` with ``w`` chosen from the query's length, plus
+  small recency, importance and confidence terms; a memory without a vector for the active
+  embedder is scored by keyword alone;
+* relevance floor — a memory is eligible only when its cosine reaches the embedder's floor or its
+  keyword score reaches the keyword floor, so a query can return nothing;
+* newer first — among eligible results about the same thing (whole-text cosine at least
+  ``same_topic_similarity``), the newer statement ranks first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+import numpy
+
+from etos_desktop.core.memory.tuning import Tuning
+from etos_desktop.core.memory.vectors import FloatArray
+
+#: A memory of about this many index tokens (an English sentence of a dozen words, a Chinese one
+#: of ~25 characters) gets no length penalty in the keyword score.
+KEYWORD_REFERENCE_TOKENS = 48
+#: How strongly longer memories are penalised: (reference / length) ** exponent. Gentle, because
+#: a long dialogue entry must still be findable by its words; BM25's own normalisation (b=0.75)
+#: would cut a 40× longer entry's score to a twentieth.
+KEYWORD_LENGTH_EXPONENT = 0.25
+
+
+class SearchMode(StrEnum):
+    """How search ranks."""
+
+    HYBRID = "hybrid"
+    VECTOR = "vector"
+    KEYWORD = "keyword"
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result with the parts its score is made of.
+
+    Attributes:
+        id: The memory's id.
+        score: What the results are sorted by (higher is better).
+        parts: The score's ingredients, for the context trace. Keys (present when they apply):
+            ``vector`` (cosine), ``floor`` (the vector floor applied), ``keyword`` (0–1),
+            ``vector_weight``, ``relevance`` (the
+            blend), ``recency``, ``importance`` and ``confidence`` (the small terms added to
+            it), ``newer_first`` (the adjustment that put a newer statement first),
+            ``eligible_vector`` / ``eligible_keyword`` (1.0 when that side passed its floor).
+        text: The memory's content.
+        kind: The memory's kind.
+        created_at: When the memory was saved.
+    """
+
+    id: int
+    score: float
+    parts: dict[str, float] = field(hash=False)
+    text: str
+    kind: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A memory considered for a query, with what is known about it.
+
+    Attributes:
+        id: The memory's id.
+        text: Its content.
+        kind: Its kind.
+        created_at: When it was saved.
+        valid_from: Since when its statement holds (recency and "newer first" use it).
+        importance: 0–1.
+        confidence: 0–1.
+        cosine: Its best chunk's cosine to the query, ``None`` without a vector for the active
+            embedder (or without a query vector).
+        keyword: Its keyword score (0 when it matched no term).
+    """
+
+    id: int
+    text: str
+    kind: str
+    created_at: datetime
+    valid_from: datetime
+    importance: float
+    confidence: float
+    cosine: float | None
+    keyword: float
+
+
+def idf(doc_freq: int, n_docs: int) -> float:
+    """A smoothed inverse document frequency that is always positive.
+
+    FTS5's BM25 uses ``log((N − n + 0.5) / (n + 0.5))`` and clamps it to ~0 for terms in half the
+    rows, which makes a small store's scores meaningless; ``log(1 + …)`` keeps the order and
+    stays positive.
+    """
+    n_docs = max(n_docs, doc_freq)
+    return math.log(1.0 + (n_docs - doc_freq + 0.5) / (doc_freq + 0.5))
+
+
+def keyword_score(
+    terms: Sequence[str],
+    doc_tokens: Collection[str],
+    doc_length: int,
+    doc_freqs: Mapping[str, int],
+    n_docs: int,
+) -> float:
+    """How well a memory covers a query by words, 0–1.
+
+    Args:
+        terms: The query's distinct terms.
+        doc_tokens: The memory's index tokens (a set is fastest).
+        doc_length: How many tokens the memory has (repeats counted).
+        doc_freqs: How many memories contain each term (missing: none).
+        n_docs: How many memories are indexed.
+
+    Returns:
+        The IDF-weighted share of ``terms`` found in the memory, times
+        ``(KEYWORD_REFERENCE_TOKENS / doc_length) ** KEYWORD_LENGTH_EXPONENT`` when the memory
+        is longer than the reference.
+    """
+    return KeywordScorer(terms, doc_freqs, n_docs).score(doc_tokens, doc_length)
+
+
+class KeywordScorer:
+    """:func:`keyword_score` for one query, with the term weights computed once.
+
+    Args:
+        terms: The query's distinct terms.
+        doc_freqs: How many memories contain each term (missing: none).
+        n_docs: How many memories are indexed.
+    """
+
+    def __init__(self, terms: Sequence[str], doc_freqs: Mapping[str, int], n_docs: int) -> None:
+        self._weights = {term: idf(doc_freqs.get(term, 0), n_docs) for term in terms}
+        self._total = sum(self._weights.values())
+
+    def score(self, doc_tokens: Collection[str], doc_length: int) -> float:
+        """The keyword score of one memory (its index tokens and their count)."""
+        if self._total <= 0.0:
+            return 0.0
+        matched = sum(w for term, w in self._weights.items() if term in doc_tokens)
+        if matched <= 0.0:
+            return 0.0
+        length = max(doc_length, KEYWORD_REFERENCE_TOKENS)
+        factor: float = (KEYWORD_REFERENCE_TOKENS / length) ** KEYWORD_LENGTH_EXPONENT
+        return (matched / self._total) * factor
+
+
+def _score(
+    candidate: Candidate,
+    *,
+    mode: SearchMode,
+    tuning: Tuning,
+    vector_weight: float,
+    floor: float,
+    now: datetime,
+    apply_floor: bool,
+) -> tuple[float, dict[str, float]] | None:
+    cosine, keyword = candidate.cosine, candidate.keyword
+    by_vector = cosine is not None and cosine >= floor
+    by_keyword = keyword > 0.0 and keyword >= tuning.keyword_floor
+    parts: dict[str, float] = {"keyword": keyword}
+    if cosine is not None:
+        parts["vector"] = cosine
+        parts["floor"] = floor
+    parts["eligible_vector"] = float(by_vector)
+    parts["eligible_keyword"] = float(by_keyword)
+    if mode is SearchMode.KEYWORD:
+        eligible = by_keyword if apply_floor else keyword > 0.0
+        return (keyword, parts) if eligible else None
+    if mode is SearchMode.VECTOR:
+        if cosine is None or (apply_floor and not by_vector):
+            return None
+        return cosine, parts
+    if apply_floor and not (by_vector or by_keyword):
+        return None
+    if not apply_floor and cosine is None and keyword <= 0.0:
+        return None
+    if cosine is None:
+        relevance = keyword
+    else:
+        parts["vector_weight"] = vector_weight
+        relevance = vector_weight * tuning.scale_vector(cosine) + (1.0 - vector_weight) * keyword
+    age_days = (now - candidate.valid_from).total_seconds() / 86400.0
+    parts["relevance"] = relevance
+    parts["recency"] = tuning.recency_weight * (tuning.recency(age_days) - 1.0)
+    parts["importance"] = tuning.importance_weight * (candidate.importance - 0.5)
+    parts["confidence"] = tuning.confidence_weight * (candidate.confidence - 1.0)
+    score = relevance + parts["recency"] + parts["importance"] + parts["confidence"]
+    return score, parts
+
+
+def _newer_first(
+    hits: list[tuple[float, dict[str, float], Candidate]],
+    vectors: Mapping[int, FloatArray],
+    threshold: float,
+) -> None:
+    """Within each group of same-topic hits, give the best scores to the newest statements."""
+    ids = [c.id for _, _, c in hits if c.id in vectors]
+    if len(ids) < 2:
+        return
+    matrix = numpy.stack([vectors[i] for i in ids])
+    sims = numpy.einsum("ij,kj->ik", matrix, matrix)
+    parent = list(range(len(ids)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(ids)):
+        for j in range(i + 1, len(ids)):
+            if sims[i, j] >= threshold:
+                parent[root(j)] = root(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(ids)):
+        groups.setdefault(root(i), []).append(ids[i])
+    where = {c.id: n for n, (_, _, c) in enumerate(hits)}
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        slots = sorted((where[m] for m in members), key=lambda n: -hits[n][0])
+        scores = [hits[n][0] for n in slots]
+        by_age = sorted(slots, key=lambda n: (hits[n][2].valid_from, hits[n][2].id), reverse=True)
+        for n, score in zip(by_age, scores, strict=True):
+            old_score, parts, candidate = hits[n]
+            if score != old_score:
+                parts["newer_first"] = score - old_score
+            hits[n] = (score, parts, candidate)
+
+
+def rank(
+    candidates: Sequence[Candidate],
+    *,
+    mode: SearchMode,
+    tuning: Tuning,
+    query_units: float,
+    now: datetime,
+    k: int,
+    apply_floor: bool = True,
+    personal: bool = True,
+    whole_text_vectors: Callable[[Sequence[int]], Mapping[int, FloatArray]] | None = None,
+) -> list[Hit]:
+    """Score, filter and order candidates.
+
+    Args:
+        candidates: Active memories with their cosine and keyword scores.
+        mode: Hybrid, vector or keyword ranking.
+        tuning: The active embedder's floors and weights.
+        query_units: The query's length (``segmentation.query_units``); picks the vector weight.
+        now: The current time (for recency).
+        k: The most hits returned.
+        apply_floor: ``False`` returns the best ``k`` with any signal, eligible or not.
+        personal: Whether the query refers to the user (``gating.addresses_user``); picks
+            ``floor`` or ``impersonal_floor``.
+        whole_text_vectors: Looks up memories' whole-text vectors for "newer first" (hybrid
+            only; ``None`` skips that step).
+
+    Returns:
+        Up to ``k`` hits, best first; possibly none.
+    """
+    if k <= 0:
+        return []
+    weight = tuning.vector_weight(query_units)
+    scored: list[tuple[float, dict[str, float], Candidate]] = []
+    for candidate in candidates:
+        result = _score(
+            candidate,
+            mode=mode,
+            tuning=tuning,
+            vector_weight=weight,
+            floor=tuning.vector_floor(personal),
+            now=now,
+            apply_floor=apply_floor,
+        )
+        if result is not None:
+            scored.append((result[0], result[1], candidate))
+    scored.sort(key=lambda item: (-item[0], -item[2].id))
+    if mode is SearchMode.HYBRID and whole_text_vectors is not None and len(scored) > 1:
+        head = scored[: max(3 * k, 10)]
+        _newer_first(
+            head, whole_text_vectors([c.id for _, _, c in head]), tuning.same_topic_similarity
+        )
+        scored[: len(head)] = head
+        scored.sort(key=lambda item: (-item[0], -item[2].id))
+    return [
+        Hit(
+            id=c.id,
+            score=float(score),
+            parts={key: float(value) for key, value in parts.items()},
+            text=c.text,
+            kind=c.kind,
+            created_at=c.created_at,
+        )
+        for score, parts, c in scored[:k]
+    ]

@@ -1,0 +1,357 @@
+"""Reads and writes of memory rows, revisions, vectors and the full-text index.
+
+Every function takes a ``Session`` and runs on the DB thread, inside one transaction the caller
+commits, so a memory, its index entry, its vectors and its revision change together or not at all.
+The engine decides *what* to write (checks, embeddings, merges); this module only writes it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, or_, text
+from sqlalchemy import insert as sa_insert
+from sqlalchemy import select as sa_select
+from sqlmodel import Session, col, delete, select
+
+from etos_desktop.core.memory import fts
+from etos_desktop.core.memory.records import RevisionAction
+from etos_desktop.core.memory.search import Candidate
+from etos_desktop.core.memory.segmentation import index_text
+from etos_desktop.core.memory.vectors import FloatArray, VectorRow, timestamp, to_blob
+from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, MemoryVectorRow
+
+#: The fields a revision's before/after snapshot holds.
+SNAPSHOT_FIELDS = (
+    "content",
+    "kind",
+    "source",
+    "importance",
+    "confidence",
+    "tags",
+    "trigger_context",
+    "valid_from",
+    "valid_until",
+    "superseded_by",
+    "archived_at",
+)
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat()
+    return value
+
+
+def snapshot(row: MemoryRow) -> dict[str, Any]:
+    """The revision snapshot of a row (JSON-ready)."""
+    out: dict[str, Any] = {}
+    for name in SNAPSHOT_FIELDS:
+        value = json.loads(row.tags_json) if name == "tags" else getattr(row, name)
+        out[name] = _json_value(value)
+    return out
+
+
+def body(row: MemoryRow) -> str:
+    """The segmented text indexed for a memory: content, tags and trigger context."""
+    tags = " ".join(json.loads(row.tags_json))
+    return index_text(" ".join(p for p in (row.content, tags, row.trigger_context or "") if p))
+
+
+def active_clause(now: datetime) -> Any:
+    """The SQL condition for "not archived and not expired at ``now``"."""
+    return (col(MemoryRow.archived_at).is_(None)) & or_(
+        col(MemoryRow.valid_until).is_(None), col(MemoryRow.valid_until) > now
+    )
+
+
+def add_revision(
+    session: Session,
+    memory_id: int,
+    action: RevisionAction,
+    *,
+    actor: str,
+    now: datetime,
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+) -> None:
+    """Record one change in a memory's history."""
+    session.add(
+        MemoryRevisionRow(
+            memory_id=memory_id,
+            created_at=now,
+            action=action,
+            actor=actor,
+            before_json=None if before is None else json.dumps(before, ensure_ascii=False),
+            after_json=None if after is None else json.dumps(after, ensure_ascii=False),
+        )
+    )
+
+
+def get(session: Session, memory_id: int) -> MemoryRow | None:
+    """One memory row, or ``None``."""
+    return session.get(MemoryRow, memory_id)
+
+
+def count_active(session: Session, now: datetime) -> int:
+    """How many memories are active at ``now``."""
+    statement = select(func.count()).select_from(MemoryRow).where(active_clause(now))
+    return int(session.exec(statement).one())
+
+
+def count_all(session: Session) -> int:
+    """How many memories exist (active or not): the full-text index's row count."""
+    return int(session.exec(select(func.count()).select_from(MemoryRow)).one())
+
+
+def find_active_by_key(session: Session, key: str, now: datetime) -> MemoryRow | None:
+    """The oldest active memory with this duplicate key, if any."""
+    statement = (
+        select(MemoryRow)
+        .where(MemoryRow.content_key == key, active_clause(now))
+        .order_by(col(MemoryRow.id))
+        .limit(1)
+    )
+    return session.exec(statement).first()
+
+
+def insert(session: Session, rows: Sequence[MemoryRow], *, actor: str) -> list[int]:
+    """Insert new memories with their index entries and ``create`` revisions.
+
+    One bulk statement per table (bulk loads of 100k memories go through here).
+
+    Args:
+        session: A session on the DB thread.
+        rows: New rows (without ids); their ``id`` is set.
+        actor: Who created them.
+
+    Returns:
+        The new ids, in order.
+    """
+    if not rows:
+        return []
+    statement = sa_insert(MemoryRow).returning(col(MemoryRow.id), sort_by_parameter_order=True)
+    new_ids = session.scalars(statement, [r.model_dump(exclude={"id"}) for r in rows])
+    ids = [memory_id for memory_id in new_ids if memory_id is not None]
+    for row, memory_id in zip(rows, ids, strict=True):
+        row.id = memory_id
+    fts.insert_many(
+        session, [(memory_id, body(row)) for row, memory_id in zip(rows, ids, strict=True)]
+    )
+    session.execute(
+        sa_insert(MemoryRevisionRow),
+        [
+            {
+                "memory_id": memory_id,
+                "created_at": row.created_at,
+                "action": RevisionAction.CREATE.value,
+                "actor": actor,
+                "before_json": None,
+                "after_json": json.dumps(snapshot(row), ensure_ascii=False),
+            }
+            for row, memory_id in zip(rows, ids, strict=True)
+        ],
+    )
+    return ids
+
+
+def reindex(session: Session, row: MemoryRow) -> None:
+    """Refresh a memory's full-text entry after its text, tags or trigger changed."""
+    assert row.id is not None
+    fts.replace(session, row.id, body(row))
+
+
+def write_vectors(
+    session: Session, memory_id: int, key: str, vectors: Sequence[FloatArray]
+) -> None:
+    """Replace a memory's vectors for one embedder (one per chunk, chunk 0 = whole text)."""
+    session.exec(
+        delete(MemoryVectorRow).where(
+            col(MemoryVectorRow.memory_id) == memory_id, col(MemoryVectorRow.embedder_key) == key
+        )
+    )
+    for chunk_no, vector in enumerate(vectors):
+        session.add(
+            MemoryVectorRow(
+                embedder_key=key,
+                memory_id=memory_id,
+                chunk_no=chunk_no,
+                dim=int(vector.shape[0]),
+                vector=to_blob(vector),
+            )
+        )
+
+
+def insert_vectors(
+    session: Session, key: str, items: Sequence[tuple[int, Sequence[FloatArray]]]
+) -> None:
+    """Add vectors for memories that have none for ``key`` yet (one bulk statement)."""
+    params = [
+        {
+            "embedder_key": key,
+            "memory_id": memory_id,
+            "chunk_no": chunk_no,
+            "dim": int(vector.shape[0]),
+            "vector": to_blob(vector),
+        }
+        for memory_id, vectors in items
+        for chunk_no, vector in enumerate(vectors)
+    ]
+    if params:
+        session.execute(sa_insert(MemoryVectorRow), params)
+
+
+def delete_vectors(session: Session, key: str, memory_ids: Sequence[int]) -> None:
+    """Remove one embedder's vectors of the given memories."""
+    if memory_ids:
+        session.exec(
+            delete(MemoryVectorRow).where(
+                col(MemoryVectorRow.embedder_key) == key,
+                col(MemoryVectorRow.memory_id).in_(list(memory_ids)),
+            )
+        )
+
+
+def drop_vectors(session: Session, memory_id: int) -> None:
+    """Remove all of a memory's vectors (its text changed: every embedder's are stale)."""
+    session.exec(delete(MemoryVectorRow).where(col(MemoryVectorRow.memory_id) == memory_id))
+
+
+def vector_rows(
+    session: Session, key: str, dim: int, memory_ids: Iterable[int] | None = None
+) -> list[VectorRow]:
+    """The vectors of one embedder for non-archived memories, grouped by memory, in chunk order.
+
+    Args:
+        session: A session on the DB thread.
+        key: The embedder key.
+        dim: The expected dimension (rows of another size are skipped).
+        memory_ids: Only these memories (``None``: all).
+
+    Returns:
+        The rows the vector index is built from.
+    """
+    statement = (
+        select(
+            MemoryVectorRow.memory_id,
+            MemoryVectorRow.chunk_no,
+            MemoryVectorRow.vector,
+            MemoryRow.valid_until,
+        )
+        .join(MemoryRow, col(MemoryRow.id) == col(MemoryVectorRow.memory_id))
+        .where(
+            MemoryVectorRow.embedder_key == key,
+            MemoryVectorRow.dim == dim,
+            col(MemoryRow.archived_at).is_(None),
+        )
+        .order_by(col(MemoryVectorRow.memory_id), col(MemoryVectorRow.chunk_no))
+    )
+    if memory_ids is not None:
+        ids = sorted(set(memory_ids))
+        if not ids:
+            return []
+        statement = statement.where(col(MemoryVectorRow.memory_id).in_(ids))
+    return [
+        VectorRow(int(memory_id), int(chunk_no), bytes(blob), timestamp(until))
+        for memory_id, chunk_no, blob, until in session.exec(statement)
+    ]
+
+
+def ids_without_vector(session: Session, key: str) -> list[int]:
+    """Memories (archived ones too) that have no whole-text vector for ``key``, oldest first."""
+    sql = text(
+        "SELECT m.id FROM memory AS m WHERE NOT EXISTS (SELECT 1 FROM memory_vector AS v "
+        "WHERE v.memory_id = m.id AND v.embedder_key = :key AND v.chunk_no = 0) ORDER BY m.id"
+    )
+    return [int(row[0]) for row in session.execute(sql, {"key": key})]
+
+
+def count_with_vector(session: Session, key: str) -> int:
+    """How many memories have a whole-text vector for ``key``."""
+    statement = (
+        select(func.count())
+        .select_from(MemoryVectorRow)
+        .where(MemoryVectorRow.embedder_key == key, MemoryVectorRow.chunk_no == 0)
+    )
+    return int(session.exec(statement).one())
+
+
+def rows_by_id(session: Session, memory_ids: Iterable[int]) -> dict[int, MemoryRow]:
+    """Memory rows for the given ids (missing ids are left out)."""
+    ids = sorted(set(memory_ids))
+    if not ids:
+        return {}
+    rows = session.exec(select(MemoryRow).where(col(MemoryRow.id).in_(ids))).all()
+    return {row.id: row for row in rows if row.id is not None}
+
+
+def candidates(session: Session, memory_ids: Iterable[int], now: datetime) -> list[Candidate]:
+    """The active memories among ``memory_ids`` as search candidates (scores not yet set).
+
+    Columns are selected directly, not as ORM objects: this runs on every search, for a few
+    hundred ids.
+    """
+    ids = sorted(set(memory_ids))
+    if not ids:
+        return []
+    statement = sa_select(
+        col(MemoryRow.id),
+        col(MemoryRow.content),
+        col(MemoryRow.kind),
+        col(MemoryRow.created_at),
+        col(MemoryRow.valid_from),
+        col(MemoryRow.importance),
+        col(MemoryRow.confidence),
+    ).where(col(MemoryRow.id).in_(ids), active_clause(now))
+    return [
+        Candidate(
+            id=int(memory_id),
+            text=content,
+            kind=kind,
+            created_at=created_at,
+            valid_from=valid_from,
+            importance=importance,
+            confidence=confidence,
+            cosine=None,
+            keyword=0.0,
+        )
+        for memory_id, content, kind, created_at, valid_from, importance, confidence in (
+            session.execute(statement)
+        )
+    ]
+
+
+def contents(session: Session, memory_ids: Iterable[int]) -> dict[int, str]:
+    """The content of each existing memory among ``memory_ids``, in id order."""
+    return {i: row.content for i, row in sorted(rows_by_id(session, memory_ids).items())}
+
+
+def revisions(session: Session, memory_id: int) -> list[MemoryRevisionRow]:
+    """A memory's history, oldest first."""
+    statement = (
+        select(MemoryRevisionRow)
+        .where(MemoryRevisionRow.memory_id == memory_id)
+        .order_by(col(MemoryRevisionRow.created_at), col(MemoryRevisionRow.id))
+    )
+    return list(session.exec(statement).all())
+
+
+def erase(session: Session, row: MemoryRow, *, actor: str, now: datetime) -> None:
+    """Really delete a memory: row, vectors, index entry and revision texts; leave a tombstone.
+
+    ``secure_delete`` makes SQLite overwrite the freed pages and the index is merged so the
+    deleted tokens leave the file too (the caller checkpoints the WAL after committing).
+    """
+    assert row.id is not None
+    session.connection().exec_driver_sql("PRAGMA secure_delete = ON")
+    memory_id = row.id
+    session.exec(delete(MemoryRevisionRow).where(col(MemoryRevisionRow.memory_id) == memory_id))
+    fts.delete(session, memory_id)
+    drop_vectors(session, memory_id)
+    session.delete(row)
+    session.flush()
+    fts.purge(session)
+    add_revision(session, memory_id, RevisionAction.DELETE, actor=actor, now=now)

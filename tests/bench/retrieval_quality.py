@@ -1,0 +1,561 @@
+"""Retrieval quality benchmark: hit@1/hit@3, false injections and newer-wins on the bilingual set.
+
+Run::
+
+    python tests/bench/retrieval_quality.py                 # full report, both halves
+    python tests/bench/retrieval_quality.py --split test    # one half
+    python tests/bench/retrieval_quality.py --calibrate     # sweep weight + floor on calibration
+    python tests/bench/retrieval_quality.py --misses        # also list the test-half misses
+    python tests/bench/retrieval_quality.py --json out.json # figures as JSON too
+
+The set (``tests/bench/data/retrieval_set.json``, see the README beside it) is loaded into a
+temporary database through the public engine API (``MemoryEngine.add_many``, the bulk path that
+skips duplicate-merging and limits), with
+creation times from the set on a ``FakeClock``. Every query runs in the modes keyword / vector /
+hybrid with the embedded multilingual USE, and keyword / hybrid with no embedder (lexical only).
+
+Figures, per embedder, mode and split (k = 5, relevance floor applied as in the app):
+
+* hit@1 / hit@3 — a target is the first / among the first three results (queries with a target:
+  paraphrase, cross-language, dialogue, update); ``hit@3 nf`` is hit@3 without the floor, to tell
+  ranking misses from floor misses. Also per category.
+* false-inj — share of nothing-queries that return anything above the floor.
+* newer — share of update queries where the newer memory is returned and ranked above the older
+  one, in two stores: ``sup`` (the newer memory was written with ``engine.supersede(old, text)``,
+  so the older one is archived — the app's flow) and ``both`` (both added, both active; only the
+  ranking can make the newer win). ``old-ret`` counts update queries that returned a superseded
+  memory (must be 0).
+
+Targets on the test half (issue 4): hybrid hit@3 ≥ 0.95, false-inj ≤ 0.10, newer = 1.0.
+
+``--calibrate`` uses the calibration half only: it sweeps the hybrid vector weight (one weight for
+all queries, then short × long weights, since the engine picks the weight from the query's
+length) on ranking alone, then the vector floor × keyword floor with the best weights, and prints
+the best settings. It changes nothing: the lead copies the numbers into ``tuning.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import dataset_overlap  # noqa: E402  (the bench folder is not a package)
+
+from etos_desktop.core.clock import FakeClock  # noqa: E402
+
+K = 5
+CATEGORIES = ("paraphrase", "cross_language", "dialogue", "update")
+SPLITS = ("calibration", "test")
+
+
+# -- embedder wrapper ---------------------------------------------------------------------------
+
+
+class CachingEmbedder:
+    """Wraps an embedder and remembers every text's vector, so stores and sweeps embed once.
+
+    Keeps the wrapped embedder's ``key`` (the engine picks its tuning by key). Counts the texts
+    really embedded and the time spent, for the report.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.key = inner.key
+        self.dimension = inner.dimension
+        self._cache: dict[str, numpy.ndarray] = {}
+        self.embedded = 0
+        self.seconds = 0.0
+
+    def embed(self, texts: Sequence[str]) -> numpy.ndarray:
+        """Return the vectors of ``texts``, embedding only the ones not seen before."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            started = time.perf_counter()
+            vectors = self.inner.embed(missing)
+            self.seconds += time.perf_counter() - started
+            self.embedded += len(missing)
+            for text, vector in zip(missing, vectors, strict=True):
+                self._cache[text] = numpy.asarray(vector, dtype=numpy.float32)
+        if not texts:
+            return numpy.zeros((0, self.dimension), dtype=numpy.float32)
+        return numpy.stack([self._cache[t] for t in texts])
+
+    def prefetch(self, texts: Sequence[str], batch: int = 64) -> None:
+        """Embed ``texts`` in batches ahead of time (faster than one call per memory)."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        for i in range(0, len(todo), batch):
+            self.embed(todo[i : i + batch])
+
+
+# -- engine access (the one place that knows the engine's API) -------------------------------------
+
+
+def _engine_module() -> Any:
+    from etos_desktop.core.memory import engine
+
+    return engine
+
+
+def _memory_id(result: Any) -> int:
+    """``add``/``supersede`` may return an id or a result object with ``.id``."""
+    return int(getattr(result, "id", result))
+
+
+def parse_time(value: str) -> datetime:
+    """Parse the set's ISO time."""
+    return datetime.fromisoformat(value)
+
+
+class Store:
+    """The set loaded into one temporary engine database.
+
+    Args:
+        data: The retrieval set.
+        embedder: The embedder (``None``: lexical only).
+        variant: ``"supersede"`` — update pairs are written old first, then the new text through
+            ``engine.supersede(old_id, text)`` at the new memory's time; ``"both"`` — both are
+            added and stay active.
+        folder: Where the database file goes.
+    """
+
+    def __init__(self, data: dict, embedder: Any, variant: str, folder: Path) -> None:
+        engine_module = _engine_module()
+        self.now = parse_time(data["reference_now"])
+        memories = data["memories"]
+        oldest = max(m["days_ago"] for m in memories)
+        self.clock = FakeClock(self.now - timedelta(days=oldest + 1))
+        path = folder / f"bench-{variant}-{'lexical' if embedder is None else 'vector'}.db"
+        self.engine = engine_module.MemoryEngine.open(path, embedder=embedder, clock=self.clock)
+        self.ids: dict[str, int] = {}
+        created = {m["id"]: self.now - timedelta(days=m["days_ago"]) for m in memories}
+        later = (
+            [m for m in memories if m["group"] == "update_new"] if variant == "supersede" else []
+        )
+        first = [m for m in memories if m not in later]
+        started = time.perf_counter()
+        first.sort(key=lambda m: created[m["id"]])
+        new_ids = self.engine.add_many(
+            [{"text": m["text"], "kind": m["kind"], "created_at": created[m["id"]]} for m in first]
+        )
+        self.ids.update({m["id"]: int(i) for m, i in zip(first, new_ids, strict=True)})
+        for m in sorted(later, key=lambda m: created[m["id"]]):
+            self._move_clock(created[m["id"]])
+            self.ids[m["id"]] = _memory_id(
+                self.engine.supersede(self.ids[m["supersedes"]], m["text"], kind=m["kind"])
+            )
+        self._move_clock(self.now)
+        self.load_seconds = time.perf_counter() - started
+        self.names = {v: k for k, v in self.ids.items()}
+
+    def _move_clock(self, when: datetime) -> None:
+        delta = (when - self.clock.now()).total_seconds()
+        if delta > 0:
+            self.clock.advance(seconds=delta)
+
+    def search(
+        self, text: str, mode: str, apply_floor: bool = True, k: int = K, tuning: Any = None
+    ) -> list[str]:
+        """The set ids of the results, best first (unknown ids shown as ``#<id>``).
+
+        ``tuning`` overrides the engine's floors and weights for this call (calibration).
+        """
+        hits = self.engine.search(text, k=k, mode=mode, apply_floor=apply_floor, tuning=tuning)
+        return [self.names.get(int(h.id), f"#{h.id}") for h in hits]
+
+    def close(self) -> None:
+        """Close the engine."""
+        self.engine.close()
+
+
+# -- evaluation -------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Outcome:
+    """One query's results in one mode."""
+
+    query: dict
+    results: list[str]
+    results_no_floor: list[str]
+    seconds: float
+
+
+def evaluate(store: Store, queries: Sequence[dict], mode: str, both: Store | None = None) -> dict:
+    """Run ``queries`` in ``mode``; return outcomes plus newer-wins outcomes in the ``both`` store."""
+    outcomes = []
+    for q in queries:
+        started = time.perf_counter()
+        results = store.search(q["text"], mode)
+        seconds = time.perf_counter() - started
+        no_floor = store.search(q["text"], mode, apply_floor=False)
+        outcomes.append(Outcome(q, results, no_floor, seconds))
+    both_outcomes = []
+    if both is not None:
+        for q in queries:
+            if q["category"] == "update":
+                both_outcomes.append(Outcome(q, both.search(q["text"], mode), [], 0.0))
+    return {"outcomes": outcomes, "both": both_outcomes}
+
+
+def rank_of(targets: Sequence[str], results: Sequence[str]) -> int | None:
+    """0-based rank of the first target in ``results``, or ``None``."""
+    for i, r in enumerate(results):
+        if r in targets:
+            return i
+    return None
+
+
+def within(rank: int | None, n: int) -> bool:
+    """Whether a 0-based ``rank`` (``None``: not returned) is among the first ``n``."""
+    return rank is not None and rank < n
+
+
+def newer_won(q: dict, results: Sequence[str]) -> bool:
+    """The newer memory is returned and ranked above the older one (if that is returned at all)."""
+    new = rank_of(q["targets"], results)
+    old = rank_of(q["stale"], results)
+    return new is not None and (old is None or new < old)
+
+
+def _share(flags: Sequence[bool]) -> float | None:
+    return sum(flags) / len(flags) if flags else None
+
+
+def metrics(run: dict, split: str | None = None) -> dict:
+    """Aggregate figures of one run, optionally for one split."""
+    outs = [o for o in run["outcomes"] if split is None or o.query["split"] == split]
+    targeted = [o for o in outs if o.query["targets"]]
+    nothing = [o for o in outs if not o.query["targets"]]
+    updates = [o for o in outs if o.query["category"] == "update"]
+    both = [o for o in run["both"] if split is None or o.query["split"] == split]
+    m: dict[str, Any] = {
+        "n": len(targeted),
+        "hit@1": _share([rank_of(o.query["targets"], o.results) == 0 for o in targeted]),
+        "hit@3": _share([within(rank_of(o.query["targets"], o.results), 3) for o in targeted]),
+        "hit@3 nf": _share(
+            [within(rank_of(o.query["targets"], o.results_no_floor), 3) for o in targeted]
+        ),
+        "mrr": statistics.fmean(
+            1.0 / (1 + r) if (r := rank_of(o.query["targets"], o.results)) is not None else 0.0
+            for o in targeted
+        )
+        if targeted
+        else None,
+        "false-inj": _share([bool(o.results) for o in nothing]),
+        "newer sup": _share([newer_won(o.query, o.results) for o in updates]),
+        "old-ret": sum(1 for o in updates if rank_of(o.query["stale"], o.results) is not None),
+        "newer both": _share([newer_won(o.query, o.results) for o in both]),
+        "ms/query": 1000 * statistics.fmean(o.seconds for o in outs) if outs else None,
+        "categories": {},
+    }
+    for c in CATEGORIES:
+        co = [o for o in targeted if o.query["category"] == c]
+        m["categories"][c] = {
+            "n": len(co),
+            "hit@1": _share([rank_of(o.query["targets"], o.results) == 0 for o in co]),
+            "hit@3": _share([within(rank_of(o.query["targets"], o.results), 3) for o in co]),
+        }
+    return m
+
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "  -  " if value is None else f"{value:.{digits}f}"
+
+
+def print_main_table(rows: list[tuple[str, str, str, dict]]) -> None:
+    """Print the per embedder/mode/split table."""
+    print(
+        f"{'embedder':<9} {'mode':<8} {'split':<12} {'n':>3} {'hit@1':>6} {'hit@3':>6} {'hit@3nf':>8}"
+        f" {'MRR':>5} {'false-inj':>9} {'newer sup':>9} {'old-ret':>7} {'newer both':>10} {'ms/q':>6}"
+    )
+    for emb, mode, split, m in rows:
+        print(
+            f"{emb:<9} {mode:<8} {split:<12} {m['n']:>3} {_fmt(m['hit@1']):>6} {_fmt(m['hit@3']):>6}"
+            f" {_fmt(m['hit@3 nf']):>8} {_fmt(m['mrr']):>5} {_fmt(m['false-inj']):>9}"
+            f" {_fmt(m['newer sup']):>9} {m['old-ret']:>7} {_fmt(m['newer both']):>10}"
+            f" {_fmt(m['ms/query'], 1):>6}"
+        )
+
+
+def print_category_table(rows: list[tuple[str, str, str, dict]]) -> None:
+    """Print hit@1/hit@3 per category."""
+    head = " ".join(f"{c[:13]:>13}" for c in CATEGORIES)
+    print(f"{'embedder':<9} {'mode':<8} {'split':<12} {head}   (hit@1/hit@3, n)")
+    for emb, mode, split, m in rows:
+        cells = []
+        for c in CATEGORIES:
+            cm = m["categories"][c]
+            cells.append(f"{_fmt(cm['hit@1'])}/{_fmt(cm['hit@3'])} {cm['n']:>2}".rjust(13))
+        print(f"{emb:<9} {mode:<8} {split:<12} " + " ".join(cells))
+
+
+def print_misses(run: dict, label: str, split: str, texts: dict[str, str]) -> None:
+    """List the queries of ``split`` whose target is not in the top 3, and injected nothing-queries."""
+    print(f"\nMisses — {label}, {split} half:")
+    for o in run["outcomes"]:
+        q = o.query
+        if q["split"] != split:
+            continue
+        if q["targets"] and not within(rank_of(q["targets"], o.results), 3):
+            nf = rank_of(q["targets"], o.results_no_floor)
+            print(f"  {q['id']:<16} {q['text']}")
+            print(
+                f"      target {q['targets'][0]} rank with floor: "
+                f"{rank_of(q['targets'], o.results)}, without: {nf}; top: "
+                f"{texts.get(o.results[0], o.results[0])[:70] if o.results else '(nothing)'}"
+            )
+        elif not q["targets"] and o.results:
+            print(
+                f"  {q['id']:<16} {q['text']}  → injected {o.results[0]}: "
+                f"{texts.get(o.results[0], '')[:60]}"
+            )
+
+
+# -- calibration -------------------------------------------------------------------------------------
+
+
+def _rank_quality(
+    store: Store,
+    queries: Sequence[dict],
+    tuning: Any,
+    mode: str = "hybrid",
+    apply_floor: bool = False,
+) -> tuple[dict[str, float], dict[str, list[str]]]:
+    """hit@1/hit@3/MRR over targeted ``queries`` and the result lists of all queries."""
+    results = {
+        q["id"]: store.search(q["text"], mode, apply_floor=apply_floor, tuning=tuning)
+        for q in queries
+    }
+    targeted = [q for q in queries if q["targets"]]
+    ranks = [rank_of(q["targets"], results[q["id"]]) for q in targeted]
+    return {
+        "hit@1": _share([r == 0 for r in ranks]) or 0.0,
+        "hit@3": _share([within(r, 3) for r in ranks]) or 0.0,
+        "mrr": statistics.fmean(1.0 / (1 + r) if r is not None else 0.0 for r in ranks),
+    }, results
+
+
+def calibrate(store: Store, data: dict) -> dict[str, float]:
+    """Sweep the hybrid weights and floors on the calibration half; print and return the best."""
+    from etos_desktop.core.memory import segmentation
+
+    cal = [q for q in data["queries"] if q["split"] == "calibration"]
+    targeted = [q for q in cal if q["targets"]]
+    base = store.engine.tuning
+    print(
+        f"Calibration half: {len(targeted)} queries with a target, "
+        f"{sum(1 for q in cal if not q['targets'])} nothing-queries. Current tuning: {base}"
+    )
+    units = {q["id"]: segmentation.query_units(q["text"]) for q in targeted}
+    short = [q for q in targeted if units[q["id"]] <= base.short_query_units]
+    long_ = [q for q in targeted if units[q["id"]] >= base.long_query_units]
+    print(
+        f"Query length (query_units): short ≤ {base.short_query_units}: {len(short)}, "
+        f"long ≥ {base.long_query_units}: {len(long_)}, between: "
+        f"{len(targeted) - len(short) - len(long_)}"
+    )
+    weights = [round(0.1 * i, 1) for i in range(11)]
+
+    print("\n1) One vector weight for every query (ranking only, no floor), hybrid:")
+    print(f"   {'w':>4} {'hit@1':>6} {'hit@3':>6} {'MRR':>6}   per category hit@3")
+    for w in weights:
+        quality, results = _rank_quality(
+            store, targeted, store.engine.with_tuning(vector_weight_short=w, vector_weight_long=w)
+        )
+        cats = []
+        for c in CATEGORIES:
+            cq = [q for q in targeted if q["category"] == c]
+            hits = [within(rank_of(q["targets"], results[q["id"]]), 3) for q in cq]
+            cats.append(f"{c[:5]} {_share(hits) or 0:.2f}")
+        print(
+            f"   {w:>4} {quality['hit@1']:>6.2f} {quality['hit@3']:>6.2f} {quality['mrr']:>6.3f}   "
+            + "  ".join(cats)
+        )
+
+    print("\n2) Short-query weight × long-query weight (hybrid, no floor): hit@3 / MRR")
+    grid: dict[tuple[float, float], dict[str, float]] = {}
+    print("   short\\long " + " ".join(f"{w:>10}" for w in weights))
+    for ws in weights:
+        cells = []
+        for wl in weights:
+            grid[(ws, wl)] = _rank_quality(
+                store,
+                targeted,
+                store.engine.with_tuning(vector_weight_short=ws, vector_weight_long=wl),
+            )[0]
+            cells.append(f"{grid[(ws, wl)]['hit@3']:.2f}/{grid[(ws, wl)]['mrr']:.3f}")
+        print(f"   {ws:>10} " + " ".join(f"{c:>10}" for c in cells))
+    # Best by hit@3, then MRR, then hit@1; among equals the pair nearest the DESIGN's prior
+    # (0.45 short, 0.65 long), so a flat optimum does not pick an extreme by accident.
+    best_ws, best_wl = max(
+        grid,
+        key=lambda p: (
+            grid[p]["hit@3"],
+            round(grid[p]["mrr"], 3),
+            grid[p]["hit@1"],
+            -abs(p[0] - 0.45) - abs(p[1] - 0.65),
+        ),
+    )
+    print(f"   best: short {best_ws}, long {best_wl}: {grid[(best_ws, best_wl)]}")
+
+    print("\n3) Floors with those weights (hybrid, floor applied): hit@3 / false-injection")
+    floors = [round(0.10 + 0.025 * i, 3) for i in range(13)]
+    keyword_floors = [0.3, 0.4, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 1.01]
+    table: dict[tuple[float, float], tuple[float, float]] = {}
+    print("   floor\\kw " + " ".join(f"{kf:>10}" for kf in keyword_floors))
+    for f in floors:
+        cells = []
+        for kf in keyword_floors:
+            tuning = store.engine.with_tuning(
+                vector_weight_short=best_ws, vector_weight_long=best_wl, floor=f, keyword_floor=kf
+            )
+            quality, results = _rank_quality(store, cal, tuning, apply_floor=True)
+            nothing = [bool(results[q["id"]]) for q in cal if not q["targets"]]
+            table[(f, kf)] = (quality["hit@3"], _share(nothing) or 0.0)
+            cells.append(f"{quality['hit@3']:.2f}/{table[(f, kf)][1]:.2f}")
+        print(f"   {f:>8} " + " ".join(f"{c:>10}" for c in cells))
+    allowed = {p: v for p, v in table.items() if v[1] <= 0.10} or table
+    # Among equal results keep what is closest to the current floors (a keyword floor that
+    # changes nothing on this set is left where it is).
+    best_f, best_kf = max(
+        allowed,
+        key=lambda p: (
+            allowed[p][0],
+            -allowed[p][1],
+            -abs(p[0] - base.floor) - abs(p[1] - base.keyword_floor),
+        ),
+    )
+    print(
+        f"   best with false-injection ≤ 0.10: floor {best_f}, keyword_floor {best_kf}: "
+        f"hit@3 {allowed[(best_f, best_kf)][0]:.2f}, false-inj {allowed[(best_f, best_kf)][1]:.2f}"
+    )
+    best = {
+        "vector_weight_short": best_ws,
+        "vector_weight_long": best_wl,
+        "floor": best_f,
+        "keyword_floor": best_kf,
+    }
+    print(
+        "\nBest settings on the calibration half (set them in tuning.py; check on the test half):"
+    )
+    print("   " + ", ".join(f"{k}={v}" for k, v in best.items()))
+    return best
+
+
+# -- main ------------------------------------------------------------------------------------------------
+
+
+def make_use_embedder() -> CachingEmbedder:
+    """The embedded USE, wrapped in the cache."""
+    from etos_desktop.core.memory.embedders import UseEmbedder
+
+    return CachingEmbedder(UseEmbedder())
+
+
+def main() -> int:
+    """Entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", type=Path, default=dataset_overlap.DEFAULT_SET)
+    parser.add_argument("--split", choices=(*SPLITS, "both"), default="both")
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="sweep weights and floors on the calibration half and print the best",
+    )
+    parser.add_argument("--misses", action="store_true", help="list the test-half misses of hybrid")
+    parser.add_argument("--no-lexical", action="store_true", help="skip the lexical-only runs")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+
+    data = dataset_overlap.load_set(args.set)
+    dataset_overlap.print_counts(data)
+    dataset_overlap.print_report(data, quiet=True)
+    print()
+    texts = {m["id"]: m["text"] for m in data["memories"]}
+    use = make_use_embedder()
+
+    with tempfile.TemporaryDirectory(prefix="etos-bench-") as tmp:
+        folder = Path(tmp)
+        started = time.perf_counter()
+        use.prefetch([m["text"] for m in data["memories"]])
+        print(
+            f"USE: embedded {use.embedded} memory texts in {use.seconds:.1f} s "
+            f"({1000 * use.seconds / max(1, use.embedded):.1f} ms/text, batches of 64)"
+        )
+        main_store = Store(data, use, "supersede", folder)
+        print(
+            f"Loaded {len(main_store.ids)} memories (supersede variant) in "
+            f"{main_store.load_seconds:.1f} s; wall so far {time.perf_counter() - started:.1f} s"
+        )
+
+        if args.calibrate:
+            calibrate(main_store, data)
+            main_store.close()
+            return 0
+
+        both_store = Store(data, use, "both", folder)
+        splits = list(SPLITS) if args.split == "both" else [args.split]
+        runs: dict[tuple[str, str], dict] = {}
+        for mode in ("keyword", "vector", "hybrid"):
+            runs[("USE", mode)] = evaluate(main_store, data["queries"], mode, both_store)
+        main_store.close()
+        both_store.close()
+        if not args.no_lexical:
+            lex_main = Store(data, None, "supersede", folder)
+            lex_both = Store(data, None, "both", folder)
+            for mode in ("keyword", "hybrid"):
+                runs[("lexical", mode)] = evaluate(lex_main, data["queries"], mode, lex_both)
+            lex_main.close()
+            lex_both.close()
+
+    rows = [
+        (emb, mode, split, metrics(run, split))
+        for (emb, mode), run in runs.items()
+        for split in splits
+    ]
+    print(
+        f"\nResults (k = {K}; floor applied unless 'nf'; ms/q is search time with query vectors"
+        " cached — latency is retrieval_speed.py's job):"
+    )
+    print_main_table(rows)
+    print("\nPer category:")
+    print_category_table(rows)
+    if args.misses:
+        print_misses(runs[("USE", "hybrid")], "USE hybrid", "test", texts)
+    test = metrics(runs[("USE", "hybrid")], "test")
+    print(
+        "\nTargets on the test half (USE hybrid): "
+        f"hit@3 {_fmt(test['hit@3'])} (≥ 0.95: {'ok' if (test['hit@3'] or 0) >= 0.95 else 'MISSED'}), "
+        f"nothing returned for {_fmt(1 - (test['false-inj'] or 0))} of nothing-queries "
+        f"(≥ 0.90: {'ok' if (test['false-inj'] or 0) <= 0.10 else 'MISSED'}), "
+        f"newer wins {_fmt(test['newer sup'])} superseded / {_fmt(test['newer both'])} both active "
+        f"(1.0: {'ok' if test['newer sup'] == 1.0 and test['newer both'] == 1.0 else 'MISSED'})"
+    )
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                [{"embedder": e, "mode": mo, "split": s, **m} for e, mo, s, m in rows],
+                indent=1,
+                ensure_ascii=False,
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""The engine used as a plain script would: the README example, threads, reopening."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import io
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+from etos_desktop.core.clock import FakeClock
+from etos_desktop.core.memory.embedding import HashEmbedder
+from etos_desktop.core.memory.engine import MemoryEngine
+from etos_desktop.core.memory.records import MemoryDraft
+from etos_desktop.core.memory.search import Hit
+
+README = Path(__file__).resolve().parents[3] / "README.md"
+
+
+def test_readme_example_runs(tmp_path: Path) -> None:
+    section = README.read_text(encoding="utf-8").split("## Memory engine API", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert code is not None
+    script = code.group(1).replace("/tmp/mem.db", str(tmp_path / "mem.db"))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(script, "README.md", "exec"), {})
+    assert "pnpm" in out.getvalue()
+
+
+def test_script_like_use(tmp_path: Path) -> None:
+    clock = FakeClock(datetime(2025, 6, 1, tzinfo=UTC))
+    path = tmp_path / "bench.db"
+    engine = MemoryEngine.open(path, embedder=HashEmbedder(1024), clock=clock)
+    ids = engine.add_many(
+        [
+            MemoryDraft("I prefer dark mode in every editor", kind="preference"),
+            MemoryDraft("我的女儿叫莉莉", created_at=datetime(2024, 1, 1, tzinfo=UTC)),
+            *(f"distractor {i} about weather{i}" for i in range(50)),
+        ]
+    )
+    assert len(ids) == 52
+    hits = engine.search("dark mode editor", k=3)
+    assert isinstance(hits[0], Hit)
+    assert hits[0].id == ids[0]
+    assert hits[0].kind == "preference"
+    assert engine.search("莉莉", mode="keyword")[0].created_at == datetime(2024, 1, 1, tzinfo=UTC)
+    assert engine.search("quantum chromodynamics lecture notes") == []
+    engine.close()
+    # reopening the file finds everything again (the index is rebuilt from rows)
+    with MemoryEngine.open(path, embedder=HashEmbedder(1024), clock=clock) as again:
+        assert again.count_active() == 52
+        assert again.search("dark mode editor", mode="vector")[0].id == ids[0]
+
+
+def test_engine_is_safe_from_worker_threads(engine: MemoryEngine) -> None:
+    def worker(n: int) -> list[int]:
+        found = []
+        for i in range(8):
+            memory_id = engine.add(f"worker{n} note{i} about gardening")
+            hits = engine.search(f"worker{n} note{i} gardening", k=3)
+            found.append(int(hits[0].id == memory_id))
+        return found
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(worker, range(4)))
+    assert engine.count_active() == 32
+    assert all(all(r) for r in results)
+    assert len(engine.memories()) == 32

@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+import pytest
+
+from etos_desktop.core.memory.segmentation import (
+    STOP_TERMS,
+    duplicate_key,
+    index_text,
+    normalize,
+    query_terms,
+    query_units,
+    stem,
+    tokens,
+)
+
+
+def test_english_words_are_lowercased_stemmed_and_stripped_of_punctuation() -> None:
+    assert tokens("I'm ALLERGIC to Peanuts!") == ["im", "allergic", "to", "peanut"]
+    assert tokens("The user's café") == ["the", "user", "cafe"]
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("allergies", "allergi"),
+        ("allergy", "allergi"),
+        ("cooking", "cook"),
+        ("cooked", "cook"),
+        ("hopping", "hop"),
+        ("hoping", "hope"),
+        ("caresses", "caress"),
+        ("cats", "cat"),
+        ("pnpm", "pnpm"),
+        ("bus", "bus"),
+        ("café", "café"),
+    ],
+)
+def test_stem_is_porter_step_one(word: str, expected: str) -> None:
+    assert stem(word) == expected
+
+
+def test_chinese_becomes_characters_and_bigrams() -> None:
+    assert tokens("喜欢咖啡") == ["喜", "喜欢", "欢", "欢咖", "咖", "咖啡", "啡"]
+
+
+def test_mixed_text_keeps_order_and_splits_scripts() -> None:
+    assert tokens("我用pnpm管理JS项目") == [
+        "我", "我用", "用", "pnpm", "管", "管理", "理", "js", "项", "项目", "目",
+    ]  # fmt: skip
+
+
+def test_full_width_and_kana_hangul() -> None:
+    assert tokens("ＡＢＣ１２３") == ["abc123"]
+    assert tokens("すし") == ["す", "すし", "し"]
+    assert tokens("김치") == ["김", "김치", "치"]
+
+
+def test_index_text_is_space_separated_tokens() -> None:
+    assert index_text("猫 cats") == "猫 cat"
+
+
+@pytest.mark.parametrize("query", ["猫", "花生", "我"])
+def test_one_and_two_character_cjk_queries_keep_their_terms(query: str) -> None:
+    terms = query_terms(query)
+    assert terms
+    assert set(terms) <= set(tokens(query))
+    # the query's own form is among the terms, so it matches the index of any text containing it
+    assert query in terms or len(query) == 1
+
+
+def test_query_terms_drop_stop_terms_unless_nothing_else_remains() -> None:
+    assert query_terms("what is my dog's name?") == ["dog", "name"]
+    assert query_terms("the") == ["the"]
+    assert "我们" not in query_terms("上次我们聊到哪")
+    assert "聊到" in query_terms("上次我们聊到哪")
+
+
+def test_query_terms_are_distinct_and_capped() -> None:
+    assert query_terms("cat cat cats") == ["cat"]
+    assert len(query_terms(" ".join(f"w{i}" for i in range(500)), limit=10)) == 10
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"', '""', "*", "a*", "NEAR(a b)", "x:y", "^start", "-not", "(", ")", "AND OR NOT", "'", "\\"],
+)
+def test_fts_syntax_characters_never_reach_terms(query: str) -> None:
+    for term in query_terms(query):
+        assert term.isalnum()
+
+
+def test_empty_and_punctuation_only_queries_have_no_terms() -> None:
+    assert query_terms("") == []
+    assert query_terms("  ?!。，  ") == []
+
+
+def test_query_units_count_words_and_half_cjk_characters() -> None:
+    assert query_units("where did we leave off") == 5
+    assert query_units("上次我们聊到哪") == 3.5
+    assert query_units("") == 0
+
+
+def test_duplicate_key_ignores_case_width_spacing_and_punctuation() -> None:
+    assert duplicate_key("I use pnpm.") == duplicate_key("i  use PNPM")
+    assert duplicate_key("我用 pnpm。") == duplicate_key("我用pnpm")
+    assert duplicate_key("I use pnpm") != duplicate_key("I use npm")
+
+
+def test_normalize_is_nfkc_casefold() -> None:
+    assert normalize("ＳＴＲＡßE") == "strasse"
+
+
+def test_stop_terms_are_stemmed_like_tokens() -> None:
+    assert "thi" in STOP_TERMS  # "this" after step 1
+    assert "does" not in STOP_TERMS
