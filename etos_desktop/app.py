@@ -11,6 +11,7 @@ import importlib
 import logging
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -31,6 +32,7 @@ from etos_desktop.ui.gc_guard import GarbageCollector
 from etos_desktop.ui.main_window import MainWindow
 
 if TYPE_CHECKING:
+    from etos_desktop.core.memory.access import MemoryAccess
     from etos_desktop.core.providers.config import ProviderConfig
     from etos_desktop.core.providers.registry import ProviderRegistry
     from etos_desktop.core.providers.secrets import SecretStore
@@ -42,6 +44,7 @@ log = logging.getLogger("etos_desktop")
 #: Modules imported off the UI thread once the window is visible (they take ~0.5 s together).
 HEAVY_MODULES = (
     "etos_desktop.core.providers.openai_provider",
+    "etos_desktop.core.memory.engine",
     "etos_desktop.core.storage.repositories",
     "etos_desktop.core.chat.service",
     "etos_desktop.ui.chat_controller",
@@ -126,6 +129,9 @@ class EtosApp:
         self.secrets: SecretStore | None = None
         self.registry: ProviderRegistry | None = None
         self.controller: ChatController | None = None
+        self.memory: MemoryAccess | None = None
+        self._embedder_task: Any = None
+        self._reembed_cancel = threading.Event()
         # Created by ``run_app`` on the running loop: asyncio is imported after the first frame.
         self.closed: Any = None
         self._settings_dialog: Any = None
@@ -181,6 +187,8 @@ class EtosApp:
         await loop.run_in_executor(None, _import_heavy)
 
         from etos_desktop.core.chat.service import ChatService
+        from etos_desktop.core.memory.access import MemoryAccess
+        from etos_desktop.core.memory.engine import MemoryEngine
         from etos_desktop.core.providers import openai_provider
         from etos_desktop.core.providers.presets import LOCAL_CANDIDATES
         from etos_desktop.core.providers.registry import ProviderRegistry
@@ -199,7 +207,14 @@ class EtosApp:
             self.settings, self.secrets, self.env, self._provider_factory or make_provider
         )
         repo = ChatRepository(self.db)
-        chat = ChatService(repo, self.registry, self.settings)
+        engine = MemoryEngine(
+            self.db,
+            embedder=None,
+            max_content_chars=self.settings.get_int("memory.max_content_chars"),
+            max_active=self.settings.get_int("memory.max_active"),
+        )
+        self.memory = MemoryAccess(engine)
+        chat = ChatService(repo, self.registry, self.settings, memory=self.memory)
         self.controller = ChatController(
             repo, chat, auto_title=lambda: bool(self.settings.get("chat.auto_title"))
         )
@@ -239,6 +254,47 @@ class EtosApp:
             await self.controller.open_conversation(rows[0].id)
         if not self.registry.is_configured():
             self.open_settings("providers", first_run=True)
+        self._embedder_task = asyncio.ensure_future(self.choose_embedder())
+
+    async def choose_embedder(self) -> None:
+        """Pick the embedder (endpoint → built-in USE → keywords) off the UI thread.
+
+        Until it is ready, memory search runs on keywords; memories without a vector for the
+        chosen embedder are embedded in the background (the engine resumes where it stopped).
+        """
+        import asyncio
+
+        from etos_desktop.core.memory.embedders import EndpointSettings, choose_embedder
+
+        if self.memory is None or self.registry is None:
+            return
+        mode = self.settings.get_str("memory.embedder")
+        if mode == "keywords":
+            return
+        loop = asyncio.get_running_loop()
+        endpoint = None
+        default = self.registry.default()
+        if mode == "auto" and default is not None and default.embedding_model:
+            endpoint = EndpointSettings(
+                self.registry.provider_for(default), default.embedding_model, default.base_url
+            )
+        choice = await loop.run_in_executor(
+            None, lambda: choose_embedder(endpoint, loop=loop, load_use=True)
+        )
+        for skipped in choice.skipped:
+            log.info(
+                "embedder %s skipped: %s %s",
+                skipped.candidate,
+                skipped.reason,
+                skipped.error_code or "",
+            )
+        if choice.embedder is None:
+            return
+        self.memory.engine.set_embedder(choice.embedder)
+        log.info("memory embedder: %s", choice.embedder.key)
+        embedded = await self.memory.reembed(cancel=self._reembed_cancel)
+        if embedded:
+            log.info("embedded %d memories for %s", embedded, choice.embedder.key)
 
     def refresh_providers(self) -> None:
         """Show the providers in the chat header and the default one in the status bar."""
@@ -330,6 +386,14 @@ class EtosApp:
         if self.controller is not None:
             self.controller.stop()
             await self.controller.wait_idle()
+        self._reembed_cancel.set()
+        if self._embedder_task is not None and not self._embedder_task.done():
+            self._embedder_task.cancel()
+        if self.memory is not None:
+            import asyncio
+
+            memory, self.memory = self.memory, None
+            await asyncio.get_running_loop().run_in_executor(None, memory.close)
         if self.registry is not None:
             await self.registry.aclose()
         if self.db is not None:

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Signal
 
 from etos_desktop.core.chat.events import (
     ChatEvent,
+    MemorySaved,
     ReplyDelta,
     ReplyFailed,
     ReplyFinished,
@@ -27,6 +28,7 @@ from etos_desktop.core.chat.events import (
 from etos_desktop.core.chat.export import conversation_to_json, conversation_to_markdown
 from etos_desktop.core.chat.service import ChatService
 from etos_desktop.core.errors import EtosError, InvalidInput
+from etos_desktop.core.memory.tools import SaveRequest
 from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
 
@@ -55,6 +57,11 @@ class ChatController(QObject):
         busy_changed(bool): a reply is (not) in progress.
         error_occurred(object): an ``EtosError`` not tied to a reply (shown in the status bar).
         versions_changed(int, int, int): user message id, current version index, version count.
+        memory_saved(object): a ``MemorySaved`` event (the model's save_memory, or /remember).
+        memory_changed(): a memory was undone, edited or added from the chat (panels refresh).
+        approval_requested(object, int, object): a ``SaveRequest``, the reply's message id and
+            an ``asyncio.Future`` the view resolves with the request to save (maybe edited) or
+            ``None`` to decline ("ask every time" mode).
     """
 
     conversations_loaded = Signal(list)
@@ -71,6 +78,9 @@ class ChatController(QObject):
     busy_changed = Signal(bool)
     error_occurred = Signal(object)
     versions_changed = Signal(int, int, int)
+    memory_saved = Signal(object)
+    memory_changed = Signal()
+    approval_requested = Signal(object, int, object)
 
     def __init__(
         self,
@@ -88,6 +98,7 @@ class ChatController(QObject):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._reply_task: asyncio.Task[None] | None = None
         self.current: ConversationRow | None = None
+        chat.approver = self._approve
         self.search_text = ""
         self.show_archived = False
 
@@ -270,6 +281,8 @@ class ChatController(QObject):
                 self.reply_finished.emit(row)
             case ReplyFailed(message=row, error=error):
                 self.reply_failed.emit(row, error)
+            case MemorySaved():
+                self.memory_saved.emit(event)
 
     async def _title(self, conversation_id: int) -> None:
         title = await self._chat.suggest_title(conversation_id)
@@ -300,6 +313,46 @@ class ChatController(QObject):
         await self._repo.delete_message(message_id)
         if self.current is not None:
             await self._open(self.current.id or 0)
+
+    # -- memory -------------------------------------------------------------------------------
+
+    async def _approve(self, request: SaveRequest, message_id: int) -> SaveRequest | None:
+        """Ask the view whether to save (the "ask every time" approval mode)."""
+        future: asyncio.Future[SaveRequest | None] = asyncio.get_running_loop().create_future()
+        self.approval_requested.emit(request, message_id, future)
+        return await future
+
+    def remember(self, text: str, kind: str = "fact") -> asyncio.Task[Any]:
+        """Save a memory the user wrote (the Remember… action; /remember goes through send)."""
+        return self.spawn(self._remember(text, kind))
+
+    async def _remember(self, text: str, kind: str) -> None:
+        event = await self._chat.remember(self.current, text, kind)
+        self.memory_saved.emit(event)
+        self.memory_changed.emit()
+
+    def undo_memory(self, memory_id: int, superseded: int | None) -> asyncio.Task[Any]:
+        """Undo a save: delete the new memory and restore the one it superseded."""
+        return self.spawn(self._undo_memory(memory_id, superseded))
+
+    async def _undo_memory(self, memory_id: int, superseded: int | None) -> None:
+        memory = self._chat.memory
+        if memory is None:
+            return
+        await memory.delete(memory_id, actor="user")
+        if superseded is not None:
+            await memory.restore(superseded, actor="user")
+        self.memory_changed.emit()
+
+    def edit_memory(self, memory_id: int, text: str) -> asyncio.Task[Any]:
+        """Give a memory new wording (it is re-embedded)."""
+        return self.spawn(self._edit_memory(memory_id, text))
+
+    async def _edit_memory(self, memory_id: int, text: str) -> None:
+        memory = self._chat.memory
+        if memory is not None:
+            await memory.edit(memory_id, text=text)
+            self.memory_changed.emit()
 
     # -- export -------------------------------------------------------------------------------
 

@@ -59,6 +59,8 @@ async def etos(
     sleeps: list[float] = []
     app = EtosApp(qapp, env, local_candidates=[], provider_factory=make_factory(sleeps))
     app.sleeps = sleeps  # type: ignore[attr-defined]
+    # Keyword-only memory: loading the built-in embedder in every test would cost ~1 s each.
+    app.settings.set("memory.embedder", "keywords")
     app.window.show()
     await app.start()
     yield app
@@ -403,6 +405,7 @@ async def test_first_run_opens_provider_settings_and_offers_local_server(
 ):
     env = {"ETOS_DATA_DIR": str(isolated_environment)}
     app = EtosApp(qapp, env, local_candidates=[server.base_url], provider_factory=make_factory([]))
+    app.settings.set("memory.embedder", "keywords")
     app.window.show()
     try:
         await app.start()

@@ -55,6 +55,27 @@ class ReplyFailed:
     error: UserFacingError
 
 
+@dataclass(frozen=True)
+class MemorySaved:
+    """A memory was saved.
+
+    By the model's ``save_memory`` (``message_id`` is the reply), or by the user's
+    ``/remember`` (``message_id`` is ``None``).
+    """
+
+    message_id: int | None
+    memory_id: int
+    merged: bool
+    superseded: int | None
+    content: str
+
+
 ChatEvent = (
-    UserMessageSaved | ReplyStarted | ReplyDelta | ReplyRetrying | ReplyFinished | ReplyFailed
+    UserMessageSaved
+    | ReplyStarted
+    | ReplyDelta
+    | ReplyRetrying
+    | ReplyFinished
+    | ReplyFailed
+    | MemorySaved
 )

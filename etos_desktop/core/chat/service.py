@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from etos_desktop.core.chat.events import (
     ChatEvent,
+    MemorySaved,
     ReplyDelta,
     ReplyFailed,
     ReplyFinished,
@@ -31,7 +33,7 @@ from etos_desktop.core.chat.events import (
     ReplyStarted,
     UserMessageSaved,
 )
-from etos_desktop.core.context.assembler import ContextInput, assemble_context
+from etos_desktop.core.context.assembler import ContextInput, ContextTrace, assemble_context
 from etos_desktop.core.context.language import conversation_language
 from etos_desktop.core.context.model_limits import context_window_for
 from etos_desktop.core.context.prompts import (
@@ -39,8 +41,27 @@ from etos_desktop.core.context.prompts import (
     DEFAULT_PERSONA_PROMPT,
     system_prompt,
 )
-from etos_desktop.core.errors import InvalidInput, UserFacingError
-from etos_desktop.core.providers.base import ChatRequest, Message
+from etos_desktop.core.errors import BadRequest, InvalidInput, UserFacingError
+from etos_desktop.core.memory.access import MemoryAccess
+from etos_desktop.core.memory.retrieval import (
+    Retrieval,
+    memory_block,
+    retrieve,
+    trace_memories,
+)
+from etos_desktop.core.memory.tools import (
+    REFUSAL_TEXT,
+    SAVE_MEMORY,
+    SEARCH_MEMORY,
+    SaveRequest,
+    ToolArgumentError,
+    parse_save,
+    parse_search,
+    saved_text,
+    search_results_text,
+    tool_definitions,
+)
+from etos_desktop.core.providers.base import ChatRequest, Message, ToolCallDelta, Usage
 from etos_desktop.core.providers.registry import ProviderSource, ResolvedProvider
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.core.storage.repositories import ChatRepository
@@ -52,6 +73,13 @@ log = logging.getLogger(__name__)
 PERSIST_INTERVAL = 0.25
 #: Longest message the app accepts at all (characters); longer input is refused, not cut.
 MAX_MESSAGE_CHARS = 2_000_000
+#: Tool rounds per reply; the last round is asked without acting on further tool calls.
+MAX_TOOL_ROUNDS = 4
+#: ``/remember <text>`` in the composer saves a memory instead of sending a message.
+REMEMBER_COMMAND = re.compile(r"^/remember(\s+|$)", re.IGNORECASE)
+
+Approver = Callable[[SaveRequest, int], Awaitable[SaveRequest | None]]
+
 #: How a title request is bounded.
 TITLE_MAX_CHARS = 40
 
@@ -95,6 +123,9 @@ class ChatService:
         repo: Conversations and messages.
         providers: Resolves a conversation's provider and model.
         settings: Chat settings (output tokens, temperature, persona, UI language).
+        memory: Long-term memory (``None``: the app runs without it).
+        approver: Asked before a ``save_memory`` call is carried out when the approval setting
+            is "ask"; returns the request to save (possibly edited) or ``None`` to decline.
         loop_time: Monotonic seconds (``loop.time``); injectable for tests.
     """
 
@@ -104,14 +135,21 @@ class ChatService:
         providers: ProviderSource,
         settings: SettingsStore,
         *,
+        memory: MemoryAccess | None = None,
+        approver: Approver | None = None,
         loop_time: Callable[[], float] | None = None,
         persist_interval: float = PERSIST_INTERVAL,
     ) -> None:
         self._repo = repo
         self._providers = providers
         self._settings = settings
+        self.memory = memory
+        self.approver = approver
         self._loop_time = loop_time
         self._persist_interval = persist_interval
+        # (base URL, model) pairs whose server refused the tools parameter: memory still works
+        # there through automatic retrieval and the user's Remember action.
+        self._no_tools: set[tuple[str, str]] = set()
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -127,10 +165,38 @@ class ChatService:
         """
         content = clean_user_text(text)
         conversation = await self._conversation(conversation_id)
+        if REMEMBER_COMMAND.match(content):
+            # Not a user turn: nothing is sent to the model and nothing enters the history.
+            yield await self.remember(conversation, REMEMBER_COMMAND.sub("", content, count=1))
+            return
         user = await self._repo.add_message(conversation_id, "user", content)
         yield UserMessageSaved(user)
         async for event in self._reply(conversation, user):
             yield event
+
+    async def remember(
+        self, conversation: ConversationRow | None, text: str, kind: str = "fact"
+    ) -> MemorySaved:
+        """Save a memory the user wrote (``/remember``, the Remember… action).
+
+        Raises:
+            InvalidInput: Memory is off, the conversation is temporary, or a write check
+                refused the text (``MemoryRejected`` codes).
+        """
+        if self.memory is None or not self._settings.get_bool("memory.enabled"):
+            raise InvalidInput("memory is turned off", reason="memory_off")
+        if conversation is not None and conversation.temporary:
+            raise InvalidInput("temporary conversation", reason="temporary")
+        content = text.strip()
+        if not content:
+            raise InvalidInput("empty memory", reason="empty")
+        result = await self.memory.save(
+            content,
+            kind,
+            source="user_statement",
+            origin_conversation_id=conversation.id if conversation is not None else None,
+        )
+        return MemorySaved(None, result.id, result.merged, result.superseded, content)
 
     async def regenerate(self, user_message_id: int) -> AsyncIterator[ChatEvent]:
         """Stream a new version of the reply to a user message (earlier versions are kept).
@@ -219,9 +285,16 @@ class ChatService:
             return self._loop_time()
         return asyncio.get_running_loop().time()
 
+    def _memory_on(self, conversation: ConversationRow) -> bool:
+        return (
+            self.memory is not None
+            and not conversation.temporary
+            and self._settings.get_bool("memory.enabled")
+        )
+
     async def _build_request(
         self, conversation: ConversationRow, user: MessageRow, resolved: ResolvedProvider
-    ) -> tuple[ChatRequest, str]:
+    ) -> tuple[ChatRequest, ContextTrace]:
         history_rows = await self._repo.current_history(conversation.id or 0)
         history: list[Message] = []
         user_texts: list[str] = []
@@ -233,7 +306,8 @@ class ChatService:
             # Failed replies hold no answer, and empty interrupted ones say nothing.
             if row.role == "assistant" and (row.status == MessageStatus.ERROR or not row.content):
                 continue
-            history.append(message_to_wire(row))
+            history.extend(messages_to_wire(row))
+        previous_user = user_texts[-1] if user_texts else None
         user_texts.append(user.content)
         lang = conversation_language(user_texts[-20:], self._ui_language())
         persona_name = (
@@ -246,6 +320,19 @@ class ChatService:
             or self._settings.get_str("persona.prompt")
             or DEFAULT_PERSONA_PROMPT[lang]
         )
+        retrieved: Retrieval | None = None
+        memory_on = self._memory_on(conversation)
+        if memory_on and self.memory is not None:
+            try:
+                retrieved = await retrieve(
+                    self.memory,
+                    user.content,
+                    previous_user,
+                    self._settings.get_int("memory.retrieval_top_k"),
+                )
+            except UserFacingError as exc:
+                # Memory is a help, never a reason the reply fails (e.g. an embedder error).
+                log.warning("memory retrieval failed: %s", exc.code)
         max_output = self._settings.get_int("chat.max_output_tokens")
         assembled = assemble_context(
             ContextInput(
@@ -257,15 +344,30 @@ class ChatService:
                     resolved.model, self._settings.model_context_overrides()
                 ),
                 max_output_tokens=max_output,
+                memory_block=memory_block(retrieved.hits, lang) if retrieved else None,
+                memory_placement="user" if resolved.config.single_system_message else "system",
+                language=lang,
             )
         )
+        trace = assembled.trace
+        if retrieved is not None:
+            trace = dataclasses.replace(
+                trace,
+                memories=() if trace.memory_dropped else trace_memories(retrieved.hits),
+                retrieval_query=retrieved.query,
+                recall_cue=retrieved.cue.rule if retrieved.cue else "",
+            )
+            if retrieved.hits and not trace.memory_dropped and self.memory is not None:
+                await self.memory.mark_accessed([h.id for h in retrieved.hits])
+        tools_on = memory_on and (resolved.config.base_url, resolved.model) not in self._no_tools
         request = ChatRequest(
             model=resolved.model,
             messages=assembled.messages,
             temperature=self._settings.get_float("chat.temperature"),
             max_tokens=max_output,
+            tools=tool_definitions(lang) if tools_on else None,
         )
-        return request, assembled.trace.to_json()
+        return request, trace
 
     async def _reply(
         self, conversation: ConversationRow, user: MessageRow
@@ -281,34 +383,64 @@ class ChatService:
         reply_id = reply.id or 0
         yield ReplyStarted(reply)
         text = ""
+        round_text = ""
+        rounds: list[dict[str, Any]] = []
         last_persist = self._now()
         finish_reason: str | None = None
         usage: dict[str, Any] | None = None
         try:
             resolved = self._providers.resolve(conversation.provider_id, conversation.model)
-            request, trace_json = await self._build_request(conversation, user, resolved)
+            request, trace = await self._build_request(conversation, user, resolved)
             await self._repo.update_message(reply_id, model=resolved.model)
-            await self._repo.save_trace(reply_id, trace_json)
-            # aclosing: a Stop (cancellation) hangs up on the server at once, not at GC time.
-            async with contextlib.aclosing(resolved.provider.stream_chat(request)) as stream:
-                async for event in stream:
-                    if event.retry_in is not None:
-                        yield ReplyRetrying(reply_id, event.retry_in, event.retry_reason or "")
-                        continue
-                    if event.usage is not None:
-                        usage = {
-                            "prompt_tokens": event.usage.prompt_tokens,
-                            "completion_tokens": event.usage.completion_tokens,
-                            "total_tokens": event.usage.total_tokens,
-                        }
-                    if event.finish_reason is not None:
-                        finish_reason = event.finish_reason
-                    if event.text:
-                        text += event.text
-                        yield ReplyDelta(reply_id, event.text, text)
-                        if self._now() - last_persist >= self._persist_interval:
-                            await self._repo.update_message(reply_id, content=text)
-                            last_persist = self._now()
+            await self._repo.save_trace(reply_id, trace.to_json())
+            messages = list(request.messages)
+            for round_no in range(MAX_TOOL_ROUNDS + 1):
+                calls: dict[int, dict[str, Any]] = {}
+                round_text, finish_reason = "", None
+                try:
+                    # aclosing: a Stop (cancellation) hangs up on the server at once.
+                    stream = resolved.provider.stream_chat(
+                        dataclasses.replace(request, messages=messages)
+                    )
+                    async with contextlib.aclosing(stream) as events:
+                        async for event in events:
+                            if event.retry_in is not None:
+                                yield ReplyRetrying(
+                                    reply_id, event.retry_in, event.retry_reason or ""
+                                )
+                                continue
+                            for delta in event.tool_calls:
+                                _merge_tool_delta(calls, delta)
+                            if event.usage is not None:
+                                usage = _add_usage(usage, event.usage)
+                            if event.finish_reason is not None:
+                                finish_reason = event.finish_reason
+                            if event.text:
+                                text += event.text
+                                round_text += event.text
+                                yield ReplyDelta(reply_id, event.text, text)
+                                if self._now() - last_persist >= self._persist_interval:
+                                    await self._repo.update_message(reply_id, content=text)
+                                    last_persist = self._now()
+                except BadRequest as error:
+                    if request.tools is None or round_no > 0 or "tool" not in error.detail.lower():
+                        raise
+                    # The server does not take tools: remember, and ask again without them.
+                    log.info("%s refuses tools; continuing without", resolved.model)
+                    self._no_tools.add((resolved.config.base_url, resolved.model))
+                    request = dataclasses.replace(request, tools=None)
+                    continue
+                if not calls or round_no == MAX_TOOL_ROUNDS:
+                    break
+                tool_calls = [calls[i] for i in sorted(calls)]
+                results: list[dict[str, str]] = []
+                for call in tool_calls:
+                    result_text, saved = await self._run_tool(call, conversation, reply_id)
+                    if saved is not None:
+                        yield saved
+                    results.append({"tool_call_id": call["id"], "content": result_text})
+                rounds.append({"content": round_text, "tool_calls": tool_calls, "results": results})
+                messages.extend(_round_messages(rounds[-1]))
         except asyncio.CancelledError:
             # Stop: keep what arrived. Shielded so the write survives the cancellation.
             await asyncio.shield(
@@ -317,6 +449,7 @@ class ChatService:
                     content=text,
                     status=MessageStatus.INTERRUPTED,
                     error_code="stopped",
+                    tool_calls_json=_transcript(rounds, round_text),
                 )
             )
             raise
@@ -328,6 +461,7 @@ class ChatService:
                 status=status,
                 error_code=error.code,
                 error_detail=error.detail[:2000],
+                tool_calls_json=_transcript(rounds, round_text),
             )
             log.info("reply %s failed: %s", reply_id, error.code)
             yield ReplyFailed(row, error)
@@ -338,13 +472,119 @@ class ChatService:
             "status": MessageStatus.INTERRUPTED if interrupted else MessageStatus.COMPLETE,
             "usage_json": json.dumps(usage) if usage else None,
             "error_code": "stream_ended" if interrupted else None,
+            "tool_calls_json": _transcript(rounds, round_text),
         }
         row = await self._repo.update_message(reply_id, **values)
         yield ReplyFinished(row)
+
+    async def _run_tool(
+        self, call: dict[str, Any], conversation: ConversationRow, reply_id: int
+    ) -> tuple[str, MemorySaved | None]:
+        """Carry out one tool call; return the tool result text and any save to report."""
+        name = call["function"]["name"]
+        arguments = call["function"]["arguments"]
+        if self.memory is None or not self._memory_on(conversation):
+            return f"error: the tool {name!r} is not available now", None
+        try:
+            if name == SEARCH_MEMORY:
+                search = parse_search(arguments)
+                hits = await self.memory.search(
+                    search.query, search.count, search.mode, from_user=False
+                )
+                return search_results_text(hits), None
+            if name != SAVE_MEMORY:
+                return f"error: there is no tool named {name!r}", None
+            save = parse_save(arguments)
+        except ToolArgumentError as exc:
+            return str(exc), None
+        approval = self._settings.get_str("memory.approval")
+        if approval == "never":
+            return REFUSAL_TEXT["disabled"], None
+        if approval == "ask":
+            decided = await self.approver(save, reply_id) if self.approver is not None else None
+            if decided is None:
+                return REFUSAL_TEXT["declined"], None
+            save = decided
+        try:
+            result = await self.memory.save(
+                save.content,
+                save.kind,
+                source="assistant_action",
+                importance=save.importance,
+                confidence=save.confidence,
+                tags=save.tags,
+                trigger_context=save.trigger_context,
+                supersedes=save.supersedes,
+                origin_conversation_id=conversation.id,
+                origin_message_id=reply_id,
+            )
+        except InvalidInput as exc:
+            return REFUSAL_TEXT.get(exc.code, f"not saved: {exc.code}"), None
+        event = MemorySaved(reply_id, result.id, result.merged, result.superseded, save.content)
+        return saved_text(result), event
+
+
+def _merge_tool_delta(calls: dict[int, dict[str, Any]], delta: ToolCallDelta) -> None:
+    call = calls.setdefault(
+        delta.index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+    )
+    call["id"] = delta.id or call["id"] or f"call_{delta.index}"
+    call["function"]["name"] += delta.name or ""
+    call["function"]["arguments"] += delta.arguments
+
+
+def _add_usage(total: dict[str, Any] | None, usage: Usage) -> dict[str, Any]:
+    base = total or {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    return {
+        "prompt_tokens": base["prompt_tokens"] + usage.prompt_tokens,
+        "completion_tokens": base["completion_tokens"] + usage.completion_tokens,
+        "total_tokens": base["total_tokens"] + usage.total_tokens,
+    }
+
+
+def _round_messages(round_: dict[str, Any]) -> list[Message]:
+    messages: list[Message] = [
+        {
+            "role": "assistant",
+            "content": round_["content"] or None,
+            "tool_calls": round_["tool_calls"],
+        }
+    ]
+    messages.extend(
+        {"role": "tool", "tool_call_id": r["tool_call_id"], "content": r["content"]}
+        for r in round_["results"]
+    )
+    return messages
+
+
+def _transcript(rounds: list[dict[str, Any]], final_text: str) -> str | None:
+    """The tool rounds of a reply, stored with it so the history can be sent again exactly."""
+    if not rounds:
+        return None
+    return json.dumps({"rounds": rounds, "final": final_text}, ensure_ascii=False)
+
+
+def messages_to_wire(row: MessageRow) -> list[Message]:
+    """The OpenAI-format messages a stored message stands for.
+
+    A reply that used tools expands to its tool rounds (assistant tool calls + tool results)
+    followed by its final text, so the model sees the history exactly as it happened.
+    """
+    if row.role == "assistant" and row.tool_calls_json:
+        data = json.loads(row.tool_calls_json)
+        if isinstance(data, dict) and "rounds" in data:
+            messages: list[Message] = []
+            for round_ in data["rounds"]:
+                messages.extend(_round_messages(round_))
+            if data.get("final"):
+                messages.append({"role": "assistant", "content": data["final"]})
+            return messages
+    return [message_to_wire(row)]
 
 
 __all__ = [
     "ChatService",
     "clean_user_text",
     "message_to_wire",
+    "messages_to_wire",
 ]

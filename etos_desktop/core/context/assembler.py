@@ -136,6 +136,29 @@ class TraceBlock:
 
 
 @dataclass(frozen=True)
+class TraceMemory:
+    """One memory that was sent, and why it was chosen.
+
+    Args:
+        id: The memory's id (``#id`` in the block).
+        kind: Its kind.
+        date: The date shown with it (ISO date).
+        confidence: Its confidence, 0–1.
+        score: The final ranking score.
+        parts: The score's parts (vector, keyword, recency, importance, confidence…).
+        reason: Why it was eligible (e.g. "vector 0.41 ≥ floor 0.15").
+    """
+
+    id: int
+    kind: str
+    date: str
+    confidence: float
+    score: float
+    parts: tuple[tuple[str, float], ...]
+    reason: str
+
+
+@dataclass(frozen=True)
 class ContextTrace:
     """What one request contained and what was left out: the data behind the context inspector.
 
@@ -174,6 +197,11 @@ class ContextTrace:
     current_tokens: int
     placement: Placement
     memory_dropped: bool = False
+    #: The memories in the memory block, with their scores (filled in by the chat service).
+    memories: tuple[TraceMemory, ...] = ()
+    #: The text memories were searched with, and the recall cue that widened the search, if any.
+    retrieval_query: str = ""
+    recall_cue: str = ""
 
     def to_json(self) -> str:
         """Serialise the trace for the database.
@@ -202,6 +230,20 @@ class ContextTrace:
             "current_tokens": self.current_tokens,
             "placement": self.placement,
             "memory_dropped": self.memory_dropped,
+            "memories": [
+                {
+                    "id": m.id,
+                    "kind": m.kind,
+                    "date": m.date,
+                    "confidence": m.confidence,
+                    "score": m.score,
+                    "parts": [[name, value] for name, value in m.parts],
+                    "reason": m.reason,
+                }
+                for m in self.memories
+            ],
+            "retrieval_query": self.retrieval_query,
+            "recall_cue": self.recall_cue,
         }
         return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
@@ -250,6 +292,20 @@ class ContextTrace:
                 current_tokens=_typed(data, "current_tokens", int),
                 placement=placement,
                 memory_dropped=_typed(data, "memory_dropped", bool),
+                memories=tuple(
+                    TraceMemory(
+                        id=_typed(m, "id", int),
+                        kind=_typed(m, "kind", str),
+                        date=_typed(m, "date", str),
+                        confidence=float(m["confidence"]),
+                        score=float(m["score"]),
+                        parts=tuple((str(n), float(v)) for n, v in m["parts"]),
+                        reason=_typed(m, "reason", str),
+                    )
+                    for m in data.get("memories", [])
+                ),
+                retrieval_query=str(data.get("retrieval_query", "")),
+                recall_cue=str(data.get("recall_cue", "")),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"malformed context trace: {exc}") from exc

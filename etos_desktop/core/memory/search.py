@@ -62,6 +62,7 @@ class Hit:
         text: The memory's content.
         kind: The memory's kind.
         created_at: When the memory was saved.
+        confidence: The memory's confidence, 0–1.
     """
 
     id: int
@@ -70,6 +71,7 @@ class Hit:
     text: str
     kind: str
     created_at: datetime
+    confidence: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -306,6 +308,7 @@ def rank(
             text=c.text,
             kind=c.kind,
             created_at=c.created_at,
+            confidence=c.confidence,
         )
         for score, parts, c in scored[:k]
     ]

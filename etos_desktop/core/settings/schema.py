@@ -127,6 +127,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Whether long-term memories are saved and recalled in conversations.",
     ),
     SettingSpec(
+        "memory.embedder",
+        str,
+        "auto",
+        "How memories are matched by meaning: automatic uses your provider's embedding model if "
+        "one is set, else the built-in multilingual model; keywords only uses no embeddings.",
+        choices=("auto", "builtin", "keywords"),
+    ),
+    SettingSpec(
         "memory.approval",
         str,
         "notify",
