@@ -333,6 +333,7 @@ class EtosApp:
                 local_candidates=self._local_candidates or [],
                 env=self.env,
                 first_run=first_run,
+                memory=self.memory,
                 parent=self.window,
             )
             dialog.settings_saved.connect(self._on_dialog_settings_saved)

@@ -28,6 +28,8 @@ from etos_desktop.core.chat.events import (
 from etos_desktop.core.chat.export import conversation_to_json, conversation_to_markdown
 from etos_desktop.core.chat.service import ChatService
 from etos_desktop.core.errors import EtosError, InvalidInput
+from etos_desktop.core.memory.access import MemoryAccess
+from etos_desktop.core.memory.errors import MemoryNotFound
 from etos_desktop.core.memory.tools import SaveRequest
 from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
@@ -342,6 +344,36 @@ class ChatController(QObject):
         await memory.delete(memory_id, actor="user")
         if superseded is not None:
             await memory.restore(superseded, actor="user")
+        self.memory_changed.emit()
+
+    @property
+    def memory(self) -> MemoryAccess | None:
+        """The long-term memory the chat uses (``None`` when the app runs without it)."""
+        return self._chat.memory
+
+    def undo_merge(self, memory_id: int) -> asyncio.Task[Any]:
+        """Undo a save that was merged into an existing memory: give it back its old wording.
+
+        Deleting would lose a memory the user had before; the merge's revision holds what it was.
+        """
+        return self.spawn(self._undo_merge(memory_id))
+
+    async def _undo_merge(self, memory_id: int) -> None:
+        memory = self._chat.memory
+        if memory is None:
+            return
+        merges = [r for r in await memory.history(memory_id) if r.action == "merge" and r.before]
+        if not merges:
+            raise MemoryNotFound(f"no merge to undo on #{memory_id}", memory_id=memory_id)
+        before = merges[-1].before or {}
+        await memory.edit(
+            memory_id,
+            text=str(before["content"]),
+            importance=float(before["importance"]),
+            confidence=float(before["confidence"]),
+            tags=list(before.get("tags") or []),
+            trigger_context=before.get("trigger_context"),
+        )
         self.memory_changed.emit()
 
     def edit_memory(self, memory_id: int, text: str) -> asyncio.Task[Any]:

@@ -23,9 +23,10 @@ from PySide6.QtWidgets import (
 from etos_desktop.core.errors import EtosError
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.error_text import describe, retry_reason_text, status_text
-from etos_desktop.ui.message_widget import MessageWidget
+from etos_desktop.ui.message_widget import MemoryNote, MessageWidget
 
 if TYPE_CHECKING:
+    from etos_desktop.core.chat.events import MemorySaved
     from etos_desktop.core.storage.tables import ConversationRow, MessageRow
 
 
@@ -62,6 +63,10 @@ class ChatPanel(QWidget):
         model_change_requested(str, str): provider id ("" = default), model ("" = its default).
         temporary_toggled(bool): the temporary switch of a new conversation changed.
         settings_requested(): the user clicked an error's "Open settings".
+        remember_requested(int, str): "Remember…" on a message: its id and text.
+        memory_edit_requested(int, str): a memory note's Edit: memory id, its current text.
+        memory_undo_requested(int, object, bool): a memory note's Undo: memory id, the memory it
+            superseded (or ``None``), and whether the save was merged into an existing memory.
     """
 
     send_requested = Signal(str)
@@ -75,6 +80,9 @@ class ChatPanel(QWidget):
     model_change_requested = Signal(str, str)
     temporary_toggled = Signal(bool)
     settings_requested = Signal()
+    remember_requested = Signal(int, str)
+    memory_edit_requested = Signal(int, str)
+    memory_undo_requested = Signal(int, object, bool)
 
     def __init__(self, *, render_interval_ms: int = 80, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -90,6 +98,8 @@ class ChatPanel(QWidget):
         self._error_user_message: int | None = None
         self._busy = False
         self._stick_to_bottom = True
+        # The composer text of a /remember on its way: cleared once it is saved, kept if refused.
+        self._pending_remember: str | None = None
 
         # Header
         self.title = QLabel(self)
@@ -277,6 +287,9 @@ class ChatPanel(QWidget):
         """Replace what is shown with ``messages`` (the newest page) of ``conversation``."""
         for widget in self._widgets.values():
             self._discard(widget)
+        for note in self.memory_notes():
+            if note.parentWidget() is self.messages:
+                self._discard(note)
         self._widgets.clear()
         self._reply_of.clear()
         self._reply_widget_for_user.clear()
@@ -341,6 +354,7 @@ class ChatPanel(QWidget):
         widget.delete_requested.connect(self._on_widget_delete)
         widget.version_requested.connect(self._on_widget_version)
         widget.context_requested.connect(self.context_requested)
+        widget.remember_requested.connect(self._on_widget_remember)
         if row.role == "assistant" and row.reply_to_id is not None:
             self._reply_of[message_id] = row.reply_to_id
             self._reply_widget_for_user[row.reply_to_id] = message_id
@@ -358,7 +372,7 @@ class ChatPanel(QWidget):
         else:
             widget.set_status(row.status, status_text(row.status, row.error_code))
 
-    def _discard(self, widget: MessageWidget) -> None:
+    def _discard(self, widget: QWidget) -> None:
         # Keep the parent until Qt deletes it on this thread: an orphaned widget in a reference
         # cycle could be collected by Python's GC on the DB thread, which crashes Qt.
         self.message_layout.removeWidget(widget)
@@ -437,6 +451,93 @@ class ChatPanel(QWidget):
             else self.tr("Send (Enter)")
         )
 
+    # -- memory -------------------------------------------------------------------------------
+
+    def show_memory_saved(self, event: MemorySaved, *, under: int | None = None) -> MemoryNote:
+        """Show a note that a memory was saved, with Edit and Undo.
+
+        Args:
+            event: The save.
+            under: The message to show it under (default: the event's reply). Without one shown
+                here, the note stands on its own at the end of the chat (``/remember``).
+        """
+        note = MemoryNote(
+            event.memory_id,
+            event.content,
+            merged=event.merged,
+            superseded=event.superseded,
+            parent=self.messages,
+        )
+        note.edit_requested.connect(self._on_note_edit)
+        note.undo_requested.connect(self._on_note_undo)
+        anchor = self._widgets.get(under if under is not None else event.message_id or -1)
+        if anchor is not None:
+            anchor.add_note(note)
+        else:
+            self.message_layout.insertWidget(self.message_layout.count() - 2, note)
+            self.empty_label.hide()
+            self._stick_to_bottom = True
+        return note
+
+    def memory_notes(self, memory_id: int | None = None) -> list[MemoryNote]:
+        """The memory notes shown (those of ``memory_id`` only, if given), in creation order."""
+        notes = self.messages.findChildren(MemoryNote)
+        return [n for n in notes if memory_id is None or n.memory_id == memory_id]
+
+    def set_memory_text(self, memory_id: int, text: str) -> None:
+        """A memory was edited: its notes show the new text."""
+        for note in self.memory_notes(memory_id):
+            note.set_content(text)
+            note.set_busy(False)
+
+    def mark_memory_undone(self, memory_id: int) -> None:
+        """A save was undone: its notes say so."""
+        for note in self.memory_notes(memory_id):
+            note.set_undone()
+
+    def set_memory_busy(self, memory_id: int, busy: bool) -> None:
+        """Disable the notes' buttons of ``memory_id`` while an action on it runs."""
+        for note in self.memory_notes(memory_id):
+            note.set_busy(busy)
+
+    def show_memory_error(self, memory_id: int, text: str) -> None:
+        """An action on a note failed: the note says why."""
+        for note in self.memory_notes(memory_id):
+            note.set_error(text)
+
+    @property
+    def remember_pending(self) -> bool:
+        """Whether a ``/remember`` from the composer is on its way."""
+        return self._pending_remember is not None
+
+    def remember_command_saved(self, event: MemorySaved) -> MemoryNote:
+        """The composer's ``/remember`` was saved: clear the composer and show a note."""
+        pending, self._pending_remember = self._pending_remember, None
+        if pending is not None and self.composer.toPlainText() == pending:
+            self.composer.clear()
+        return self.show_memory_saved(event)
+
+    def remember_command_failed(self) -> None:
+        """The composer's ``/remember`` was refused: its text stays for the user to fix."""
+        self._pending_remember = None
+
+    def _on_note_edit(self, memory_id: int) -> None:
+        notes = self.memory_notes(memory_id)
+        if notes:
+            self.memory_edit_requested.emit(memory_id, notes[-1].content)
+
+    def _on_note_undo(self, memory_id: int) -> None:
+        notes = self.memory_notes(memory_id)
+        if notes:
+            note = notes[-1]
+            self.set_memory_busy(memory_id, True)
+            self.memory_undo_requested.emit(memory_id, note.superseded, note.merged)
+
+    def _on_widget_remember(self, message_id: int) -> None:
+        widget = self._widgets.get(message_id)
+        if widget is not None and widget.text().strip():
+            self.remember_requested.emit(message_id, widget.text())
+
     # -- errors -------------------------------------------------------------------------------
 
     def show_error(self, error: EtosError, *, user_message_id: int | None = None) -> None:
@@ -481,6 +582,12 @@ class ChatPanel(QWidget):
             ):
                 self.edit_resend_requested.emit(self._editing_id, text)
             return
+        # Imported here: the chat service pulls in the storage and memory stacks, which load
+        # after the first frame (app.HEAVY_MODULES); by the time anything is sent they are in.
+        from etos_desktop.core.chat.service import REMEMBER_COMMAND
+
+        if REMEMBER_COMMAND.match(text.strip()):
+            self._pending_remember = text
         self.send_requested.emit(text)
 
     def _on_widget_regenerate(self, message_id: int) -> None:

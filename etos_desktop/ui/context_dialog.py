@@ -1,93 +1,431 @@
-"""A first context inspector: what was sent with one reply (blocks, token estimates, drops).
+"""The context inspector: exactly what was sent with one reply, and why (DESIGN §1.5, §8).
 
-The full inspector with memories and their score parts comes with the memory engine.
+It reads the trace the chat service stored with the reply: every block with its token estimate
+and exact text, the history kept and what was left out, where the memories went, and for each
+memory its id, kind, date, confidence, score, every score part and the reason it was chosen.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
     QPlainTextEdit,
+    QPushButton,
+    QSplitter,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from etos_desktop.core.context.assembler import SYSTEM_PROMPT_LABEL, ContextTrace, TraceMemory
+from etos_desktop.ui.markdown_render import escape_invisible
+
 if TYPE_CHECKING:
-    from etos_desktop.core.context.assembler import ContextTrace
     from etos_desktop.ui.chat_controller import ChatController
+
+#: Score parts in the order they are explained, with what each one is.
+_PART_ORDER = (
+    "vector",
+    "floor",
+    "keyword",
+    "vector_weight",
+    "relevance",
+    "recency",
+    "importance",
+    "confidence",
+    "newer_first",
+    "eligible_vector",
+    "eligible_keyword",
+)
+
+
+def _unsigned_zero(value: float) -> float:
+    """``value``, with anything that rounds to -0.000 shown as 0."""
+    return 0.0 if abs(value) < 0.0005 else value
+
+
+def _number(value: float) -> str:
+    return f"{_unsigned_zero(value):.3f}"
 
 
 class ContextDialog(QDialog):
-    """Shows one stored context trace: each block with its tokens and text, and what was dropped."""
+    """Shows one stored context trace.
 
-    def __init__(self, trace: ContextTrace | None, parent: QWidget | None = None) -> None:
+    Args:
+        trace: The trace of the reply (``None``: nothing was recorded).
+        temporary: The reply belongs to a temporary conversation (memory is off there).
+        user_text: The user's message the reply answers, as stored (shown with its tokens).
+        parent: The window it belongs to.
+    """
+
+    def __init__(
+        self,
+        trace: ContextTrace | None,
+        *,
+        temporary: bool = False,
+        user_text: str | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
+        self.setObjectName("contextDialog")
         self.setWindowTitle(self.tr("What was sent"))
-        self.resize(720, 520)
+        self.resize(860, 620)
+        self.trace = trace
+        self._user_text = user_text
         self.summary = QLabel(self)
+        self.summary.setObjectName("contextSummary")
         self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.memory_status = QLabel(self)
+        self.memory_status.setObjectName("memoryStatus")
+        self.memory_status.setWordWrap(True)
+        self.memory_status.setTextFormat(Qt.TextFormat.PlainText)
+        self.memory_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tree = QTreeWidget(self)
-        self.tree.setHeaderLabels([self.tr("Part"), self.tr("Tokens (est.)")])
-        self.tree.setColumnWidth(0, 460)
+        self.tree.setObjectName("contextTree")
+        self.tree.setHeaderLabels([self.tr("Part"), self.tr("Tokens (est.)"), self.tr("Score")])
+        self.tree.setColumnWidth(0, 500)
+        self.tree.setColumnWidth(1, 100)
         self.text = QPlainTextEdit(self)
+        self.text.setObjectName("contextText")
         self.text.setReadOnly(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        buttons.rejected.connect(self.reject)
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        # Fixed width keeps the score parts in columns; CJK falls back to a CJK font.
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self.tree)
+        splitter.addWidget(self.text)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([220, 340])
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        self.copy_button = QPushButton(self.tr("Copy as JSON"), self)
+        self.copy_button.setObjectName("copyJsonButton")
+        self.copy_button.setToolTip(self.tr("Copy the whole record of this request as JSON"))
+        self.buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.buttons.rejected.connect(self.reject)
+        self.copy_button.clicked.connect(self._on_copy_clicked)
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
-        layout.addWidget(self.tree, 1)
-        layout.addWidget(self.text, 1)
-        layout.addWidget(buttons)
+        layout.addWidget(self.memory_status)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(self.buttons)
         self.tree.currentItemChanged.connect(self._on_tree_current_changed)
         self._texts: dict[int, str] = {}
+        self._items: list[QTreeWidgetItem] = []
         if trace is None:
             self.summary.setText(self.tr("Nothing was recorded for this message."))
+            self.memory_status.hide()
+            self.copy_button.setEnabled(False)
             return
+        self._fill(trace, temporary)
+
+    # -- building -----------------------------------------------------------------------------
+
+    def _add(
+        self,
+        parent: QTreeWidget | QTreeWidgetItem,
+        title: str,
+        tokens: int | None,
+        text: str,
+        score: str = "",
+    ) -> QTreeWidgetItem:
+        item = QTreeWidgetItem([title, "" if tokens is None else str(tokens), score])
+        item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if isinstance(parent, QTreeWidget):
+            parent.addTopLevelItem(item)
+        else:
+            parent.addChild(item)
+        # Shown exactly: invisible characters spelled out, as in the approval dialog.
+        self._texts[id(item)] = escape_invisible(text)
+        self._items.append(item)
+        return item
+
+    def _fill(self, trace: ContextTrace, temporary: bool) -> None:
         self.summary.setText(
             self.tr(
-                "Model {model}: {total} of {budget} tokens used (window {window}, {reserve} kept "
-                "for the reply). History: {kept} of {all} messages sent, {turns} older turn(s) "
-                "left out."
+                "Model {model}: about {total} of {budget} tokens used (context window {window}, "
+                "{reserve} kept for the reply, {margin} for estimate error). History: {kept} of "
+                "{all} messages sent, {turns} older turn(s) left out."
             ).format(
                 model=trace.model,
-                total=trace.total_tokens,
-                budget=trace.budget,
-                window=trace.context_window,
-                reserve=trace.max_output_tokens,
+                total=self.locale().toString(trace.total_tokens),
+                budget=self.locale().toString(trace.budget),
+                window=self.locale().toString(trace.context_window),
+                reserve=self.locale().toString(trace.max_output_tokens),
+                margin=trace.safety_margin,
                 kept=trace.history_kept,
                 all=trace.history_total,
                 turns=trace.dropped_turns,
             )
         )
-        for block in trace.blocks:
-            item = QTreeWidgetItem([f"{block.kind}: {block.label}", str(block.tokens)])
-            self._texts[id(item)] = block.text
-            self.tree.addTopLevelItem(item)
-        history = QTreeWidgetItem(
-            [
-                self.tr("Conversation history ({n} messages)").format(n=trace.history_kept),
-                str(trace.history_tokens),
-            ]
-        )
-        self.tree.addTopLevelItem(history)
-        if trace.dropped_turns:
-            dropped = QTreeWidgetItem(
-                [
-                    self.tr("Left out: {n} older turn(s)").format(n=trace.dropped_turns),
-                    str(trace.dropped_tokens),
-                ]
+        self.memory_status.setText(self._memory_status(trace, temporary))
+
+        system_blocks = [b for b in trace.blocks if b.kind != "memories"]
+        memory_blocks = [b for b in trace.blocks if b.kind == "memories"]
+        if system_blocks:
+            system = self._add(
+                self.tree,
+                self.tr("System message (the stable prefix)"),
+                sum(b.tokens for b in system_blocks),
+                "\n\n".join(b.text for b in system_blocks),
             )
-            self.tree.addTopLevelItem(dropped)
-        current = QTreeWidgetItem([self.tr("Your message"), str(trace.current_tokens)])
-        self.tree.addTopLevelItem(current)
-        self.tree.setCurrentItem(self.tree.topLevelItem(0))
+            for block in system_blocks:
+                if block.label == SYSTEM_PROMPT_LABEL:
+                    title = self.tr("System prompt: persona and rules")
+                else:
+                    title = f"{block.kind}: {block.label}"
+                self._add(system, title, block.tokens, block.text)
+            system.setExpanded(True)
+
+        self._add(
+            self.tree,
+            self.tr("Conversation history: {kept} of {all} message(s)").format(
+                kept=trace.history_kept, all=trace.history_total
+            ),
+            trace.history_tokens,
+            self._history_text(trace),
+        )
+        if trace.dropped_turns:
+            self._add(
+                self.tree,
+                self.tr("Left out to fit: {turns} older turn(s), {n} message(s)").format(
+                    turns=trace.dropped_turns, n=len(trace.dropped_message_indexes)
+                ),
+                trace.dropped_tokens,
+                self._history_text(trace),
+            )
+
+        if memory_blocks:
+            block = memory_blocks[0]
+            if trace.placement == "user":
+                title = self.tr("Memories — at the top of your message (compatibility mode)")
+            else:
+                title = self.tr("Memories — a system message right before your message")
+            details = [block.text, "", self._retrieval_text(trace)]
+            group = self._add(self.tree, title, block.tokens, "\n".join(details))
+            for memory in trace.memories:
+                self._add(
+                    group,
+                    self.tr("#{id} {kind} · {date} · confidence {confidence:.1f}").format(
+                        id=memory.id,
+                        kind=memory.kind,
+                        date=memory.date,
+                        confidence=memory.confidence,
+                    ),
+                    None,
+                    self._memory_text(memory, block.text, trace),
+                    f"{memory.score:.3f}",
+                )
+            group.setExpanded(True)
+        elif trace.retrieval_query:
+            self._add(
+                self.tree,
+                self.tr("Memories — none sent"),
+                0,
+                self.memory_status.text() + "\n\n" + self._retrieval_text(trace),
+            )
+
+        self._add(
+            self.tree,
+            self.tr("Your message"),
+            trace.current_tokens,
+            self._current_text(trace),
+        )
+        first = self.tree.topLevelItem(0)
+        if first is not None:
+            self.tree.setCurrentItem(first)
+
+    def _current_text(self, trace: ContextTrace) -> str:
+        if self._user_text is None:
+            return self.tr("Your message, sent last.")
+        if trace.placement == "user" and trace.memories:
+            note = self.tr("Sent last, after the memories that were put at its top (see Memories):")
+        else:
+            note = self.tr("Sent last, exactly as you wrote it:")
+        return f"{note}\n\n{self._user_text}"
+
+    def _memory_status(self, trace: ContextTrace, temporary: bool) -> str:
+        if temporary:
+            return self.tr(
+                "Memory was off: this is a temporary conversation, so nothing was read from or "
+                "saved to memory."
+            )
+        if not trace.retrieval_query:
+            return self.tr(
+                "Memory was not used for this reply (memory is turned off, or the search failed)."
+            )
+        if trace.memory_dropped:
+            return self.tr(
+                "Relevant memories were found but left out: they did not fit in the model's "
+                "context window."
+            )
+        if not trace.memories:
+            return self.tr("No saved memory was relevant to this message, so none was sent.")
+        if trace.placement == "user":
+            text = self.tr(
+                "Memories sent: %n, fenced and labelled as reference data, at the top of your "
+                "message (compatibility mode: the server takes one system message).",
+                "",
+                len(trace.memories),
+            )
+        else:
+            text = self.tr(
+                "Memories sent: %n, fenced and labelled as reference data, as a system message "
+                "right before your message.",
+                "",
+                len(trace.memories),
+            )
+        return text
+
+    def _retrieval_text(self, trace: ContextTrace) -> str:
+        lines = [self.tr("Searched with: {query}").format(query=trace.retrieval_query or "—")]
+        if trace.recall_cue:
+            lines.append(
+                self.tr(
+                    "Recall cue: {cue} (the message asks about the past, so more memories were "
+                    "considered)"
+                ).format(cue=trace.recall_cue)
+            )
+        else:
+            lines.append(self.tr("Recall cue: none"))
+        return "\n".join(lines)
+
+    def _memory_text(self, memory: TraceMemory, block_text: str, trace: ContextTrace) -> str:
+        prefix = f"- #{memory.id} "
+        sent = next((line for line in block_text.splitlines() if line.startswith(prefix)), "")
+        parts = dict(memory.parts)
+        lines = [
+            self.tr("Memory #{id} — {kind}, saved {date}, confidence {confidence:.2f}").format(
+                id=memory.id, kind=memory.kind, date=memory.date, confidence=memory.confidence
+            ),
+            self.tr("Sent as: {line}").format(line=sent or "—"),
+            self.tr("Why it was chosen: {reason}").format(reason=memory.reason),
+        ]
+        if "relevance" in parts:
+            lines.append(
+                self.tr(
+                    "Score {score:.3f} = relevance {relevance:.3f} + recency {recency:.3f} + "
+                    "importance {importance:.3f} + confidence {confidence:.3f}{newer}"
+                ).format(
+                    score=memory.score + 0.0,
+                    relevance=parts.get("relevance", 0.0) + 0.0,
+                    recency=_unsigned_zero(parts.get("recency", 0.0)),
+                    importance=_unsigned_zero(parts.get("importance", 0.0)),
+                    confidence=_unsigned_zero(parts.get("confidence", 0.0)),
+                    newer=(
+                        self.tr(" + newer first {v:.3f}").format(v=parts["newer_first"])
+                        if "newer_first" in parts
+                        else ""
+                    ),
+                )
+            )
+        else:
+            lines.append(self.tr("Score {score:.3f}").format(score=memory.score))
+        lines.append(self.tr("Score parts:"))
+        descriptions = self._part_descriptions()
+        names = [n for n in _PART_ORDER if n in parts] + sorted(set(parts) - set(_PART_ORDER))
+        for name in names:
+            value = parts[name]
+            shown = (
+                (self.tr("yes") if value else self.tr("no"))
+                if name.startswith("eligible_")
+                else _number(value)
+            )
+            description = descriptions.get(name, "")
+            lines.append(f"  {name} = {shown}" + (f"  ({description})" if description else ""))
+        lines.append("")
+        lines.append(self._retrieval_text(trace))
+        return "\n".join(lines)
+
+    def _part_descriptions(self) -> dict[str, str]:
+        return {
+            "vector": self.tr("similarity of meaning to the search text"),
+            "floor": self.tr("the similarity a memory needs to count as relevant"),
+            "keyword": self.tr("share of the search words the memory contains"),
+            "vector_weight": self.tr("how much meaning counts against words for this query"),
+            "relevance": self.tr("meaning and words blended"),
+            "recency": self.tr("newer memories rank a little higher"),
+            "importance": self.tr("from the memory's importance"),
+            "confidence": self.tr("inferred observations rank lower"),
+            "newer_first": self.tr("a newer statement about the same thing was put first"),
+            "eligible_vector": self.tr("whether the similarity reached the floor"),
+            "eligible_keyword": self.tr("whether the word match reached the keyword floor"),
+        }
+
+    def _history_text(self, trace: ContextTrace) -> str:
+        total, kept = trace.history_total, trace.history_kept
+        if total == 0:
+            return self.tr("This was the first message of the conversation: no history was sent.")
+        lines = []
+        if kept:
+            lines.append(
+                self.tr(
+                    "Sent: the newest {kept} of {total} message(s) before yours (messages "
+                    "{first}–{total}), about {tokens} tokens, exactly as stored."
+                ).format(
+                    kept=kept, total=total, first=total - kept + 1, tokens=trace.history_tokens
+                )
+            )
+        else:
+            lines.append(self.tr("No earlier message was sent."))
+        if trace.dropped_message_indexes:
+            indexes = [i + 1 for i in trace.dropped_message_indexes]
+            span = (
+                f"{indexes[0]}–{indexes[-1]}"
+                if indexes == list(range(indexes[0], indexes[-1] + 1))
+                else ", ".join(map(str, indexes))
+            )
+            lines.append(
+                self.tr(
+                    "Left out to fit the context window: {turns} older turn(s), messages {span}, "
+                    "about {tokens} tokens. Whole turns are left out, oldest first."
+                ).format(turns=trace.dropped_turns, span=span, tokens=trace.dropped_tokens)
+            )
+        else:
+            lines.append(self.tr("Nothing was left out."))
+        return "\n".join(lines)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def item_titles(self) -> list[str]:
+        """Every row's title, depth first (for tests and accessibility checks)."""
+        return [item.text(0) for item in self._items]
+
+    def item_text(self, title_start: str) -> str:
+        """The detail text of the first row whose title starts with ``title_start``."""
+        for item in self._items:
+            if item.text(0).startswith(title_start):
+                return self._texts[id(item)]
+        raise KeyError(title_start)
+
+    def select(self, title_start: str) -> None:
+        """Select the first row whose title starts with ``title_start``."""
+        for item in self._items:
+            if item.text(0).startswith(title_start):
+                self.tree.setCurrentItem(item)
+                return
+        raise KeyError(title_start)
+
+    def json_text(self) -> str:
+        """The trace as indented JSON (what "Copy as JSON" copies)."""
+        if self.trace is None:
+            return ""
+        return json.dumps(json.loads(self.trace.to_json()), ensure_ascii=False, indent=2)
+
+    def _on_copy_clicked(self) -> None:
+        QGuiApplication.clipboard().setText(self.json_text())
+        self.copy_button.setText(self.tr("Copied"))
 
     def _on_tree_current_changed(self, item: QTreeWidgetItem | None, _old: object) -> None:
         self.text.setPlainText(self._texts.get(id(item), "") if item is not None else "")
@@ -95,15 +433,39 @@ class ContextDialog(QDialog):
 
 def show_context(
     parent: QWidget, controller: ChatController, message_id: int
-) -> asyncio.Task[None]:
-    """Load the trace of ``message_id`` and show it in a non-modal dialog."""
+) -> asyncio.Task[ContextDialog | None]:
+    """Load the trace of ``message_id`` and show it in a non-modal dialog.
 
-    async def load() -> None:
-        from etos_desktop.core.context.assembler import ContextTrace
+    The task's result is the dialog (``None`` if loading failed; the controller reports why).
+    """
 
+    async def load() -> ContextDialog:
         raw = await controller.repo.get_trace(message_id)
-        dialog = ContextDialog(ContextTrace.from_json(raw) if raw else None, parent)
-        dialog.setObjectName("contextDialog")
+        message = await controller.repo.get_message(message_id)
+        conversation = (
+            await controller.repo.get_conversation(message.conversation_id)
+            if message is not None
+            else None
+        )
+        user = (
+            await controller.repo.get_message(message.reply_to_id)
+            if message is not None and message.reply_to_id is not None
+            else None
+        )
+        trace: ContextTrace | None = None
+        if raw:
+            try:
+                trace = ContextTrace.from_json(raw)
+            except ValueError:
+                trace = None
+        dialog = ContextDialog(
+            trace,
+            temporary=conversation is not None and conversation.temporary,
+            user_text=user.content if user is not None else None,
+            parent=parent,
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
+        return dialog
 
     return controller.spawn(load())

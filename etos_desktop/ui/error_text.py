@@ -84,6 +84,9 @@ def describe(error: EtosError) -> ErrorText:
         if p.get("what") == "model":
             return ErrorText(_tr("Choose a chat model for this provider in Settings."), "settings")
         return ErrorText(_tr("No model provider is set up yet. Add one in Settings."), "settings")
+    memory_words = _memory_words(error)
+    if memory_words is not None:
+        return ErrorText(memory_words, "")
     if code == "invalid_input":
         reason = p.get("reason")
         if reason == "empty":
@@ -110,6 +113,59 @@ def describe(error: EtosError) -> ErrorText:
     return ErrorText(
         _tr("Something went wrong: {detail}").format(detail=error.detail[:200] or code), ""
     )
+
+
+def _secret_kind(reason: str) -> str:
+    """Words for a kind of secret the memory write check recognises (``policy.SECRET_REASONS``)."""
+    kinds = {
+        "private_key": _tr("a private key"),
+        "api_key": _tr("an API key"),
+        "password": _tr("a password"),
+        "id_number": _tr("an ID number"),
+        "card_number": _tr("a card number"),
+        "ssn": _tr("a social security number"),
+        "bank_account": _tr("a bank account number"),
+    }
+    return kinds.get(reason, _tr("a secret or a sensitive number"))
+
+
+def _memory_words(error: EtosError) -> str | None:
+    """Words for the memory write checks and for memory being unavailable, else ``None``."""
+    p = error.params
+    code = error.code
+    if code == "memory_empty":
+        return _tr("Nothing to remember: the text is empty.")
+    if code == "memory_too_long":
+        return _tr(
+            "Too long to remember ({length} characters; the limit is {limit}). Keep one or a few "
+            "short sentences."
+        ).format(length=p.get("length", "?"), limit=p.get("limit", "?"))
+    if code == "memory_secret":
+        what = _secret_kind(str(p.get("reason", "")))
+        return _tr(
+            "Not saved: this looks like {what}. Secrets and ID numbers are never kept in memory."
+        ).format(what=what)
+    if code == "memory_limit":
+        return _tr(
+            "Not saved: the memory is full ({limit} active memories). Archive or delete some in "
+            "Settings → Memory."
+        ).format(limit=p.get("limit", "?"))
+    if code == "memory_not_found":
+        memory_id = p.get("memory_id")
+        if memory_id is None:
+            return _tr("That memory no longer exists.")
+        return _tr("Memory #{id} no longer exists.").format(id=memory_id)
+    if code == "memory_rejected":
+        return _tr("Not saved to memory: {detail}").format(detail=error.detail[:200])
+    if code == "invalid_input":
+        reason = p.get("reason")
+        if reason == "memory_off":
+            return _tr("Memory is turned off. Turn it on in Settings → Memory to save memories.")
+        if reason == "temporary":
+            return _tr("This is a temporary conversation: nothing is saved to or read from memory.")
+        if reason == "empty" and "memory" in error.detail:
+            return _tr("Write what to remember after /remember, e.g. “/remember I use pnpm”.")
+    return None
 
 
 def status_text(status: str, error_code: str | None) -> str:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import shiboken6
 from PySide6.QtCore import QEvent, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -24,8 +26,43 @@ from etos_desktop.ui.conversation_list import ConversationListPanel
 from etos_desktop.ui.error_text import describe
 
 if TYPE_CHECKING:
+    import asyncio
+
+    from etos_desktop.core.chat.events import MemorySaved
+    from etos_desktop.core.memory.tools import SaveRequest
     from etos_desktop.core.storage.tables import ConversationRow, MessageRow
     from etos_desktop.ui.chat_controller import ChatController
+    from etos_desktop.ui.chat_memory_dialogs import ApprovalDialog, MemoryTextDialog
+
+
+@dataclass
+class _MemoryAction:
+    """A memory action started from a dialog or a note, and where its outcome is shown.
+
+    Args:
+        kind: "remember" (the Remember… editor), "edit" (a note's editor) or "undo".
+        dialog: The editor that started it (remember, edit).
+        message_id: The message the Remember… action came from.
+        memory_id: The memory edited or undone.
+        text: The new text of an edit.
+    """
+
+    kind: str
+    dialog: MemoryTextDialog | None = None
+    message_id: int | None = None
+    memory_id: int | None = None
+    text: str = ""
+    failed: bool = False
+
+
+def is_memory_error(error: EtosError) -> bool:
+    """Whether ``error`` is about memory (a write check, memory off, a temporary conversation)."""
+    if error.code.startswith("memory_"):
+        return True
+    reason = error.params.get("reason")
+    return error.code == "invalid_input" and (
+        reason in ("memory_off", "temporary") or (reason == "empty" and "memory" in error.detail)
+    )
 
 
 class MainWindow(QMainWindow):
@@ -46,6 +83,11 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self._qsettings_path = qsettings_path
         self.controller: ChatController | None = None
+        # Memory actions in flight, by the controller task running them. The controller reports
+        # a failure through error_occurred and a /remember through memory_saved, both emitted
+        # from inside that task, so asyncio.current_task() in the slot says whose outcome it is.
+        self._memory_actions: dict[asyncio.Task[Any], _MemoryAction] = {}
+        self.approval_dialogs: list[ApprovalDialog] = []
         self.sidebar = ConversationListPanel(self)
         self.chat = ChatPanel(parent=self)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -208,6 +250,8 @@ class MainWindow(QMainWindow):
         c.busy_changed.connect(chat.set_busy)
         c.versions_changed.connect(chat.set_versions)
         c.error_occurred.connect(self._on_controller_error)
+        c.memory_saved.connect(self._on_controller_memory_saved)
+        c.approval_requested.connect(self._on_controller_approval_requested)
 
         side.new_requested.connect(lambda: self._new_conversation(temporary=False))
         side.open_requested.connect(c.open_conversation)
@@ -221,7 +265,10 @@ class MainWindow(QMainWindow):
         side.delete_requested.connect(c.delete_conversation)
         side.export_requested.connect(self.export_conversation)
 
-        chat.send_requested.connect(c.send)
+        chat.send_requested.connect(self._on_chat_send_requested)
+        chat.remember_requested.connect(self._on_chat_remember_requested)
+        chat.memory_edit_requested.connect(self._on_chat_memory_edit_requested)
+        chat.memory_undo_requested.connect(self._on_chat_memory_undo_requested)
         chat.edit_resend_requested.connect(c.edit_and_resend)
         chat.stop_requested.connect(c.stop)
         chat.regenerate_requested.connect(c.regenerate)
@@ -261,8 +308,173 @@ class MainWindow(QMainWindow):
     def _on_controller_error(self, error: EtosError) -> None:
         words = describe(error)
         self.statusBar().showMessage(words.message, 15000)
-        if error.code in ("storage", "environment") or words.action == "settings":
+        action = self._current_memory_action()
+        if action is not None:
+            action.failed = True
+            if action.dialog is not None and shiboken6.isValid(action.dialog):
+                action.dialog.show_error(words.message)
+            elif action.memory_id is not None:
+                self.chat.show_memory_error(action.memory_id, words.message)
+            return
+        if is_memory_error(error):
+            # E.g. a /remember from the composer was refused: say why; its text stays.
+            self.chat.remember_command_failed()
             self.chat.show_error(error)
+        elif error.code in ("storage", "environment") or words.action == "settings":
+            self.chat.show_error(error)
+
+    # -- memory -------------------------------------------------------------------------------
+
+    def _on_chat_send_requested(self, text: str) -> None:
+        if self.controller is None:
+            return
+        from etos_desktop.core.chat.service import REMEMBER_COMMAND
+
+        stripped = text.strip()
+        if self.controller.current is None and REMEMBER_COMMAND.match(stripped):
+            # Not a message: no conversation needs to exist for it.
+            self.controller.remember(REMEMBER_COMMAND.sub("", stripped, count=1))
+            return
+        self.controller.send(text)
+
+    def _current_memory_action(self) -> _MemoryAction | None:
+        # Imported here: asyncio loads after the first frame (see app.run_app).
+        import asyncio
+
+        try:
+            task = asyncio.current_task()
+        except RuntimeError:  # not inside the event loop (a plain Qt callback in a sync test)
+            return None
+        return self._memory_actions.get(task) if task is not None else None
+
+    def _track(self, task: asyncio.Task[Any], action: _MemoryAction) -> None:
+        self._memory_actions[task] = action
+        task.add_done_callback(self._on_memory_action_done)
+
+    def _on_memory_action_done(self, task: asyncio.Task[Any]) -> None:
+        action = self._memory_actions.pop(task, None)
+        if action is None or action.failed or task.cancelled():
+            if action is not None and action.memory_id is not None:
+                self.chat.set_memory_busy(action.memory_id, False)
+            return
+        if action.kind == "undo" and action.memory_id is not None:
+            self.chat.mark_memory_undone(action.memory_id)
+            self.statusBar().showMessage(self.tr("Memory save undone"), 8000)
+        elif action.kind == "edit" and action.memory_id is not None:
+            self.chat.set_memory_text(action.memory_id, action.text)
+            self.statusBar().showMessage(
+                self.tr("Memory #{id} updated").format(id=action.memory_id), 8000
+            )
+        if action.dialog is not None and shiboken6.isValid(action.dialog):
+            action.dialog.saved()
+
+    def _on_controller_memory_saved(self, event: MemorySaved) -> None:
+        if event.message_id is not None:
+            # The reply may belong to a conversation no longer shown: then only the status bar.
+            if self.chat.widget(event.message_id) is not None:
+                self.chat.show_memory_saved(event)
+        else:
+            action = self._current_memory_action()
+            if action is not None and action.kind == "remember":
+                self.chat.show_memory_saved(event, under=action.message_id)
+            else:
+                self.chat.remember_command_saved(event)
+        if event.merged:
+            text = self.tr("Saved to memory (merged into #{id})")
+        else:
+            text = self.tr("Saved to memory as #{id}")
+        self.statusBar().showMessage(text.format(id=event.memory_id), 8000)
+
+    def _on_controller_approval_requested(
+        self, request: SaveRequest, message_id: int, future: asyncio.Future[SaveRequest | None]
+    ) -> None:
+        from etos_desktop.ui.chat_memory_dialogs import ApprovalDialog, bind_approval
+
+        dialog = ApprovalDialog(request, self)
+        bind_approval(dialog, future)
+        self.approval_dialogs.append(dialog)
+        dialog.finished.connect(lambda _result: self._forget_approval(dialog))
+        dialog.open()
+        if request.supersedes is not None and self.controller is not None:
+            self.controller.spawn(self._load_superseded(dialog, request.supersedes))
+
+    def _forget_approval(self, dialog: ApprovalDialog) -> None:
+        if dialog in self.approval_dialogs:
+            self.approval_dialogs.remove(dialog)
+        dialog.deleteLater()
+
+    async def _load_superseded(self, dialog: ApprovalDialog, memory_id: int) -> None:
+        memory = self.controller.memory if self.controller is not None else None
+        if memory is None:
+            return
+        old = await memory.get(memory_id)
+        if shiboken6.isValid(dialog) and not dialog.is_decided:
+            dialog.set_superseded(old.content if old is not None else None)
+
+    def _max_memory_chars(self) -> int:
+        memory = self.controller.memory if self.controller is not None else None
+        return memory.engine.max_content_chars if memory is not None else 0
+
+    def _on_chat_remember_requested(self, message_id: int, text: str) -> None:
+        from etos_desktop.ui.chat_memory_dialogs import MemoryTextDialog
+
+        dialog = MemoryTextDialog(
+            text,
+            title=self.tr("Remember…"),
+            intro=self.tr(
+                "Save this to long-term memory. Trim it to what is worth remembering in future "
+                "conversations: one or a few self-contained sentences."
+            ),
+            max_chars=self._max_memory_chars(),
+            parent=self,
+        )
+        dialog.setObjectName("rememberDialog")
+        dialog.submitted.connect(
+            lambda content, kind: self._remember_from_dialog(dialog, message_id, content, kind)
+        )
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+
+    def _remember_from_dialog(
+        self, dialog: MemoryTextDialog, message_id: int, text: str, kind: str
+    ) -> None:
+        if self.controller is not None:
+            task = self.controller.remember(text, kind or "fact")
+            self._track(task, _MemoryAction("remember", dialog=dialog, message_id=message_id))
+
+    def _on_chat_memory_edit_requested(self, memory_id: int, text: str) -> None:
+        from etos_desktop.ui.chat_memory_dialogs import MemoryTextDialog
+
+        dialog = MemoryTextDialog(
+            text,
+            title=self.tr("Edit memory #{id}").format(id=memory_id),
+            intro=self.tr("Change the wording of this memory. It is matched anew from its text."),
+            kind=None,
+            max_chars=self._max_memory_chars(),
+            parent=self,
+        )
+        dialog.setObjectName("memoryEditDialog")
+        dialog.submitted.connect(
+            lambda content, _kind: self._edit_from_dialog(dialog, memory_id, content)
+        )
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+
+    def _edit_from_dialog(self, dialog: MemoryTextDialog, memory_id: int, text: str) -> None:
+        if self.controller is not None:
+            task = self.controller.edit_memory(memory_id, text)
+            self._track(task, _MemoryAction("edit", dialog=dialog, memory_id=memory_id, text=text))
+
+    def _on_chat_memory_undo_requested(
+        self, memory_id: int, superseded: int | None, merged: bool
+    ) -> None:
+        if self.controller is None:
+            return
+        if merged:
+            task = self.controller.undo_merge(memory_id)
+        else:
+            task = self.controller.undo_memory(memory_id, superseded)
+        self._track(task, _MemoryAction("undo", memory_id=memory_id))
 
     def _on_sidebar_search_changed(self, text: str) -> None:
         if self.controller is not None:
@@ -366,5 +578,9 @@ class MainWindow(QMainWindow):
             settings.setValue("window/geometry", self.saveGeometry())
             settings.setValue("window/splitter", self.splitter.saveState())
             settings.sync()
+        for dialog in list(self.approval_dialogs):
+            # Closing the window answers an open approval with "don't save".
+            if shiboken6.isValid(dialog):
+                dialog.reject()
         self.closing.emit()
         super().closeEvent(event)

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-__all__ = ["MessageWidget"]
+__all__ = ["MemoryNote", "MessageWidget"]
 
 # Their look (object names userMessage/assistantMessage, messageRole…) is in resources/themes.
 
@@ -128,6 +128,7 @@ class MessageWidget(QFrame):
         version_requested(int, int): A different version of the reply was asked for
             (message id, wanted version index, 0-based).
         context_requested(int): "Context" (show what was sent with this reply) was clicked.
+        remember_requested(int): "Remember…" (save from this message to memory) was clicked.
         code_copied(int): A code block's Copy link put its code on the clipboard (block index).
         content_rendered(): The content was re-rendered (its height may have changed).
     """
@@ -139,6 +140,7 @@ class MessageWidget(QFrame):
     retry_requested = Signal(int)
     version_requested = Signal(int, int)
     context_requested = Signal(int)
+    remember_requested = Signal(int)
     code_copied = Signal(int)
     content_rendered = Signal()
 
@@ -226,6 +228,9 @@ class MessageWidget(QFrame):
         self._edit_button = self._make_button("editButton", self._on_edit_button_clicked)
         self._delete_button = self._make_button("deleteButton", self._on_delete_button_clicked)
         self._context_button = self._make_button("contextButton", self._on_context_button_clicked)
+        self._remember_button = self._make_button(
+            "rememberButton", self._on_remember_button_clicked
+        )
         self._previous_button = self._make_button(
             "previousVersionButton", self._on_previous_button_clicked
         )
@@ -250,6 +255,7 @@ class MessageWidget(QFrame):
         actions.addWidget(self._delete_button)
         if self.is_assistant:
             actions.addWidget(self._context_button)
+        actions.addWidget(self._remember_button)
         actions.addStretch(1)
         self._regenerate_button.setVisible(self.is_assistant)
         self._context_button.setVisible(self.is_assistant)
@@ -261,6 +267,10 @@ class MessageWidget(QFrame):
         layout.addLayout(header)
         layout.addWidget(self._browser)
         layout.addWidget(self._status_row)
+        self._notes_layout = QVBoxLayout()
+        self._notes_layout.setContentsMargins(0, 2, 0, 2)
+        self._notes_layout.setSpacing(4)
+        layout.addLayout(self._notes_layout)
         layout.addLayout(actions)
 
         self._update_versions()
@@ -310,6 +320,7 @@ class MessageWidget(QFrame):
         self._text = text
         self._streaming = streaming
         self._dirty = True
+        self._update_actions()
         if not streaming:
             self._render_timer.stop()
             self._render()
@@ -379,6 +390,17 @@ class MessageWidget(QFrame):
         self._author = author
         self._update_role_label()
 
+    def add_note(self, note: QWidget) -> None:
+        """Show ``note`` (e.g. a ``MemoryNote``) under the message, above its actions."""
+        note.setParent(self)
+        self._notes_layout.addWidget(note)
+        note.show()
+
+    def notes(self) -> list[QWidget]:
+        """The notes shown under the message, oldest first."""
+        items = (self._notes_layout.itemAt(i) for i in range(self._notes_layout.count()))
+        return [w for item in items if item is not None and (w := item.widget()) is not None]
+
     def set_actions_enabled(self, enabled: bool) -> None:
         """Enable or disable the actions that change history (e.g. while another reply streams)."""
         self._actions_enabled = enabled
@@ -397,6 +419,10 @@ class MessageWidget(QFrame):
         self._delete_button.setToolTip(self.tr("Delete this message"))
         self._context_button.setText(self.tr("Context"))
         self._context_button.setToolTip(self.tr("Show what was sent to the model for this reply"))
+        self._remember_button.setText(self.tr("Remember…"))
+        self._remember_button.setToolTip(
+            self.tr("Save something from this message to long-term memory")
+        )
         self._retry_button.setText(self.tr("Retry"))
         self._retry_button.setToolTip(self.tr("Try this reply again"))
         self._previous_button.setToolTip(self.tr("Previous version"))
@@ -528,6 +554,7 @@ class MessageWidget(QFrame):
         self._delete_button.setEnabled(idle)
         self._retry_button.setEnabled(idle or self._status == "error")
         self._context_button.setEnabled(self._status != "streaming")
+        self._remember_button.setEnabled(self._status != "streaming" and bool(self._text.strip()))
         self._previous_button.setEnabled(idle and self._version_index > 0)
         self._next_button.setEnabled(idle and self._version_index < self._version_count - 1)
 
@@ -560,6 +587,9 @@ class MessageWidget(QFrame):
     def _on_context_button_clicked(self) -> None:
         self.context_requested.emit(self._message_id)
 
+    def _on_remember_button_clicked(self) -> None:
+        self.remember_requested.emit(self._message_id)
+
     def _on_retry_button_clicked(self) -> None:
         self.retry_requested.emit(self._message_id)
 
@@ -588,3 +618,169 @@ class MessageWidget(QFrame):
         # Show where a link goes before it is clicked (link text can say anything).
         shown = url.toString() if url.scheme().lower() in ("http", "https") else ""
         self._browser.setToolTip(shown)
+
+
+#: A note shows at most this much of a memory; the whole text is in its tooltip.
+_NOTE_PREVIEW_CHARS = 240
+
+
+class MemoryNote(QFrame):
+    """A note saying a memory was saved, with Edit and Undo (DESIGN §5.1, "save and notify").
+
+    Shown under the reply whose ``save_memory`` call saved it, under the message the user
+    remembered from, or on its own in the chat for ``/remember``. The memory's text is shown with
+    invisible characters spelled out, so the note shows exactly what was stored.
+
+    Args:
+        memory_id: The memory that holds the text now.
+        content: The saved text.
+        merged: The text went into an existing near-duplicate (``memory_id``) instead.
+        superseded: The memory this one replaced (archived by the save), if any.
+
+    Signals:
+        edit_requested(int): Edit was clicked (memory id).
+        undo_requested(int): Undo was clicked (memory id).
+    """
+
+    edit_requested = Signal(int)
+    undo_requested = Signal(int)
+
+    def __init__(
+        self,
+        memory_id: int,
+        content: str,
+        *,
+        merged: bool = False,
+        superseded: int | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("memoryNote")
+        self.memory_id = memory_id
+        self.merged = merged
+        self.superseded = superseded
+        self._content = content
+        self._state = "saved"  # saved, edited, undone
+        # Tinted like the message frames, so it reads in light and dark themes alike.
+        self.setStyleSheet(
+            "QFrame#memoryNote { background-color: rgba(124, 108, 242, 0.10);"
+            " border: 1px solid rgba(124, 108, 242, 0.35); border-radius: 6px; }"
+            " QLabel#memoryNoteError { color: #e5484d; }"
+        )
+        self.label = QLabel(self)
+        self.label.setObjectName("memoryNoteText")
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.error_label = QLabel(self)
+        self.error_label.setObjectName("memoryNoteError")
+        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.error_label.setWordWrap(True)
+        self.error_label.hide()
+        self.edit_button = QToolButton(self)
+        self.edit_button.setObjectName("memoryEditButton")
+        self.undo_button = QToolButton(self)
+        self.undo_button.setObjectName("memoryUndoButton")
+        for button in (self.edit_button, self.undo_button):
+            button.setProperty("messageAction", True)
+            button.setAutoRaise(True)
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.edit_button.clicked.connect(self._on_edit_button_clicked)
+        self.undo_button.clicked.connect(self._on_undo_button_clicked)
+        text_column = QVBoxLayout()
+        text_column.setContentsMargins(0, 0, 0, 0)
+        text_column.setSpacing(2)
+        text_column.addWidget(self.label)
+        text_column.addWidget(self.error_label)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addLayout(text_column, 1)
+        layout.addWidget(self.edit_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(self.undo_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.retranslate()
+
+    @property
+    def content(self) -> str:
+        """The memory's text as last saved from this note."""
+        return self._content
+
+    @property
+    def undone(self) -> bool:
+        """Whether the save was undone."""
+        return self._state == "undone"
+
+    def set_content(self, content: str) -> None:
+        """The memory was edited from this note: show its new text."""
+        self._content = content
+        self._state = "edited"
+        self.set_error("")
+        self.retranslate()
+
+    def set_undone(self) -> None:
+        """The save was undone: say so; there is nothing left to edit or undo."""
+        self._state = "undone"
+        self.set_error("")
+        self.retranslate()
+
+    def set_busy(self, busy: bool) -> None:
+        """Disable the buttons while an edit or undo runs."""
+        for button in (self.edit_button, self.undo_button):
+            button.setEnabled(not busy)
+
+    def set_error(self, text: str) -> None:
+        """Show why the last action failed (``""`` hides it)."""
+        self.error_label.setText(text)
+        self.error_label.setVisible(bool(text))
+        if text:
+            self.set_busy(False)
+
+    def retranslate(self) -> None:
+        # Imported here: markdown_render pulls in markdown and Pygments (see MessageWidget._render).
+        from etos_desktop.ui.markdown_render import escape_invisible
+
+        shown = escape_invisible(self._content)
+        preview = shown if len(shown) <= _NOTE_PREVIEW_CHARS else shown[:_NOTE_PREVIEW_CHARS] + "…"
+        if self._state == "undone":
+            if self.merged:
+                text = self.tr("Undone — memory #{id} has its earlier wording again.")
+            elif self.superseded is not None:
+                text = self.tr("Undone — #{id} is no longer in memory, and #{old} is back.")
+            else:
+                text = self.tr("Undone — #{id} is no longer in memory.")
+        elif self._state == "edited":
+            text = self.tr("Memory #{id}, edited: {text}")
+        elif self.merged:
+            text = self.tr("Saved to memory — merged into #{id}: {text}")
+        elif self.superseded is not None:
+            text = self.tr("Saved to memory as #{id}, replaces #{old}: {text}")
+        else:
+            text = self.tr("Saved to memory as #{id}: {text}")
+        self.label.setText(text.format(id=self.memory_id, old=self.superseded, text=preview))
+        self.label.setToolTip(shown if preview != shown else "")
+        self.edit_button.setText(self.tr("Edit"))
+        self.edit_button.setToolTip(self.tr("Change the wording of this memory"))
+        self.undo_button.setText(self.tr("Undo"))
+        if self.merged:
+            self.undo_button.setToolTip(self.tr("Give the memory its earlier wording back"))
+        elif self.superseded is not None:
+            self.undo_button.setToolTip(
+                self.tr("Delete this memory and bring back the one it replaced")
+            )
+        else:
+            self.undo_button.setToolTip(self.tr("Delete this memory"))
+        done = self._state == "undone"
+        self.edit_button.setVisible(not done)
+        self.undo_button.setVisible(not done)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+
+    def _on_edit_button_clicked(self) -> None:
+        self.edit_requested.emit(self.memory_id)
+
+    def _on_undo_button_clicked(self) -> None:
+        self.undo_requested.emit(self.memory_id)

@@ -19,7 +19,7 @@ import logging
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QLocale, Qt, Signal
 from PySide6.QtGui import QAction, QFont, QPixmap
@@ -70,6 +70,10 @@ from etos_desktop.core.settings.store import MAX_MODEL_CONTEXT, MIN_MODEL_CONTEX
 from etos_desktop.resources import resource_path
 from etos_desktop.ui.error_text import describe
 
+if TYPE_CHECKING:
+    from etos_desktop.core.memory.access import MemoryAccess
+    from etos_desktop.ui.memory_page import MemoryPage
+
 _log = logging.getLogger(__name__)
 
 #: Finds which of the given base URLs answer as a model server (``probe_local_servers``).
@@ -81,6 +85,8 @@ TextFactory = Callable[[], str]
 GENERAL_SECTIONS: tuple[str, ...] = ("ui", "chat")
 #: Names of the pages, in the order of the page list.
 PAGE_NAMES: tuple[str, ...] = ("providers", "persona", "general")
+#: The page shown after them when the dialog is given the memory access.
+MEMORY_PAGE_NAME = "memory"
 
 AVATAR_SIZE = 64
 _STATE_COLORS = {"ok": "#2e7d32", "error": "#c62828", "warning": "#a15c00"}
@@ -1856,7 +1862,8 @@ class SettingsDialog(QDialog):
     and looks once for a model server on this computer, offering one-click setup.
 
     Open it with ``show()`` or ``open()``; closing with unsaved edits asks first. The dialog
-    must be created while the qasync loop runs (it starts tasks in its constructor).
+    must be created while the qasync loop runs (it starts tasks in its constructor). Given the
+    app's ``memory`` access, a Memory page (``memory_page.MemoryPage``) follows the others.
 
     Signals:
         settings_saved(): something was written to the settings file (the main window refreshes
@@ -1875,6 +1882,7 @@ class SettingsDialog(QDialog):
         local_candidates: Sequence[str],
         env: Mapping[str, str],
         first_run: bool = False,
+        memory: MemoryAccess | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -1888,8 +1896,6 @@ class SettingsDialog(QDialog):
         self.page_list = QListWidget(self)
         self.page_list.setFixedWidth(140)
         self.page_list.setStyleSheet("QListWidget::item { padding: 6px 4px; }")
-        for _name in PAGE_NAMES:
-            self.page_list.addItem(QListWidgetItem())
         self.stack = QStackedWidget(self)
         self.providers_page = ProvidersPage(
             settings,
@@ -1908,7 +1914,16 @@ class SettingsDialog(QDialog):
             "persona": self.persona_page,
             "general": self.general_page,
         }
-        for name in PAGE_NAMES:
+        self.memory_page: MemoryPage | None = None
+        if memory is not None:
+            from etos_desktop.ui.memory_page import MemoryPage
+
+            self.memory_page = MemoryPage(memory, settings, parent=self.stack)
+            self.memory_page.changed.connect(self._on_page_changed)
+            self._pages[MEMORY_PAGE_NAME] = self.memory_page
+        self._page_names = tuple(self._pages)
+        for name in self._page_names:
+            self.page_list.addItem(QListWidgetItem())
             self.stack.addWidget(self._pages[name])
         self.page_list.currentRowChanged.connect(self.stack.setCurrentIndex)
 
@@ -1947,8 +1962,9 @@ class SettingsDialog(QDialog):
             "providers": self.tr("Providers"),
             "persona": self.tr("Persona"),
             "general": self.tr("General"),
+            MEMORY_PAGE_NAME: self.tr("Memory"),
         }
-        for row, name in enumerate(PAGE_NAMES):
+        for row, name in enumerate(self._page_names):
             self.page_list.item(row).setText(titles[name])
         self.save_button.setText(self.tr("Saving…") if self._saving else self.tr("Save"))
         self.close_button.setText(self.tr("Close"))
@@ -1962,18 +1978,18 @@ class SettingsDialog(QDialog):
     # -- public API ---------------------------------------------------------------------------
 
     def show_page(self, name: str) -> None:
-        """Show the page ``name``: "providers", "persona" or "general".
+        """Show the page ``name``: "providers", "persona", "general" or (given memory) "memory".
 
         Raises:
             ValueError: No page has that name.
         """
-        if name not in PAGE_NAMES:
+        if name not in self._page_names:
             raise ValueError(f"no settings page {name!r}")
-        self.page_list.setCurrentRow(PAGE_NAMES.index(name))
+        self.page_list.setCurrentRow(self._page_names.index(name))
 
     def current_page_name(self) -> str:
         """The name of the page shown."""
-        return PAGE_NAMES[self.stack.currentIndex()]
+        return self._page_names[self.stack.currentIndex()]
 
     def is_modified(self) -> bool:
         """Whether any page holds edits that are not saved."""
@@ -1981,6 +1997,7 @@ class SettingsDialog(QDialog):
             self.providers_page.is_modified()
             or self.persona_page.is_modified()
             or self.general_page.is_modified()
+            or (self.memory_page is not None and self.memory_page.is_modified())
         )
 
     async def save(self) -> bool:
@@ -2012,6 +2029,8 @@ class SettingsDialog(QDialog):
             self.providers_page.apply()
             self.persona_page.apply()
             self.general_page.apply()
+            if self.memory_page is not None:
+                self.memory_page.apply()
             self._settings.save()
         except EtosError as exc:
             self._set_status("error", lambda e=exc: describe(e).message)
@@ -2028,6 +2047,8 @@ class SettingsDialog(QDialog):
         """Wait until the dialog's and its pages' tasks have ended (tests, shutdown)."""
         await self._tasks.wait_idle()
         await self.providers_page.wait_idle()
+        if self.memory_page is not None:
+            await self.memory_page.wait_idle()
 
     # -- closing ------------------------------------------------------------------------------
 
@@ -2064,6 +2085,9 @@ class SettingsDialog(QDialog):
 
     def done(self, result: int) -> None:
         self.providers_page.cancel_tasks()
+        if self.memory_page is not None:
+            # Deleted memories are held for Undo only while the panel is open (DESIGN §3).
+            self.memory_page.close_panel()
         super().done(result)
 
     async def _save_and_close(self) -> None:

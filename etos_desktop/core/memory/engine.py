@@ -32,7 +32,7 @@ from sqlmodel import col, delete, select
 
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.errors import InvalidInput, ProviderError
-from etos_desktop.core.memory import fts, store
+from etos_desktop.core.memory import fts, store, transfer
 from etos_desktop.core.memory.embedding import Embedder
 from etos_desktop.core.memory.errors import MemoryLimitReached, MemoryNotFound
 from etos_desktop.core.memory.gating import addresses_user
@@ -1082,6 +1082,68 @@ class MemoryEngine:
             personal=personal,
             whole_text_vectors=None if index is None else index.whole_text_vectors,
         )
+
+    # -- import (the format and the matching live in transfer.py) -----------------------------
+
+    def preview_import(self, document: transfer.ImportDocument) -> transfer.ImportPreview:
+        """Say what importing a parsed file would add and update; nothing is written.
+
+        Args:
+            document: A file read by ``transfer.parse_import``.
+
+        Returns:
+            The preview to show, then to pass to :meth:`import_memories`.
+        """
+        local = self._call(transfer.local_memories)
+        return transfer.plan_import(document, local, now=self._now(), max_active=self.max_active)
+
+    def import_memories(
+        self, preview: transfer.ImportPreview, *, actor: str = "import"
+    ) -> transfer.ImportResult:
+        """Apply an import preview in one transaction: all of it, or on any error nothing.
+
+        New and changed texts are embedded first; if the embedder fails they are kept for
+        keyword search until :meth:`reembed` gives them vectors.
+
+        Args:
+            preview: What :meth:`preview_import` returned.
+            actor: Who is importing, for the histories.
+
+        Returns:
+            The ids added and updated.
+
+        Raises:
+            ImportStale: A matched memory changed or was deleted since the preview.
+            MemoryLimitReached: The import would exceed ``max_active`` active memories.
+            StorageError: The database failed.
+        """
+        embedder = self._embedder
+        texts = transfer.texts_to_embed(preview)
+        vectors: dict[int, list[FloatArray]] = {}
+        order = list(texts)
+        for start in range(0, len(order), 64):
+            batch = order[start : start + 64]
+            chunks = [chunk_texts(texts[i]) for i in batch]
+            flat = self._embed(embedder, [t for group in chunks for t in group])
+            if flat is None:
+                continue
+            offset = 0
+            for index, group in zip(batch, chunks, strict=True):
+                vectors[index] = list(flat[offset : offset + len(group)])
+                offset += len(group)
+        result: transfer.ImportResult = self._call(
+            functools.partial(
+                transfer.write_import,
+                preview=preview,
+                vectors=vectors,
+                vector_key=embedder.key if embedder is not None else "",
+                now=self._now(),
+                actor=actor,
+                max_active=self.max_active,
+            )
+        )
+        self._mark_dirty(*result.added, *result.updated)
+        return result
 
     # -- embeddings -----------------------------------------------------------------------------
 

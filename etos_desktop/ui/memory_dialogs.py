@@ -1,0 +1,649 @@
+"""The Memory page's dialogs and words: the memory editor, a memory's history, the import preview.
+
+Every memory text shown here has its invisible and control characters spelled out
+(``escape_invisible``) and its markup shown as typed, as DESIGN §5.1 asks of the approval dialog.
+The dialogs open with ``open()`` and are awaited through their ``finished`` signal, never with
+``exec()``: no modal loop runs inside a coroutine on the qasync loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from etos_desktop.core.errors import EtosError
+from etos_desktop.core.memory import transfer
+from etos_desktop.core.memory.errors import MemoryRejected
+from etos_desktop.core.memory.policy import check_content
+from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource, Revision
+from etos_desktop.ui.error_text import describe
+from etos_desktop.ui.markdown_render import escape_invisible
+
+#: The longest text shown in a table cell (the tooltip and the editor show all of it).
+CELL_CHARS: Final = 200
+#: Colours of a status line by state.
+STATE_COLORS: Final = {"ok": "#2e7d32", "error": "#c62828", "warning": "#a15c00"}
+
+
+def _tr(text: str, n: int = -1) -> str:
+    return QCoreApplication.translate("MemoryPage", text, None, n)
+
+
+def kind_name(kind: str) -> str:
+    """The translated name of a memory kind."""
+    names = {
+        MemoryKind.FACT: _tr("Fact"),
+        MemoryKind.PREFERENCE: _tr("Preference"),
+        MemoryKind.INSTRUCTION: _tr("Instruction"),
+        MemoryKind.EPISODE: _tr("Episode"),
+        MemoryKind.INSIGHT: _tr("Insight"),
+    }
+    return names.get(kind, kind)
+
+
+def source_name(source: str) -> str:
+    """The translated name of where a memory came from."""
+    names = {
+        MemorySource.USER_STATEMENT: _tr("Said in chat"),
+        MemorySource.ASSISTANT_ACTION: _tr("Assistant"),
+        MemorySource.MANUAL: _tr("Added by you"),
+        MemorySource.IMPORTED: _tr("Imported"),
+        MemorySource.CONSOLIDATION: _tr("Consolidation"),
+    }
+    return names.get(source, source)
+
+
+def status_of(memory: Memory, now: datetime) -> str:
+    """``"active"``, ``"superseded"``, ``"archived"`` or ``"expired"``."""
+    if memory.superseded_by is not None:
+        return "superseded"
+    if memory.archived_at is not None:
+        return "archived"
+    if not memory.is_active(now):
+        return "expired"
+    return "active"
+
+
+def status_name(memory: Memory, now: datetime) -> str:
+    """The translated status of a memory, with its successor for a superseded one."""
+    status = status_of(memory, now)
+    if status == "superseded":
+        return _tr("Superseded by #{id}").format(id=memory.superseded_by)
+    return {
+        "active": _tr("Active"),
+        "archived": _tr("Archived"),
+        "expired": _tr("Expired"),
+    }[status]
+
+
+def one_line(text: str) -> str:
+    """Text for a table cell: invisible characters spelled out, line breaks shown as ⏎."""
+    shown = escape_invisible(text).replace("\r\n", "\n").replace("\n", " ⏎ ").replace("\t", " ")
+    return shown if len(shown) <= CELL_CHARS else shown[: CELL_CHARS - 1] + "…"
+
+
+def rich_escaped(text: str) -> str:
+    """Text as HTML: invisible characters spelled out, markup shown as typed."""
+    return html.escape(escape_invisible(text)).replace("\n", "<br>")
+
+
+def local_time(value: datetime, fmt: str = "%Y-%m-%d") -> str:
+    """A time as local-time text (a date by default)."""
+    return value.astimezone().strftime(fmt)
+
+
+def memory_error_text(error: EtosError) -> str:
+    """Words for the errors memory actions raise; the write checks' words are in ``error_text``."""
+    code = error.code
+    params = error.params
+    if code == "memory_import_stale":
+        return _tr("Memories changed while the import was being prepared. Import the file again.")
+    if code == "memory_import_invalid":
+        reason = params.get("reason")
+        if reason == "too_large":
+            return _tr("The file is too large to be a memory export.")
+        if reason == "not_json":
+            return _tr("The file cannot be read: it is not a JSON file, or it is damaged.")
+        if reason == "unsupported_version":
+            return _tr(
+                "The file was exported by a newer version of ETOS Desktop (format {version}). Update the app to import it."
+            ).format(version=params.get("version", "?"))
+        if reason == "too_many":
+            return _tr("The file holds too many memories ({count}; at most {limit}).").format(
+                count=params.get("count", "?"), limit=params.get("limit", "?")
+            )
+        if reason == "duplicate_id":
+            return _tr("The file is damaged: two memories in it have the same number.")
+        if reason == "bad_structure":
+            return _tr("The file is damaged: its list of memories cannot be read.")
+        return _tr("This file is not a memory export of ETOS Desktop.")
+    return describe(error).message
+
+
+def entry_problem_text(problem: transfer.InvalidEntry) -> str:
+    """Why one entry of an import file is skipped."""
+    field_names = {
+        "content": _tr("text"),
+        "kind": _tr("kind"),
+        "source": _tr("source"),
+        "importance": _tr("importance"),
+        "confidence": _tr("confidence"),
+        "tags": _tr("tags"),
+        "trigger_context": _tr("recall when"),
+        "created_at": _tr("created"),
+        "updated_at": _tr("updated"),
+        "valid_from": _tr("valid from"),
+        "valid_until": _tr("valid until"),
+        "archived": _tr("archived"),
+        "archived_at": _tr("archived"),
+        "id": _tr("number"),
+        "superseded_by": _tr("superseded by"),
+    }
+    field = field_names.get(problem.field or "", problem.field or "")
+    reason = problem.reason
+    if reason == "not_an_object":
+        return _tr("not a memory entry")
+    if reason == "empty":
+        return _tr("no text")
+    if reason == "too_long":
+        return _tr("{field} too long").format(field=field)
+    if reason == "secret":
+        return _tr("{field} looks like a password, key or ID number").format(field=field)
+    if reason == "too_many_tags":
+        return _tr("too many tags")
+    return _tr("invalid {field}").format(field=field)
+
+
+# -- values the dialogs exchange --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MemoryFields:
+    """What the memory editor edits.
+
+    Attributes:
+        content: The text.
+        kind: A ``MemoryKind`` value.
+        importance: 0–1.
+        tags: Labels.
+        trigger_context: When it should be recalled (``None``: no hint).
+    """
+
+    content: str = ""
+    kind: str = MemoryKind.FACT
+    importance: float = 0.5
+    tags: tuple[str, ...] = ()
+    trigger_context: str | None = None
+
+    @classmethod
+    def of(cls, memory: Memory) -> MemoryFields:
+        """The editable fields of a memory."""
+        return cls(
+            memory.content, memory.kind, memory.importance, memory.tags, memory.trigger_context
+        )
+
+
+#: Shows the editor: ``(parent, fields, title) → fields, or None when cancelled``.
+EditorFunction = Callable[[QWidget, MemoryFields, str], Awaitable[MemoryFields | None]]
+#: Asks for a file: ``(parent, caption, name filter, suggested path) → path, or None``.
+PathFunction = Callable[[QWidget, str, str, str], Awaitable[str | None]]
+#: Shows an import preview: ``(parent, preview) → whether to apply it``.
+PreviewFunction = Callable[[QWidget, transfer.ImportPreview], Awaitable[bool]]
+
+
+async def _await_dialog(dialog: QDialog) -> int:
+    """Open ``dialog`` window-modally with ``open()`` and await its result (no nested loop)."""
+    future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    def on_finished(result: int) -> None:
+        if not future.done():
+            future.set_result(result)
+
+    dialog.finished.connect(on_finished)
+    dialog.open()
+    try:
+        return await future
+    finally:
+        dialog.finished.disconnect(on_finished)
+
+
+# -- the editor -------------------------------------------------------------------------------
+
+
+class MemoryEditorDialog(QDialog):
+    """Add or edit one memory: text, kind, importance, tags and when to recall it.
+
+    The text is checked like a new memory (empty, too long, secrets) before the dialog closes,
+    so a refused text is corrected in place. Invisible characters are spelled out under it.
+    """
+
+    def __init__(
+        self, fields: MemoryFields, title: str, *, max_chars: int, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("memoryEditor")
+        self.setWindowTitle(title)
+        self._max_chars = max_chars
+        self.content_edit = QPlainTextEdit(self)
+        self.content_edit.setPlainText(fields.content)
+        self.content_edit.setTabChangesFocus(True)
+        self.content_edit.textChanged.connect(self._on_content_edit_text_changed)
+        self.invisible_label = QLabel(self)
+        self.invisible_label.setWordWrap(True)
+        self.invisible_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.invisible_label.hide()
+        self.error_label = QLabel(self)
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet(f"color: {STATE_COLORS['error']};")
+        self.error_label.hide()
+        self.kind_combo = QComboBox(self)
+        for kind in MemoryKind:
+            self.kind_combo.addItem(kind_name(kind), kind.value)
+        self.kind_combo.setCurrentIndex(max(self.kind_combo.findData(fields.kind), 0))
+        self.importance_spin = QDoubleSpinBox(self)
+        self.importance_spin.setRange(0.0, 1.0)
+        self.importance_spin.setSingleStep(0.1)
+        self.importance_spin.setDecimals(2)
+        self.importance_spin.setValue(fields.importance)
+        self.tags_edit = QLineEdit(self)
+        self.tags_edit.setText(", ".join(fields.tags))
+        self.trigger_edit = QLineEdit(self)
+        self.trigger_edit.setText(fields.trigger_context or "")
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+        form = QFormLayout()
+        self._labels = [QLabel(self) for _ in range(5)]
+        form.addRow(self._labels[0], self.content_edit)
+        form.addRow("", self.invisible_label)
+        form.addRow(self._labels[1], self.kind_combo)
+        form.addRow(self._labels[2], self.importance_spin)
+        form.addRow(self._labels[3], self.tags_edit)
+        form.addRow(self._labels[4], self.trigger_edit)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.buttons)
+        self.retranslate()
+        self._on_content_edit_text_changed()
+        self.resize(520, 360)
+
+    def retranslate(self) -> None:
+        for label, text in zip(
+            self._labels,
+            (
+                self.tr("Text"),
+                self.tr("Kind"),
+                self.tr("Importance"),
+                self.tr("Tags"),
+                self.tr("Recall when"),
+            ),
+            strict=True,
+        ):
+            label.setText(text)
+        self.content_edit.setPlaceholderText(
+            self.tr("One or a few self-contained sentences, e.g. “I use pnpm for JavaScript.”")
+        )
+        self.tags_edit.setPlaceholderText(self.tr("Comma-separated, e.g. tools, javascript"))
+        self.trigger_edit.setPlaceholderText(
+            self.tr("Optional: when this should come up, e.g. installing dependencies")
+        )
+        self.buttons.button(QDialogButtonBox.StandardButton.Save).setText(self.tr("Save"))
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(self.tr("Cancel"))
+        for index in range(self.kind_combo.count()):
+            self.kind_combo.setItemText(index, kind_name(str(self.kind_combo.itemData(index))))
+        self._on_content_edit_text_changed()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def fields(self) -> MemoryFields:
+        """The values in the editor now."""
+        tags = tuple(
+            dict.fromkeys(t.strip() for t in self.tags_edit.text().split(",") if t.strip())
+        )
+        return MemoryFields(
+            content=self.content_edit.toPlainText().strip(),
+            kind=str(self.kind_combo.currentData()),
+            importance=round(self.importance_spin.value(), 2),
+            tags=tags,
+            trigger_context=self.trigger_edit.text().strip() or None,
+        )
+
+    def accept(self) -> None:
+        try:
+            check_content(self.content_edit.toPlainText(), max_chars=self._max_chars)
+        except MemoryRejected as exc:
+            self.error_label.setText(memory_error_text(exc))
+            self.error_label.show()
+            self.content_edit.setFocus()
+            return
+        super().accept()
+
+    def _on_content_edit_text_changed(self) -> None:
+        text = self.content_edit.toPlainText()
+        shown = escape_invisible(text)
+        if shown != text:
+            self.invisible_label.setText(
+                self.tr("Contains invisible characters: {text}").format(text=shown)
+            )
+            self.invisible_label.show()
+        else:
+            self.invisible_label.hide()
+        self.error_label.hide()
+
+
+async def open_editor(
+    parent: QWidget, fields: MemoryFields, title: str, *, max_chars: int = 1000
+) -> MemoryFields | None:
+    """Show the memory editor and return what was saved, or ``None`` when cancelled."""
+    dialog = MemoryEditorDialog(fields, title, max_chars=max_chars, parent=parent)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    result = await _await_dialog(dialog)
+    return dialog.fields() if result == QDialog.DialogCode.Accepted else None
+
+
+async def choose_save_path(
+    parent: QWidget, caption: str, name_filter: str, suggested: str
+) -> str | None:
+    """Ask where to save a file (a non-modal file dialog, awaited)."""
+    dialog = QFileDialog(parent, caption, suggested, name_filter)
+    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    if await _await_dialog(dialog) != QDialog.DialogCode.Accepted or not dialog.selectedFiles():
+        return None
+    return dialog.selectedFiles()[0]
+
+
+async def choose_open_path(
+    parent: QWidget, caption: str, name_filter: str, suggested: str
+) -> str | None:
+    """Ask for an existing file to open (a non-modal file dialog, awaited)."""
+    dialog = QFileDialog(parent, caption, suggested, name_filter)
+    dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    if await _await_dialog(dialog) != QDialog.DialogCode.Accepted or not dialog.selectedFiles():
+        return None
+    return dialog.selectedFiles()[0]
+
+
+# -- import preview ---------------------------------------------------------------------------
+
+
+class ImportPreviewDialog(QDialog):
+    """What an import would add, update and skip, with Import and Cancel."""
+
+    def __init__(self, preview: transfer.ImportPreview, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("memoryImportPreview")
+        self.preview = preview
+        self.summary_label = QLabel(self)
+        self.summary_label.setWordWrap(True)
+        self.details = QTextBrowser(self)
+        self.buttons = QDialogButtonBox(self)
+        self.import_button = self.buttons.addButton("", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.cancel_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.details, 1)
+        layout.addWidget(self.buttons)
+        self.retranslate()
+        self.resize(560, 420)
+
+    def retranslate(self) -> None:
+        p = self.preview
+        self.setWindowTitle(self.tr("Import memories"))
+        self.summary_label.setText(import_summary(p))
+        self.import_button.setText(self.tr("Import"))
+        self.import_button.setEnabled(p.has_changes and not p.over_limit)
+        self.cancel_button.setText(self.tr("Cancel"))
+        parts: list[str] = []
+
+        def section(title: str, items: list[str]) -> None:
+            if items:
+                parts.append(f"<h4>{html.escape(title)}</h4><ul>")
+                parts.extend(f"<li>{item}</li>" for item in items[:500])
+                if len(items) > 500:
+                    parts.append(
+                        f"<li>… {html.escape(self.tr('%n more', '', len(items) - 500))}</li>"
+                    )
+                parts.append("</ul>")
+
+        section(
+            self.tr("To add"),
+            [f"{rich_escaped(one_line(e.content))} <i>({kind_name(e.kind)})</i>" for e in p.to_add],
+        )
+        section(
+            self.tr("To update"),
+            [
+                f"#{u.memory.id} {rich_escaped(one_line(u.entry.content))}"
+                f" <i>({html.escape(', '.join(_field_name(c) for c in u.changes))})</i>"
+                for u in p.to_update
+            ],
+        )
+        section(
+            self.tr("Skipped"),
+            [
+                html.escape(
+                    self.tr("Entry {n}: {why}").format(n=i.index + 1, why=entry_problem_text(i))
+                )
+                + (f" — {rich_escaped(i.excerpt)}" if i.excerpt else "")
+                for i in p.invalid
+            ],
+        )
+        self.details.setHtml("".join(parts))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+
+def import_summary(preview: transfer.ImportPreview) -> str:
+    """One paragraph saying what an import would do."""
+    text = ", ".join(
+        [
+            _tr("%n to add", len(preview.to_add)),
+            _tr("%n to update", len(preview.to_update)),
+            _tr("%n already here", len(preview.unchanged)),
+            _tr("%n skipped", len(preview.invalid)),
+        ]
+    )
+    if preview.over_limit:
+        text += ". " + _tr(
+            "This would make {count} memories active, more than the {limit} allowed. Archive or delete some first."
+        ).format(count=preview.active_after, limit=preview.max_active)
+    elif not preview.has_changes:
+        text += ". " + _tr("Nothing to import.")
+    return text
+
+
+async def confirm_import(parent: QWidget, preview: transfer.ImportPreview) -> bool:
+    """Show the import preview; ``True`` when the user chose Import."""
+    dialog = ImportPreviewDialog(preview, parent)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    return await _await_dialog(dialog) == QDialog.DialogCode.Accepted
+
+
+# -- history ----------------------------------------------------------------------------------
+
+
+def _field_name(name: str) -> str:
+    return {
+        "content": _tr("Text"),
+        "kind": _tr("Kind"),
+        "source": _tr("Source"),
+        "importance": _tr("Importance"),
+        "confidence": _tr("Confidence"),
+        "tags": _tr("Tags"),
+        "trigger_context": _tr("Recall when"),
+        "valid_from": _tr("Valid from"),
+        "valid_until": _tr("Valid until"),
+        "superseded_by": _tr("Superseded by"),
+        "archived_at": _tr("Archived"),
+    }.get(name, name)
+
+
+def _action_name(action: str) -> str:
+    return {
+        "create": _tr("Created"),
+        "edit": _tr("Edited"),
+        "merge": _tr("Restated (merged)"),
+        "archive": _tr("Archived"),
+        "restore": _tr("Restored"),
+        "supersede": _tr("Superseded"),
+        "delete": _tr("Deleted"),
+        "undelete": _tr("Delete undone"),
+    }.get(action, action)
+
+
+def _actor_name(actor: str) -> str:
+    return {
+        "user": _tr("you"),
+        "assistant": _tr("the assistant"),
+        "import": _tr("import"),
+        "consolidation": _tr("consolidation"),
+        "system": _tr("the app"),
+    }.get(actor, actor)
+
+
+def _snapshot_value(name: str, value: Any) -> str:
+    if value is None or value == []:
+        return "—"
+    if name == "tags" and isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    if name == "kind":
+        return kind_name(str(value))
+    if name == "source":
+        return source_name(str(value))
+    if name == "superseded_by":
+        return f"#{value}"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if name in {"valid_from", "valid_until", "archived_at"} and isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            return local_time(datetime.fromisoformat(value), "%Y-%m-%d %H:%M")
+    return str(value)
+
+
+def history_html(memory: Memory | None, revisions: Sequence[Revision]) -> str:
+    """A memory's history as HTML: each change, newest first, with its fields before and after.
+
+    Every text is escaped (markup shown as typed, invisible characters spelled out).
+    """
+    parts: list[str] = []
+    if memory is not None:
+        parts.append(f"<p><b>#{memory.id}</b> {rich_escaped(memory.content)}</p>")
+    for revision in reversed(revisions):
+        when = local_time(revision.created_at, "%Y-%m-%d %H:%M")
+        head = _tr("{action} by {actor}").format(
+            action=_action_name(revision.action), actor=_actor_name(revision.actor)
+        )
+        parts.append(f"<h4>{html.escape(when)} · {html.escape(head)}</h4>")
+        before = revision.before or {}
+        after = revision.after or {}
+        table = '<table cellspacing="0" cellpadding="3" width="100%">'
+        if revision.action in {"create", "undelete"} and after:
+            # A new memory has no "before": show what it was created with.
+            parts.append(table)
+            for name in ("content", "kind", "source", "importance", "tags", "trigger_context"):
+                if after.get(name) not in (None, []):
+                    parts.append(
+                        f"<tr><td width='20%' valign='top'>{html.escape(_field_name(name))}</td>"
+                        f"<td valign='top'>{rich_escaped(_snapshot_value(name, after[name]))}"
+                        "</td></tr>"
+                    )
+            parts.append("</table>")
+            continue
+        rows = [
+            (k, before.get(k), after.get(k))
+            for k in dict.fromkeys([*before, *after])
+            if before.get(k) != after.get(k)
+        ]
+        if not rows:
+            continue
+        parts.append(table)
+        parts.append(
+            f"<tr><th width='20%' align='left'>{html.escape(_tr('Field'))}</th>"
+            f"<th width='40%' align='left'>{html.escape(_tr('Before'))}</th>"
+            f"<th width='40%' align='left'>{html.escape(_tr('After'))}</th></tr>"
+        )
+        for name, old, new in rows:
+            parts.append(
+                f"<tr><td valign='top'>{html.escape(_field_name(name))}</td>"
+                f"<td valign='top' style='color:#8a8a8a'>{rich_escaped(_snapshot_value(name, old))}"
+                f"</td><td valign='top'>{rich_escaped(_snapshot_value(name, new))}</td></tr>"
+            )
+        parts.append("</table>")
+    if not revisions:
+        parts.append(f"<p>{html.escape(_tr('No recorded changes.'))}</p>")
+    return "".join(parts)
+
+
+class MemoryHistoryDialog(QDialog):
+    """A memory's history: every change with its fields before and after (non-modal)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("memoryHistory")
+        self.browser = QTextBrowser(self)
+        self.browser.setOpenLinks(False)
+        self.close_button = QPushButton(self)
+        self.close_button.clicked.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.browser, 1)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.close_button)
+        layout.addLayout(row)
+        self.memory: Memory | None = None
+        self.revisions: list[Revision] = []
+        self.retranslate()
+        self.resize(600, 440)
+
+    def set_history(self, memory: Memory | None, revisions: Sequence[Revision]) -> None:
+        """Show the history of ``memory``."""
+        self.memory = memory
+        self.revisions = list(revisions)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        memory_id = self.memory.id if self.memory is not None else ""
+        self.setWindowTitle(self.tr("History of memory #{id}").format(id=memory_id))
+        self.close_button.setText(self.tr("Close"))
+        self.browser.setHtml(history_html(self.memory, self.revisions))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

@@ -1,0 +1,454 @@
+"""Long-term memory in the chat, judged by what the local server received (DESIGN §5.1, §8).
+
+The real core stack (SQLite, the openai client, the fake server) plus a ``MemoryEngine`` on the
+same database. Memories are matched with the embedded multilingual USE model, the app's default:
+"How do I install this project's dependencies?" shares one word with "The user uses pnpm to
+install JavaScript packages", so neither keyword search nor the bag-of-words ``HashEmbedder``
+finds it (measured: no hit with either), and the scenario DESIGN describes is a meaning match
+(USE cosine ≈ 0.33, floor 0.15 for a first-person question).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from etos_desktop.core.chat.events import MemorySaved, ReplyFinished, UserMessageSaved
+from etos_desktop.core.context.assembler import ContextTrace
+from etos_desktop.core.context.prompts import MEMORY_IN_USER_MESSAGE_NOTE, USER_MESSAGE_HEADING
+from etos_desktop.core.errors import InvalidInput
+from etos_desktop.core.memory.access import MemoryAccess
+from etos_desktop.core.memory.embedders import UseEmbedder
+from etos_desktop.core.memory.engine import MemoryEngine
+from etos_desktop.core.memory.retrieval import MEMORY_BLOCK_LABEL
+from etos_desktop.core.memory.tools import REFUSAL_TEXT, SaveRequest
+from etos_desktop.core.providers.config import ProviderConfig
+from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text, ToolCall
+from tests.helpers.stack import Stack, chat_stack
+
+PNPM = "The user uses pnpm to install JavaScript packages"
+SAVE_PNPM = ToolCall("save_memory", json.dumps({"content": PNPM, "kind": "preference"}))
+INSTALL_QUESTION = "How do I install this project's dependencies?"
+GENERAL_QUESTION = "What is the capital of France?"
+
+
+@pytest.fixture(scope="module")
+def use_embedder() -> UseEmbedder:
+    """The embedded USE model, loaded once for the module (≈1 s)."""
+    embedder = UseEmbedder()
+    embedder.load()
+    return embedder
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as srv:
+        yield srv
+
+
+@dataclasses.dataclass
+class MemoryStack:
+    """The chat stack with memory switched on."""
+
+    stack: Stack
+    memory: MemoryAccess
+
+    async def send(self, conversation_id: int, text: str) -> list[Any]:
+        return await self.stack.run(self.stack.chat.send(conversation_id, text))
+
+    async def new_conversation(self, *, temporary: bool = False) -> int:
+        row = await self.stack.repo.create_conversation(temporary=temporary)
+        assert row.id is not None
+        return row.id
+
+
+@asynccontextmanager
+async def memory_stack(
+    data_dir: Path, server: FakeOpenAIServer, embedder: UseEmbedder, *, single_system: bool = False
+) -> AsyncIterator[MemoryStack]:
+    async with chat_stack(data_dir, server.base_url) as stack:
+        if single_system:
+            stack.settings.upsert_provider(
+                ProviderConfig(
+                    id="p1",
+                    name="Test",
+                    preset="custom",
+                    base_url=server.base_url,
+                    chat_model="fake-chat",
+                    single_system_message=True,
+                )
+            )
+        memory = MemoryAccess(MemoryEngine(stack.db, embedder=embedder))
+        stack.chat.memory = memory
+        try:
+            yield MemoryStack(stack, memory)
+        finally:
+            await asyncio.get_running_loop().run_in_executor(None, memory.close)
+
+
+def messages(server: FakeOpenAIServer, index: int) -> list[dict[str, Any]]:
+    return server.chat_requests()[index].body["messages"]
+
+
+def system_messages(request: list[dict[str, Any]]) -> list[str]:
+    return [m["content"] for m in request if m["role"] == "system"]
+
+
+def memory_block_of(request: list[dict[str, Any]]) -> str | None:
+    """The memory system message (the second system message, right before the user message)."""
+    assert request[-1]["role"] == "user"
+    before = request[-2] if len(request) > 1 else None
+    if before is not None and before["role"] == "system" and "<memories>" in before["content"]:
+        return str(before["content"])
+    return None
+
+
+def tool_results(request: list[dict[str, Any]]) -> list[str]:
+    return [m["content"] for m in request if m["role"] == "tool"]
+
+
+async def save_pnpm_by_tool(ms: MemoryStack, server: FakeOpenAIServer) -> list[Any]:
+    server.script(SAVE_PNPM, Text("Noted!"))
+    conversation = await ms.new_conversation()
+    return await ms.send(conversation, "Remember that I use pnpm")
+
+
+# -- saving through the tool, injection in a new conversation ----------------------------------
+
+
+async def test_saved_by_tool_call_then_carried_into_a_new_conversation(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        events = await save_pnpm_by_tool(ms, server)
+        first = server.chat_requests()[0].body
+        assert [t["function"]["name"] for t in first["tools"]] == ["save_memory", "search_memory"]
+        # The tool call went back to the model with its result in the same turn.
+        second = messages(server, 1)
+        assert second[-2]["role"] == "assistant"
+        assert second[-2]["tool_calls"][0]["function"]["name"] == "save_memory"
+        assert second[-1] == {"role": "tool", "tool_call_id": "call_1", "content": "saved as #1"}
+        saved = [e for e in events if isinstance(e, MemorySaved)]
+        reply = next(e for e in events if isinstance(e, ReplyFinished)).message
+        assert saved == [MemorySaved(reply.id, 1, False, None, PNPM)]
+        assert reply.content == "Noted!"
+        stored = await ms.memory.get(1)
+        assert stored is not None
+        assert (stored.content, stored.kind, stored.source) == (
+            PNPM,
+            "preference",
+            "assistant_action",
+        )
+
+        server.script(Text("Run `pnpm install`."), Text("Then `pnpm build`."))
+        conversation = await ms.new_conversation()
+        await ms.send(conversation, INSTALL_QUESTION)
+        await ms.send(conversation, "and then build it?")
+        turn1, turn2 = messages(server, 2), messages(server, 3)
+        for request, current in ((turn1, INSTALL_QUESTION), (turn2, "and then build it?")):
+            block = memory_block_of(request)
+            assert block is not None, request
+            assert block.startswith(f"## {MEMORY_BLOCK_LABEL['en']}\n<memories>\n")
+            assert f"#1 (preference, {stored.created_at.date().isoformat()}, confidence 1.0)" in (
+                block
+            )
+            assert PNPM in block
+            assert block.endswith("</memories>")
+            assert request[-1] == {"role": "user", "content": current}
+            # Exactly two system messages: the stable prefix and the memory block.
+            assert len(system_messages(request)) == 2
+        # The stable prefix is byte-identical between the turns (and across conversations).
+        assert turn1[0] == turn2[0]
+        assert turn1[0] == messages(server, 0)[0]
+        assert "<memories>" not in turn1[0]["content"]
+        # Injected blocks never enter the history: turn 2 carries turn 1 as it was said.
+        assert turn2[1:3] == [
+            {"role": "user", "content": INSTALL_QUESTION},
+            {"role": "assistant", "content": "Run `pnpm install`."},
+        ]
+        history = await ms.stack.repo.current_history(conversation)
+        assert all("<memories>" not in row.content for row in history)
+
+
+async def test_compatibility_mode_puts_the_memory_inside_the_user_message(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder, single_system=True) as ms:
+        await save_pnpm_by_tool(ms, server)
+        server.script(Text("Run `pnpm install`."), Text("ok"))
+        conversation = await ms.new_conversation()
+        await ms.send(conversation, INSTALL_QUESTION)
+        await ms.send(conversation, "thanks, and the tests?")
+        turn1, turn2 = messages(server, 2), messages(server, 3)
+        assert len(system_messages(turn1)) == 1
+        user = turn1[-1]["content"]
+        assert user.startswith(MEMORY_IN_USER_MESSAGE_NOTE["en"] + "\n## ")
+        assert "<memories>\n- #1 (preference" in user
+        assert PNPM in user
+        assert user.endswith(f"</memories>\n\n{USER_MESSAGE_HEADING['en']}\n{INSTALL_QUESTION}")
+        assert turn1[0] == turn2[0]
+        # The history holds the message as the user wrote it, not with the block.
+        assert turn2[1] == {"role": "user", "content": INSTALL_QUESTION}
+
+
+async def test_archived_memory_is_not_sent(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        await save_pnpm_by_tool(ms, server)
+        conversation = await ms.new_conversation()
+        server.script(Text("pnpm install"), Text("npm install, yarn, or pnpm"))
+        await ms.send(conversation, INSTALL_QUESTION)
+        assert memory_block_of(messages(server, 2)) is not None
+        await ms.memory.archive(1)
+        await ms.send(conversation, INSTALL_QUESTION)
+        request = messages(server, 3)
+        assert memory_block_of(request) is None
+        assert "pnpm to install JavaScript" not in json.dumps(request)
+        # The archived memory is kept, just not used.
+        archived = await ms.memory.get(1)
+        assert archived is not None
+        assert archived.archived_at is not None
+
+
+async def test_general_question_gets_no_memory_block(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        await save_pnpm_by_tool(ms, server)
+        await ms.memory.save("用户对花生过敏", "fact", source="manual")
+        server.script(Text("Paris."))
+        conversation = await ms.new_conversation()
+        events = await ms.send(conversation, GENERAL_QUESTION)
+        request = messages(server, 2)
+        assert len(system_messages(request)) == 1
+        assert request[-1] == {"role": "user", "content": GENERAL_QUESTION}
+        assert "<memories>" not in json.dumps(request, ensure_ascii=False)
+        # Retrieval ran (the trace says what was searched) and found nothing relevant.
+        reply = next(e for e in events if isinstance(e, ReplyFinished)).message
+        raw = await ms.stack.repo.get_trace(reply.id)
+        assert raw is not None
+        trace = ContextTrace.from_json(raw)
+        assert trace.memories == ()
+        assert trace.retrieval_query == GENERAL_QUESTION
+        assert [b.kind for b in trace.blocks] == ["system"]
+
+
+# -- approval modes ---------------------------------------------------------------------------
+
+
+async def test_approval_never_refuses_and_stores_nothing(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        ms.stack.settings.set("memory.approval", "never")
+        events = await save_pnpm_by_tool(ms, server)
+        assert tool_results(messages(server, 1)) == [REFUSAL_TEXT["disabled"]]
+        assert REFUSAL_TEXT["disabled"].startswith("not saved: ")
+        assert not any(isinstance(e, MemorySaved) for e in events)
+        assert await ms.memory.count_active() == 0
+
+
+async def test_approval_ask_saves_the_edited_text(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    asked: list[tuple[SaveRequest, int]] = []
+
+    async def approve(request: SaveRequest, message_id: int) -> SaveRequest | None:
+        asked.append((request, message_id))
+        return dataclasses.replace(
+            request, content="The user installs JavaScript packages with pnpm"
+        )
+
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        ms.stack.settings.set("memory.approval", "ask")
+        ms.stack.chat.approver = approve
+        events = await save_pnpm_by_tool(ms, server)
+        reply = next(e for e in events if isinstance(e, ReplyFinished)).message
+        assert asked == [(SaveRequest(content=PNPM, kind="preference"), reply.id)]
+        assert tool_results(messages(server, 1)) == ["saved as #1"]
+        stored = await ms.memory.memories()
+        assert [m.content for m in stored] == ["The user installs JavaScript packages with pnpm"]
+        saved = next(e for e in events if isinstance(e, MemorySaved))
+        assert saved.content == "The user installs JavaScript packages with pnpm"
+
+
+async def test_approval_ask_declined_stores_nothing(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async def decline(request: SaveRequest, message_id: int) -> SaveRequest | None:
+        return None
+
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        ms.stack.settings.set("memory.approval", "ask")
+        ms.stack.chat.approver = decline
+        events = await save_pnpm_by_tool(ms, server)
+        assert tool_results(messages(server, 1)) == [REFUSAL_TEXT["declined"]]
+        assert not any(isinstance(e, MemorySaved) for e in events)
+        assert await ms.memory.count_active() == 0
+
+
+async def test_notify_supersede_and_undo_restores_the_old_memory(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        old = await ms.memory.save("The user uses npm to install JavaScript packages", "preference")
+        server.script(
+            ToolCall(
+                "save_memory",
+                json.dumps({"content": PNPM, "kind": "preference", "supersedes": old.id}),
+            ),
+            Text("Updated."),
+        )
+        conversation = await ms.new_conversation()
+        events = await ms.send(conversation, "I switched from npm to pnpm")
+        saved = next(e for e in events if isinstance(e, MemorySaved))
+        assert (saved.memory_id, saved.superseded) == (2, old.id)
+        assert tool_results(messages(server, 1)) == [
+            "saved as #2; #1 is archived as replaced by it"
+        ]
+        assert [m.id for m in await ms.memory.memories()] == [2]
+        # Undo (what the note's Undo does): delete the new one, restore the one it replaced.
+        await ms.memory.delete(saved.memory_id)
+        await ms.memory.restore(old.id)
+        assert [m.content for m in await ms.memory.memories()] == [
+            "The user uses npm to install JavaScript packages"
+        ]
+
+
+async def test_refused_save_tells_the_model_why(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        server.script(
+            ToolCall(
+                "save_memory",
+                json.dumps(
+                    {"content": "My API key is sk-abcdefghijklmnopqrstuvwx1234", "kind": "fact"}
+                ),
+            ),
+            Text("I won't keep that."),
+        )
+        conversation = await ms.new_conversation()
+        events = await ms.send(conversation, "remember my api key")
+        assert tool_results(messages(server, 1)) == [REFUSAL_TEXT["memory_secret"]]
+        assert not any(isinstance(e, MemorySaved) for e in events)
+        assert await ms.memory.count_active() == 0
+
+
+# -- temporary conversations, /remember, servers without tools ---------------------------------
+
+
+async def test_temporary_conversation_reads_and_writes_nothing(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        await ms.memory.save(PNPM, "preference")
+        conversation = await ms.new_conversation(temporary=True)
+        # Even a model that calls the tool unasked gets nothing saved.
+        server.script(SAVE_PNPM, Text("ok"))
+        events = await ms.send(conversation, INSTALL_QUESTION)
+        first = server.chat_requests()[0].body
+        assert "tools" not in first
+        assert memory_block_of(first["messages"]) is None
+        assert "pnpm" not in json.dumps(first)
+        assert tool_results(messages(server, 1)) == [
+            "error: the tool 'save_memory' is not available now"
+        ]
+        assert not any(isinstance(e, MemorySaved) for e in events)
+        with pytest.raises(InvalidInput) as refused:
+            await ms.send(conversation, "/remember I like tea")
+        assert refused.value.params["reason"] == "temporary"
+        assert [m.content for m in await ms.memory.memories()] == [PNPM]
+        assert len(server.chat_requests()) == 2
+        reply = next(e for e in events if isinstance(e, ReplyFinished)).message
+        raw = await ms.stack.repo.get_trace(reply.id)
+        assert raw is not None
+        assert ContextTrace.from_json(raw).retrieval_query == ""
+
+
+async def test_remember_command_saves_without_a_turn(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        conversation = await ms.new_conversation()
+        events = await ms.send(conversation, "/remember I use pnpm")
+        assert events == [MemorySaved(None, 1, False, None, "I use pnpm")]
+        assert server.chat_requests() == []
+        assert await ms.stack.repo.current_history(conversation) == []
+        stored = await ms.memory.get(1)
+        assert stored is not None
+        assert (stored.content, stored.source) == ("I use pnpm", "user_statement")
+        # Said again: the same memory, not a second copy.
+        again = await ms.send(conversation, "/REMEMBER   I use pnpm")
+        assert again == [MemorySaved(None, 1, True, None, "I use pnpm")]
+        with pytest.raises(InvalidInput) as empty:
+            await ms.send(conversation, "/remember")
+        assert empty.value.params["reason"] == "empty"
+
+
+async def test_server_without_tools_still_gets_retrieval(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        await ms.memory.save(PNPM, "preference")
+        server.script(
+            Fault(400, "'tools' is not supported by this model"),
+            Text("Use pnpm install."),
+            Text("Then pnpm test."),
+        )
+        conversation = await ms.new_conversation()
+        events = await ms.send(conversation, INSTALL_QUESTION)
+        reply = next(e for e in events if isinstance(e, ReplyFinished)).message
+        assert reply.content == "Use pnpm install."
+        refused, retried = (r.body for r in server.chat_requests())
+        assert "tools" in refused
+        assert "tools" not in retried
+        assert retried["messages"] == refused["messages"]
+        assert PNPM in (memory_block_of(retried["messages"]) or "")
+        # The server is remembered as tool-less: the next turn goes without tools at once.
+        await ms.send(conversation, "and the tests?")
+        assert "tools" not in server.chat_requests()[2].body
+        assert len(server.chat_requests()) == 3
+
+        # The trace of that reply explains the memory that was sent.
+        raw = await ms.stack.repo.get_trace(reply.id)
+        assert raw is not None
+        trace = ContextTrace.from_json(raw)
+        assert [m.id for m in trace.memories] == [1]
+        memory = trace.memories[0]
+        parts = dict(memory.parts)
+        assert {"vector", "keyword", "floor", "relevance", "recency", "importance"} <= set(parts)
+        assert parts["vector"] >= parts["floor"]
+        assert memory.reason.startswith("vector ")
+        assert memory.score == pytest.approx(
+            parts["relevance"] + parts["recency"] + parts["importance"] + parts["confidence"]
+        )
+        assert trace.retrieval_query == INSTALL_QUESTION
+        assert trace.blocks[-1].kind == "memories"
+        assert PNPM in trace.blocks[-1].text
+
+
+async def test_memory_turned_off_sends_no_tools_and_no_block(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        await ms.memory.save(PNPM, "preference")
+        ms.stack.settings.set("memory.enabled", False)
+        server.script(Text("npm install"))
+        conversation = await ms.new_conversation()
+        events = await ms.send(conversation, INSTALL_QUESTION)
+        assert isinstance(events[0], UserMessageSaved)
+        body = server.chat_requests()[0].body
+        assert "tools" not in body
+        assert memory_block_of(body["messages"]) is None
+        with pytest.raises(InvalidInput) as refused:
+            await ms.send(conversation, "/remember I like tea")
+        assert refused.value.params["reason"] == "memory_off"
