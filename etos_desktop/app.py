@@ -132,6 +132,8 @@ class EtosApp:
         self.memory: MemoryAccess | None = None
         self._embedder_task: Any = None
         self._reembed_cancel = threading.Event()
+        self._embedder_mode = ""
+        self._strictness = "balanced"
         # Created by ``run_app`` on the running loop: asyncio is imported after the first frame.
         self.closed: Any = None
         self._settings_dialog: Any = None
@@ -255,6 +257,24 @@ class EtosApp:
         if not self.registry.is_configured():
             self.open_settings("providers", first_run=True)
         self._embedder_task = asyncio.ensure_future(self.choose_embedder())
+        self.garbage_collector.freeze_startup_objects()
+
+    def _tuning_for(self, key: str | None) -> Any:
+        from etos_desktop.core.memory.tuning import tuning_for, with_strictness
+
+        self._strictness = self.settings.get_str("memory.strictness")
+        return with_strictness(tuning_for(key), self._strictness)
+
+    def switch_embedder(self) -> Any:
+        """Stop any re-embedding under way and choose the embedder again (setting changed)."""
+        import asyncio
+
+        self._reembed_cancel.set()
+        if self._embedder_task is not None and not self._embedder_task.done():
+            self._embedder_task.cancel()
+        self._reembed_cancel = threading.Event()
+        self._embedder_task = asyncio.ensure_future(self.choose_embedder())
+        return self._embedder_task
 
     async def choose_embedder(self) -> None:
         """Pick the embedder (endpoint → built-in USE → keywords) off the UI thread.
@@ -269,7 +289,9 @@ class EtosApp:
         if self.memory is None or self.registry is None:
             return
         mode = self.settings.get_str("memory.embedder")
+        self._embedder_mode = mode
         if mode == "keywords":
+            self.memory.engine.set_embedder(None, self._tuning_for(None))
             return
         loop = asyncio.get_running_loop()
         endpoint = None
@@ -290,7 +312,7 @@ class EtosApp:
             )
         if choice.embedder is None:
             return
-        self.memory.engine.set_embedder(choice.embedder)
+        self.memory.engine.set_embedder(choice.embedder, self._tuning_for(choice.embedder.key))
         log.info("memory embedder: %s", choice.embedder.key)
         embedded = await self.memory.reembed(cancel=self._reembed_cancel)
         if embedded:
@@ -350,6 +372,11 @@ class EtosApp:
         self.open_settings(page)
 
     def _on_dialog_settings_saved(self) -> None:
+        if self.memory is not None and (
+            self.settings.get_str("memory.embedder") != self._embedder_mode
+            or self.settings.get_str("memory.strictness") != self._strictness
+        ):
+            self.switch_embedder()
         self.install_language(str(self.settings.get("ui.language")))
         self.apply_theme(str(self.settings.get("ui.theme")))
         self.refresh_providers()

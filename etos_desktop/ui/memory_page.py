@@ -99,6 +99,7 @@ SETTING_KEYS: Final = (
     "memory.enabled",
     "memory.embedder",
     "memory.retrieval_top_k",
+    "memory.strictness",
     "memory.approval",
 )
 #: Table columns, in order.
@@ -487,6 +488,14 @@ class MemoryPage(QWidget):
         self.embedder_combo.setCurrentIndex(
             max(self.embedder_combo.findData(self._settings.get("memory.embedder")), 0)
         )
+        self.strictness_label = QLabel(self.settings_group)
+        self.strictness_combo = QComboBox(self.settings_group)
+        self.strictness_combo.setObjectName("setting:memory.strictness")
+        for choice in spec_for("memory.strictness").choices or ():
+            self.strictness_combo.addItem(str(choice), choice)
+        self.strictness_combo.setCurrentIndex(
+            max(self.strictness_combo.findData(self._settings.get("memory.strictness")), 0)
+        )
         self.top_k_label = QLabel(self.settings_group)
         self.top_k_spin = QSpinBox(self.settings_group)
         self.top_k_spin.setObjectName("setting:memory.retrieval_top_k")
@@ -510,19 +519,22 @@ class MemoryPage(QWidget):
         grid.addWidget(self.embedder_combo, 1, 1)
         grid.addWidget(self.top_k_label, 1, 2)
         grid.addWidget(self.top_k_spin, 1, 3)
+        grid.addWidget(self.strictness_label, 0, 4)
+        grid.addWidget(self.strictness_combo, 0, 5)
         embed_row = QHBoxLayout()
         embed_row.addWidget(self.embedding_label, 1)
         embed_row.addWidget(self.reembed_progress)
         embed_row.addWidget(self.reembed_cancel_button)
         embed_row.addWidget(self.reembed_button)
-        grid.addLayout(embed_row, 2, 0, 1, 5)
-        grid.setColumnStretch(4, 1)
+        grid.addLayout(embed_row, 2, 0, 1, 6)
+        grid.setColumnStretch(6, 1)
         grid.setHorizontalSpacing(10)
         grid.setColumnMinimumWidth(1, 200)
         self.enabled_check.toggled.connect(self._on_setting_edited)
         self.approval_combo.currentIndexChanged.connect(self._on_setting_edited)
         self.embedder_combo.currentIndexChanged.connect(self._on_setting_edited)
         self.top_k_spin.valueChanged.connect(self._on_setting_edited)
+        self.strictness_combo.currentIndexChanged.connect(self._on_setting_edited)
 
         # Filters.
         self.search_edit = QLineEdit(self)
@@ -666,11 +678,17 @@ class MemoryPage(QWidget):
         for index in range(self.embedder_combo.count()):
             value = str(self.embedder_combo.itemData(index))
             self.embedder_combo.setItemText(index, embedder_names.get(value, value))
-        self.embedder_combo.setToolTip(
-            _schema_tr(spec_for("memory.embedder").description)
-            + "\n"
-            + self.tr("A change takes effect the next time ETOS Desktop starts.")
-        )
+        self.embedder_combo.setToolTip(_schema_tr(spec_for("memory.embedder").description))
+        self.strictness_label.setText(self.tr("Relevance"))
+        strictness_names = {
+            "strict": self.tr("Strict — fewer, surer"),
+            "balanced": self.tr("Balanced"),
+            "broad": self.tr("Broad — more, weaker"),
+        }
+        for index in range(self.strictness_combo.count()):
+            value = str(self.strictness_combo.itemData(index))
+            self.strictness_combo.setItemText(index, strictness_names.get(value, value))
+        self.strictness_combo.setToolTip(_schema_tr(spec_for("memory.strictness").description))
         self.top_k_label.setText(self.tr("Memories per message"))
         self.top_k_spin.setToolTip(_schema_tr(spec_for("memory.retrieval_top_k").description))
         self.reembed_button.setText(self.tr("Re-embed all"))
@@ -771,6 +789,8 @@ class MemoryPage(QWidget):
             return self.approval_combo.currentData()
         if key == "memory.retrieval_top_k":
             return self.top_k_spin.value()
+        if key == "memory.strictness":
+            return self.strictness_combo.currentData()
         raise KeyError(key)
 
     def is_modified(self) -> bool:

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final
 
 import numpy
 
@@ -205,4 +208,28 @@ def calibrate(embedder: Embedder, base: Tuning = UNKNOWN) -> Tuning:
         vector_high=round(min(1.0, high), 3),
         duplicate_similarity=round(max(0.9, min(0.98, high + (1.0 - high) * 0.6)), 3),
         same_topic_similarity=round(min(0.95, max(high, floor + 0.3)), 3),
+    )
+
+
+#: How the user's relevance setting (``memory.strictness``) moves the calibrated floors.
+STRICTNESS_SHIFT: Final[Mapping[str, float]] = MappingProxyType(
+    {"strict": 0.05, "balanced": 0.0, "broad": -0.05}
+)
+
+
+def with_strictness(tuning: Tuning, strictness: str) -> Tuning:
+    """The tuning with its relevance floors moved for the user's strictness setting.
+
+    Args:
+        tuning: The embedder's calibrated tuning.
+        strictness: ``"strict"``, ``"balanced"`` or ``"broad"`` (unknown values: unchanged).
+    """
+    shift = STRICTNESS_SHIFT.get(strictness, 0.0)
+    if not shift:
+        return tuning
+    return dataclasses.replace(
+        tuning,
+        floor=tuning.floor + shift,
+        impersonal_floor=tuning.impersonal_floor + shift,
+        keyword_floor=min(1.0, tuning.keyword_floor + 2 * shift),
     )

@@ -135,6 +135,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         choices=("auto", "builtin", "keywords"),
     ),
     SettingSpec(
+        "memory.strictness",
+        str,
+        "balanced",
+        "How relevant a memory must be to be sent: strict sends fewer, surer memories; broad "
+        "sends more, including weaker matches.",
+        choices=("strict", "balanced", "broad"),
+    ),
+    SettingSpec(
         "memory.approval",
         str,
         "notify",

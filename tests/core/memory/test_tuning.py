@@ -57,3 +57,15 @@ def test_calibrate_derives_a_floor_between_noise_and_signal() -> None:
     assert tuned.vector_low < tuned.floor < tuned.vector_high <= 1.0
     assert 0.9 <= tuned.duplicate_similarity <= 0.98
     assert tuned.keyword_floor == UNKNOWN.keyword_floor
+
+
+def test_strictness_moves_every_floor_and_balanced_changes_nothing():
+    from etos_desktop.core.memory.tuning import tuning_for, with_strictness
+
+    base = tuning_for("use-m3:512")
+    assert with_strictness(base, "balanced") == base
+    strict = with_strictness(base, "strict")
+    broad = with_strictness(base, "broad")
+    assert strict.floor > base.floor > broad.floor
+    assert strict.impersonal_floor > base.impersonal_floor > broad.impersonal_floor
+    assert strict.keyword_floor > base.keyword_floor > broad.keyword_floor
