@@ -334,7 +334,13 @@ class EtosApp:
             self.window.set_provider_text(self.window.tr("No provider"))
         else:
             self.window.set_provider_text(f"{default.name} · {default.chat_model or '—'}")
-        self.window.chat.companion_name = str(self.settings.get("persona.name")) or "Etos"
+        from etos_desktop.core.context.prompts import DEFAULT_PERSONA_NAME, DEFAULT_PERSONA_PROMPT
+
+        lang = "zh" if self.settings.get_str("ui.language") == "zh" else "en"
+        name = self.settings.get_str("persona.name") or DEFAULT_PERSONA_NAME[lang]
+        prompt = self.settings.get_str("persona.prompt") or DEFAULT_PERSONA_PROMPT[lang]
+        self.window.global_persona = (name, prompt)
+        self.window.chat.companion_name = name
         if self.controller is not None and self.controller.current is not None:
             self.window.chat.set_conversation_header(self.controller.current)
 

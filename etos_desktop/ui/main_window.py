@@ -11,6 +11,7 @@ import shiboken6
 from PySide6.QtCore import QEvent, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QDialog,
     QFileDialog,
     QLabel,
     QMainWindow,
@@ -24,6 +25,7 @@ from etos_desktop.core.errors import EtosError
 from etos_desktop.ui.chat_panel import ChatPanel
 from etos_desktop.ui.conversation_list import ConversationListPanel
 from etos_desktop.ui.error_text import describe
+from etos_desktop.ui.persona_dialog import PersonaOverrideDialog
 
 if TYPE_CHECKING:
     import asyncio
@@ -142,6 +144,7 @@ class MainWindow(QMainWindow):
         self.pin_action = QAction(self)
         self.archive_action = QAction(self)
         self.delete_action = QAction(self)
+        self.persona_action = QAction(self)
         self.stop_action = QAction(self)
         self.stop_action.setShortcut(QKeySequence("Esc"))
         for action in (
@@ -149,6 +152,7 @@ class MainWindow(QMainWindow):
             self.pin_action,
             self.archive_action,
             self.delete_action,
+            self.persona_action,
         ):
             self.conversation_menu.addAction(action)
         self.conversation_menu.addSeparator()
@@ -176,6 +180,7 @@ class MainWindow(QMainWindow):
         self.settings_action.setText(self.tr("&Settings…"))
         self.quit_action.setText(self.tr("&Quit"))
         self.rename_action.setText(self.tr("&Rename…"))
+        self.persona_action.setText(self.tr("P&ersona for this conversation…"))
         self.pin_action.setText(self.tr("&Pin / unpin"))
         self.archive_action.setText(self.tr("&Archive"))
         self.delete_action.setText(self.tr("&Delete…"))
@@ -212,6 +217,7 @@ class MainWindow(QMainWindow):
             self.pin_action,
             self.archive_action,
             self.delete_action,
+            self.persona_action,
         ):
             action.setEnabled(ready)
         if not ready:
@@ -283,6 +289,7 @@ class MainWindow(QMainWindow):
         self.export_md_action.triggered.connect(lambda: self._export_current("markdown"))
         self.export_json_action.triggered.connect(lambda: self._export_current("json"))
         self.rename_action.triggered.connect(self._on_rename_action)
+        self.persona_action.triggered.connect(self.edit_persona_override)
         self.pin_action.triggered.connect(self._on_pin_action)
         self.archive_action.triggered.connect(self._on_archive_action)
         self.delete_action.triggered.connect(self._on_delete_action)
@@ -501,6 +508,32 @@ class MainWindow(QMainWindow):
             self.controller.new_conversation(temporary=temporary)
         elif not self.chat.widget_count():
             self.controller.update_conversation(current.id, temporary=temporary)
+
+    #: The Settings persona shown as placeholders (set by the app when settings change).
+    global_persona: tuple[str, str] = ("", "")
+
+    def edit_persona_override(self) -> QDialog | None:
+        """Open the per-conversation persona dialog (non-modal); returns it for tests."""
+        current = self._current()
+        if current is None or current.id is None or self.controller is None:
+            return None
+        conversation_id = current.id
+        dialog = PersonaOverrideDialog(
+            current.persona_name or "",
+            current.persona_prompt or "",
+            global_name=self.global_persona[0],
+            global_prompt=self.global_persona[1],
+            parent=self,
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        controller = self.controller
+        dialog.override_chosen.connect(
+            lambda name, prompt: controller.update_conversation(
+                conversation_id, persona_name=name or None, persona_prompt=prompt or None
+            )
+        )
+        dialog.open()
+        return dialog
 
     def _on_rename_action(self) -> None:
         current = self._current()

@@ -478,3 +478,48 @@ async def test_strictness_setting_changes_the_floors_in_use(etos: EtosApp):
     etos._on_dialog_settings_saved()
     await asyncio.wait_for(etos._embedder_task, 10)
     assert etos.memory.engine.tuning.keyword_floor > base
+
+
+async def test_per_conversation_persona_is_sent(etos: EtosApp, server: FakeOpenAIServer):
+    etos.settings.set("chat.auto_title", False)
+    await send(etos, "hello")
+    dialog = etos.window.edit_persona_override()
+    assert dialog is not None
+    assert dialog.name_edit.placeholderText() == "Etos"
+    dialog.name_edit.setText("Captain Byte")
+    dialog.prompt_edit.setPlainText("You speak like a cheerful ship's captain.")
+    changed = expect_signal(etos.controller.conversation_changed)
+    dialog._on_buttons_accepted()
+    await asyncio.wait_for(changed, TIMEOUT)
+    await idle(etos)
+    await send(etos, "who are you?")
+    first, second = (r.body["messages"][0]["content"] for r in server.chat_requests())
+    assert "Captain Byte" not in first
+    assert "Captain Byte" in second
+    assert "cheerful ship's captain" in second
+    # Another conversation keeps the persona from Settings.
+    etos.controller.new_conversation()
+    await idle(etos)
+    await send(etos, "and you?")
+    assert "Captain Byte" not in server.chat_requests()[-1].body["messages"][0]["content"]
+
+
+async def test_delete_message_with_confirm(
+    etos: EtosApp, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+):
+    etos.settings.set("chat.auto_title", False)
+    server.script(Text("first answer"), Text("second answer"))
+    await send(etos, "one")
+    second = await send(etos, "two")
+    chat = etos.window.chat
+    user_id = second[1].reply_to_id
+    monkeypatch.setattr(dialogs, "confirm", lambda *a, **k: False)
+    chat.widget(user_id).delete_requested.emit(user_id)
+    await idle(etos)
+    assert len(await etos.controller.repo.current_history(etos.controller.current.id)) == 4
+    monkeypatch.setattr(dialogs, "confirm", lambda *a, **k: True)
+    chat.widget(user_id).delete_requested.emit(user_id)
+    await idle(etos)
+    history = await etos.controller.repo.current_history(etos.controller.current.id)
+    assert [m.content for m in history] == ["one", "first answer"]
+    assert chat.widget_count() == 2
