@@ -95,6 +95,8 @@ async def etos(
 ) -> AsyncIterator[EtosApp]:
     app = await start_app(qapp, server, isolated_environment, "keywords")
     assert app.memory is not None
+    # Let the app finish choosing ("keywords": none) before the shared, loaded model goes in.
+    await asyncio.wait_for(app._embedder_task, TIMEOUT)
     app.memory.engine.set_embedder(use_embedder)
     yield app
     await stop_app(app)
