@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import html
 import os
-import sys
 import threading
 from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, datetime
@@ -93,6 +92,7 @@ from etos_desktop.ui.memory_dialogs import (
     status_name,
     status_of,
 )
+from etos_desktop.ui.task_set import TaskSet
 
 #: The settings this page edits (saved with the dialog's Save, like every other page).
 SETTING_KEYS: Final = (
@@ -362,36 +362,6 @@ def _set_state(label: QLabel, state: str) -> None:
     label.setStyleSheet(f"color: {color};" if color else "")
 
 
-class _TaskSet:
-    """Tasks kept referenced until they end: a dropped task can be collected mid-flight."""
-
-    def __init__(self) -> None:
-        self._tasks: set[asyncio.Task[Any]] = set()
-
-    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._on_done)
-        return task
-
-    def _on_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None:
-            # The route an exception in an @asyncSlot takes: the app's hook logs and shows it.
-            sys.excepthook(type(exc), exc, exc.__traceback__)
-
-    def cancel_all(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-
-    async def wait_idle(self) -> None:
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
-
-
 class MemoryPage(QWidget):
     """The Memory page: the memory table with its actions, and the memory settings.
 
@@ -444,7 +414,7 @@ class MemoryPage(QWidget):
         self._save_path: PathFunction = save_path or choose_save_path
         self._open_path: PathFunction = open_path or choose_open_path
         self._preview_import: PreviewFunction = preview_import or confirm_import
-        self._tasks = _TaskSet()
+        self._tasks = TaskSet()
         self._busy = False
         self._alive = True
         self._status: tuple[str, TextFactory] | None = None

@@ -16,10 +16,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sys
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QEvent, QLocale, Qt, Signal
 from PySide6.QtGui import QAction, QFont, QPixmap
@@ -69,6 +68,7 @@ from etos_desktop.core.settings.schema import SETTINGS, SettingSpec, spec_for, v
 from etos_desktop.core.settings.store import MAX_MODEL_CONTEXT, MIN_MODEL_CONTEXT, SettingsStore
 from etos_desktop.resources import resource_path
 from etos_desktop.ui.error_text import describe
+from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
     from etos_desktop.core.memory.access import MemoryAccess
@@ -185,37 +185,6 @@ def ui_language(setting: str) -> Language:
     return language_for_locale(QLocale().name())
 
 
-class _TaskSet:
-    """Tasks kept referenced until they end: a dropped task can be collected mid-flight."""
-
-    def __init__(self) -> None:
-        self._tasks: set[asyncio.Task[Any]] = set()
-
-    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._on_done)
-        return task
-
-    def _on_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None:
-            # The same route an exception in an @asyncSlot takes: the app's one hook logs it
-            # and shows the error dialog (STYLE recipe 4).
-            sys.excepthook(type(exc), exc, exc.__traceback__)
-
-    def cancel_all(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-
-    async def wait_idle(self) -> None:
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
-
-
 # -- Providers page ---------------------------------------------------------------------------
 
 
@@ -327,7 +296,7 @@ class ProvidersPage(QWidget):
         self._registry = registry
         self._probe = probe
         self._local_candidates = tuple(local_candidates)
-        self._tasks = _TaskSet()
+        self._tasks = TaskSet()
         self._drafts: dict[str, _Draft] = {
             cfg.id: _Draft.from_config(cfg) for cfg in settings.providers()
         }
@@ -1888,7 +1857,7 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self._settings = settings
-        self._tasks = _TaskSet()
+        self._tasks = TaskSet()
         self._saving = False
         self._status: tuple[str, TextFactory] | None = None
         self.discard_box: QMessageBox | None = None
