@@ -452,3 +452,22 @@ async def test_memory_turned_off_sends_no_tools_and_no_block(
         with pytest.raises(InvalidInput) as refused:
             await ms.send(conversation, "/remember I like tea")
         assert refused.value.params["reason"] == "memory_off"
+
+
+async def test_tool_rounds_are_bounded_and_the_last_round_must_answer(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    from etos_desktop.core.chat.service import MAX_TOOL_ROUNDS
+
+    search = ToolCall("search_memory", '{"query": "anything"}')
+    server.script(*[search] * (MAX_TOOL_ROUNDS + 2), Text("done"))
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        conversation = await ms.new_conversation()
+        events = await ms.send(conversation, "look it up again and again")
+    requests = server.chat_requests()
+    # MAX_TOOL_ROUNDS rounds acted on, then one last request that may not call tools.
+    assert len(requests) == MAX_TOOL_ROUNDS + 1
+    assert all("tool_choice" not in r.body for r in requests[:-1])
+    assert requests[-1].body["tool_choice"] == "none"
+    assert len(tool_results(requests[-1].body["messages"])) == MAX_TOOL_ROUNDS
+    assert events[-1].message.status in ("complete", "interrupted")

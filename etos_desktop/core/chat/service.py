@@ -397,6 +397,12 @@ class ChatService:
             for round_no in range(MAX_TOOL_ROUNDS + 1):
                 calls: dict[int, dict[str, Any]] = {}
                 round_text, finish_reason = "", None
+                if round_no == MAX_TOOL_ROUNDS and request.tools is not None:
+                    # The last round must answer in words: tools stay declared (the history
+                    # holds tool calls) but may not be called.
+                    request = dataclasses.replace(
+                        request, extra={**request.extra, "tool_choice": "none"}
+                    )
                 try:
                     # aclosing: a Stop (cancellation) hangs up on the server at once.
                     stream = resolved.provider.stream_chat(
