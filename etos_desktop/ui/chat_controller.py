@@ -60,6 +60,8 @@ class ChatController(QObject):
         error_occurred(object): an ``EtosError`` not tied to a reply (shown in the status bar).
         versions_changed(int, int, int): user message id, current version index, version count.
         memory_saved(object): a ``MemorySaved`` event (the model's save_memory, or /remember).
+        saved_memories_loaded(list): ``MemorySaved`` events for the active memories saved from
+            the messages just shown (their notes come back when a conversation is reopened).
         memory_changed(): a memory was undone, edited or added from the chat (panels refresh).
         approval_requested(object, int, object): a ``SaveRequest``, the reply's message id and
             an ``asyncio.Future`` the view resolves with the request to save (maybe edited) or
@@ -81,6 +83,7 @@ class ChatController(QObject):
     error_occurred = Signal(object)
     versions_changed = Signal(int, int, int)
     memory_saved = Signal(object)
+    saved_memories_loaded = Signal(list)
     memory_changed = Signal()
     approval_requested = Signal(object, int, object)
 
@@ -158,6 +161,7 @@ class ChatController(QObject):
         self.current = conversation
         self.conversation_opened.emit(conversation, page[-PAGE_SIZE:], has_more)
         await self._emit_versions(page[-PAGE_SIZE:])
+        await self._emit_saved_memories(page[-PAGE_SIZE:])
 
     def load_older(self, before_id: int) -> asyncio.Task[Any]:
         """Load the page of messages before ``before_id`` in the open conversation."""
@@ -172,6 +176,7 @@ class ChatController(QObject):
         has_more = len(page) > PAGE_SIZE
         self.older_messages_loaded.emit(page[-PAGE_SIZE:], has_more)
         await self._emit_versions(page[-PAGE_SIZE:])
+        await self._emit_saved_memories(page[-PAGE_SIZE:])
 
     async def _emit_versions(self, rows: list[MessageRow]) -> None:
         for row in rows:
@@ -180,6 +185,17 @@ class ChatController(QObject):
                 if len(versions) > 1:
                     index = next(i for i, v in enumerate(versions) if v.id == row.id)
                     self.versions_changed.emit(row.reply_to_id, index, len(versions))
+
+    async def _emit_saved_memories(self, rows: list[MessageRow]) -> None:
+        memory = self._chat.memory
+        ids = [row.id for row in rows if row.id is not None]
+        if memory is None or not ids:
+            return
+        saved = await memory.saved_from_messages(ids)
+        if saved:
+            self.saved_memories_loaded.emit(
+                [MemorySaved(m.origin_message_id, m.id, False, None, m.content) for m in saved]
+            )
 
     def new_conversation(self, *, temporary: bool = False) -> asyncio.Task[Any]:
         """Create a conversation and open it."""
@@ -324,12 +340,14 @@ class ChatController(QObject):
         self.approval_requested.emit(request, message_id, future)
         return await future
 
-    def remember(self, text: str, kind: str = "fact") -> asyncio.Task[Any]:
-        """Save a memory the user wrote (the Remember… action; /remember goes through send)."""
-        return self.spawn(self._remember(text, kind))
+    def remember(
+        self, text: str, kind: str = "fact", *, message_id: int | None = None
+    ) -> asyncio.Task[Any]:
+        """Save a memory the user wrote (the Remember… action under ``message_id``)."""
+        return self.spawn(self._remember(text, kind, message_id))
 
-    async def _remember(self, text: str, kind: str) -> None:
-        event = await self._chat.remember(self.current, text, kind)
+    async def _remember(self, text: str, kind: str, message_id: int | None) -> None:
+        event = await self._chat.remember(self.current, text, kind, message_id=message_id)
         self.memory_saved.emit(event)
         self.memory_changed.emit()
 

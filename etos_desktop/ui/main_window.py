@@ -257,6 +257,7 @@ class MainWindow(QMainWindow):
         c.versions_changed.connect(chat.set_versions)
         c.error_occurred.connect(self._on_controller_error)
         c.memory_saved.connect(self._on_controller_memory_saved)
+        c.saved_memories_loaded.connect(self._on_controller_saved_memories_loaded)
         c.approval_requested.connect(self._on_controller_approval_requested)
 
         side.new_requested.connect(lambda: self._new_conversation(temporary=False))
@@ -375,6 +376,11 @@ class MainWindow(QMainWindow):
         if action.dialog is not None and shiboken6.isValid(action.dialog):
             action.dialog.saved()
 
+    def _on_controller_saved_memories_loaded(self, events: list[MemorySaved]) -> None:
+        for event in events:
+            if event.message_id is not None and self.chat.widget(event.message_id) is not None:
+                self.chat.show_memory_saved(event)
+
     def _on_controller_memory_saved(self, event: MemorySaved) -> None:
         if event.message_id is not None:
             # The reply may belong to a conversation no longer shown: then only the status bar.
@@ -446,7 +452,7 @@ class MainWindow(QMainWindow):
         self, dialog: MemoryTextDialog, message_id: int, text: str, kind: str
     ) -> None:
         if self.controller is not None:
-            task = self.controller.remember(text, kind or "fact")
+            task = self.controller.remember(text, kind or "fact", message_id=message_id)
             self._track(task, _MemoryAction("remember", dialog=dialog, message_id=message_id))
 
     def _on_chat_memory_edit_requested(self, memory_id: int, text: str) -> None:

@@ -523,3 +523,37 @@ async def test_delete_message_with_confirm(
     history = await etos.controller.repo.current_history(etos.controller.current.id)
     assert [m.content for m in history] == ["one", "first answer"]
     assert chat.widget_count() == 2
+
+
+async def test_saved_memory_note_comes_back_when_the_conversation_is_reopened(
+    etos: EtosApp, server: FakeOpenAIServer
+):
+    from etos_desktop.ui.message_widget import MemoryNote
+    from tests.helpers.fake_openai_server import ToolCall
+
+    etos.settings.set("chat.auto_title", False)
+    server.script(
+        ToolCall("save_memory", '{"content": "The user uses pnpm", "kind": "preference"}'),
+        Text("Noted!"),
+    )
+    result = await send(etos, "remember I use pnpm")
+    reply_id = result[1].id
+    first = etos.controller.current.id
+    assert etos.window.chat.widget(reply_id).findChildren(MemoryNote)
+    etos.controller.new_conversation()
+    await idle(etos)
+    assert etos.window.chat.widget(reply_id) is None
+    loaded = expect_signal(etos.controller.saved_memories_loaded)
+    etos.controller.open_conversation(first)
+    (events,) = await asyncio.wait_for(loaded, TIMEOUT)
+    await idle(etos)
+    assert [(e.message_id, e.content) for e in events] == [(reply_id, "The user uses pnpm")]
+    notes = etos.window.chat.widget(reply_id).findChildren(MemoryNote)
+    assert len(notes) == 1
+    # An archived memory's note does not come back.
+    await etos.memory.archive(events[0].memory_id)
+    etos.controller.new_conversation()
+    await idle(etos)
+    etos.controller.open_conversation(first)
+    await idle(etos)
+    assert not etos.window.chat.widget(reply_id).findChildren(MemoryNote)

@@ -175,9 +175,21 @@ class ChatService:
             yield event
 
     async def remember(
-        self, conversation: ConversationRow | None, text: str, kind: str = "fact"
+        self,
+        conversation: ConversationRow | None,
+        text: str,
+        kind: str = "fact",
+        *,
+        message_id: int | None = None,
     ) -> MemorySaved:
         """Save a memory the user wrote (``/remember``, the Remember… action).
+
+        Args:
+            conversation: The conversation it was written in, if any.
+            text: The memory text.
+            kind: Its kind.
+            message_id: The message the Remember… action was used on (its note is shown under
+                that message again when the conversation is reopened).
 
         Raises:
             InvalidInput: Memory is off, the conversation is temporary, or a write check
@@ -195,6 +207,7 @@ class ChatService:
             kind,
             source="user_statement",
             origin_conversation_id=conversation.id if conversation is not None else None,
+            origin_message_id=message_id,
         )
         return MemorySaved(None, result.id, result.merged, result.superseded, content)
 

@@ -77,6 +77,10 @@ class MemoryAccess:
         """All memories (active only unless asked)."""
         return await self._call(self.engine.memories, include_inactive=include_inactive)
 
+    async def saved_from_messages(self, message_ids: Sequence[int]) -> list[Memory]:
+        """The active memories saved from these messages."""
+        return await self._call(self.engine.saved_from_messages, list(message_ids))
+
     async def history(self, memory_id: int) -> list[Revision]:
         """Every recorded change of one memory."""
         return await self._call(self.engine.history, memory_id)

@@ -953,6 +953,24 @@ class MemoryEngine:
 
         return [Memory.from_row(row) for row in self._call(read)]
 
+    def saved_from_messages(self, message_ids: Sequence[int]) -> list[Memory]:
+        """The active memories that were saved from these messages (notes under replies)."""
+        if not message_ids:
+            return []
+        now = self._now()
+        wanted = list(message_ids)
+
+        def read(session: Any) -> list[MemoryRow]:
+            statement = (
+                select(MemoryRow)
+                .where(col(MemoryRow.origin_message_id).in_(wanted))
+                .where(store.active_clause(now))
+                .order_by(col(MemoryRow.id))
+            )
+            return list(session.exec(statement).all())
+
+        return [Memory.from_row(row) for row in self._call(read)]
+
     def history(self, memory_id: int) -> list[Revision]:
         """A memory's revisions, oldest first (a deleted memory: just its tombstone)."""
         rows = self._call(lambda s: store.revisions(s, memory_id))

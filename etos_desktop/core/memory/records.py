@@ -87,6 +87,8 @@ class Memory:
     updated_at: datetime
     access_count: int = 0
     last_accessed_at: datetime | None = None
+    #: The message it was saved from (a reply's save_memory, or a Remember… action).
+    origin_message_id: int | None = None
 
     def is_active(self, now: datetime) -> bool:
         """Whether the memory can be retrieved at ``now`` (not archived, not expired)."""
@@ -113,6 +115,7 @@ class Memory:
             updated_at=row.updated_at,
             access_count=row.access_count,
             last_accessed_at=row.last_accessed_at,
+            origin_message_id=row.origin_message_id,
         )
 
 
