@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from etos_desktop.core.memory.records import MemoryKind
 from etos_desktop.core.memory.tools import SaveRequest
 from etos_desktop.ui.markdown_render import escape_invisible
+from etos_desktop.ui.memory_dialogs import kind_name
 
 __all__ = [
     "ApprovalDialog",
@@ -89,14 +90,8 @@ def exact_text(shown: str, original: str) -> str:
 
 
 def kind_names() -> dict[str, str]:
-    """The memory kinds in words, by value."""
-    return {
-        MemoryKind.FACT: _tr("Fact"),
-        MemoryKind.PREFERENCE: _tr("Preference"),
-        MemoryKind.INSTRUCTION: _tr("Instruction"),
-        MemoryKind.EPISODE: _tr("Episode"),
-        MemoryKind.INSIGHT: _tr("Insight"),
-    }
+    """The memory kinds in words, by value (the same words as the Memory page)."""
+    return {kind.value: kind_name(kind) for kind in MemoryKind}
 
 
 class EscapeHighlighter(QSyntaxHighlighter):
