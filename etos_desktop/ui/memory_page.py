@@ -1050,15 +1050,10 @@ class MemoryPage(QWidget):
     async def _delete(self, ids: list[int]) -> None:
         batch: list[DeletedMemory] = []
         try:
-            for number, memory_id in enumerate(ids, 1):
-                batch.append(await self._memory.delete(memory_id))
-                if len(ids) > 20 and number % 20 == 0:
-                    self._set_status(
-                        "",
-                        lambda n=number: self.tr("Deleting… {done} of {total}").format(
-                            done=n, total=len(ids)
-                        ),
-                    )
+            if len(ids) > 1:
+                self._set_status("", lambda: self.tr("Deleting %n memories…", "", len(ids)))
+            # One transaction: all of them go, or (a memory vanished meanwhile) none.
+            batch = await self._memory.delete_many(ids)
         finally:
             if batch:
                 self._undo.append(batch)

@@ -65,6 +65,12 @@ class MemoryAccess:
         """Delete for real; the returned snapshot allows an in-memory undo."""
         return await self._call(self.engine.delete, memory_id, actor=actor)
 
+    async def delete_many(
+        self, memory_ids: Sequence[int], *, actor: str = "user"
+    ) -> list[DeletedMemory]:
+        """Delete several memories in one transaction; one undo snapshot each."""
+        return await self._call(self.engine.delete_many, list(memory_ids), actor=actor)
+
     async def undo_delete(self, deleted: DeletedMemory, *, actor: str = "user") -> Memory:
         """Put a deleted memory back from its snapshot."""
         return await self._call(self.engine.undo_delete, deleted, actor=actor)

@@ -821,9 +821,25 @@ class MemoryEngine:
         Raises:
             MemoryNotFound: No such memory.
         """
-        now = self._now()
+        return self.delete_many([memory_id], actor=actor)[0]
 
-        def write(session: Any) -> DeletedMemory:
+    def delete_many(self, memory_ids: Sequence[int], *, actor: str = "user") -> list[DeletedMemory]:
+        """Really delete several memories in one transaction (bulk delete, Clear all).
+
+        Args:
+            memory_ids: The memories; all are deleted or, if one is missing, none.
+            actor: Who deleted them.
+
+        Returns:
+            One undo snapshot per memory, in the order given (see :meth:`delete`).
+
+        Raises:
+            MemoryNotFound: One of them does not exist (nothing was deleted).
+        """
+        now = self._now()
+        wanted = list(dict.fromkeys(memory_ids))
+
+        def snapshot_and_erase(session: Any, memory_id: int) -> DeletedMemory:
             row = self._require(session, memory_id)
             revisions = tuple(
                 r.model_dump(exclude={"id"}) for r in store.revisions(session, memory_id)
@@ -847,14 +863,25 @@ class MemoryEngine:
                 deleted_at=now,
             )
             store.erase(session, row, actor=actor, now=now)
+            return snapshot
+
+        def write(session: Any) -> list[DeletedMemory]:
+            try:
+                snapshots = [snapshot_and_erase(session, memory_id) for memory_id in wanted]
+            except BaseException:
+                session.rollback()
+                raise
             session.commit()
             # Outside the transaction: fold the WAL back so the deleted pages leave it too.
             with contextlib.suppress(Exception):
                 session.connection().exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-            return snapshot
+            return snapshots
 
-        deleted: DeletedMemory = self._call(write)
-        self._mark_dirty(memory_id, *deleted.superseded_ids)
+        deleted: list[DeletedMemory] = self._call(write)
+        touched = [memory_id for memory_id in wanted]
+        for snapshot in deleted:
+            touched.extend(snapshot.superseded_ids)
+        self._mark_dirty(*touched)
         return deleted
 
     def undo_delete(self, deleted: DeletedMemory, *, actor: str = "user") -> Memory:

@@ -9,6 +9,8 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.memory.embedding import HashEmbedder
 from etos_desktop.core.memory.engine import MemoryEngine
@@ -68,3 +70,23 @@ def test_engine_is_safe_from_worker_threads(engine: MemoryEngine) -> None:
     assert engine.count_active() == 32
     assert all(all(r) for r in results)
     assert len(engine.memories()) == 32
+
+
+def test_delete_many_is_all_or_nothing_and_undoable(engine):
+    from etos_desktop.core.memory.errors import MemoryNotFound
+
+    a = engine.add("I drink oolong tea every morning", "preference")
+    b = engine.add("My sister lives in Chengdu", "fact")
+    with pytest.raises(MemoryNotFound):
+        engine.delete_many([a, b, 999_999])
+    assert engine.get(a) is not None
+    assert engine.get(b) is not None
+    snapshots = engine.delete_many([a, b])
+    assert [s.row["id"] for s in snapshots] == [a, b]
+    assert engine.get(a) is None
+    assert engine.get(b) is None
+    assert engine.search("tea in the morning", mode="keyword", apply_floor=False) == []
+    for snapshot in snapshots:
+        engine.undo_delete(snapshot)
+    assert engine.get(a).content == "I drink oolong tea every morning"
+    assert engine.get(b).content == "My sister lives in Chengdu"
