@@ -33,8 +33,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-TICK_MS = 5
+from qt_bench import TickRecorder, p99_ms, run_on_qasync, worst_ms  # noqa: E402
 
 SUBJECTS_ZH = ["我", "我妈妈", "我的同事小李", "我女朋友", "我哥哥", "我们公司", "我的猫", "房东"]
 VERBS_ZH = ["喜欢", "不喜欢", "每周都去", "上个月开始学", "一直想试试", "最近迷上了"]
@@ -57,41 +58,6 @@ def memories(count: int, long: bool = False) -> list[str]:
     if long:
         texts = [" ".join(texts[(i + k * 37) % count] for k in range(8)) for i in range(count)]
     return texts
-
-
-class TickRecorder:
-    """Records the intervals between ticks of a 5 ms timer."""
-
-    def __init__(self) -> None:
-        from PySide6.QtCore import QTimer
-
-        self.intervals: list[float] = []
-        self._last = time.perf_counter()
-        self.timer = QTimer()
-        self.timer.setInterval(TICK_MS)
-        self.timer.timeout.connect(self._on_tick)
-
-    def _on_tick(self) -> None:
-        now = time.perf_counter()
-        self.intervals.append(now - self._last)
-        self._last = now
-
-    def start(self) -> None:
-        self.intervals.clear()
-        self._last = time.perf_counter()
-        self.timer.start()
-
-    def stop(self) -> list[float]:
-        self.timer.stop()
-        return list(self.intervals)
-
-
-def worst_ms(intervals: list[float]) -> float:
-    return max(0.0, max(intervals) - TICK_MS / 1000) * 1000
-
-
-def p99_ms(intervals: list[float]) -> float:
-    return sorted(intervals)[int(len(intervals) * 0.99)] * 1000
 
 
 async def measure(recorder: TickRecorder, work: Callable[[], Any]) -> tuple[list[float], float]:
@@ -170,16 +136,7 @@ def main() -> None:
     )
     parser.add_argument("--long", action="store_true", help="dialogue-sized texts (~8x longer)")
     args = parser.parse_args()
-    if not os.environ.get("DISPLAY"):
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    import qasync
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication([])
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        loop.run_until_complete(run(args))
+    run_on_qasync(lambda: run(args))
 
 
 if __name__ == "__main__":

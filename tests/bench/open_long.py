@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import sys
 import tempfile
@@ -17,8 +16,9 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from qt_bench import run_on_qasync
 
 
 def seed(db, messages: int, title: str) -> int:
@@ -89,18 +89,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    if not os.environ.get("DISPLAY"):
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
-    import qasync
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication([])
-    app.setQuitOnLastWindowClosed(False)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        loop.run_until_complete(run(args.runs))
+    run_on_qasync(lambda: run(args.runs))
 
 
 if __name__ == "__main__":

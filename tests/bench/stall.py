@@ -10,42 +10,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-
-class TickRecorder:
-    """Records the intervals between ticks of a 5 ms timer."""
-
-    def __init__(self) -> None:
-        from PySide6.QtCore import QTimer
-
-        self.intervals: list[float] = []
-        self._last = time.perf_counter()
-        self.timer = QTimer()
-        self.timer.setInterval(5)
-        self.timer.timeout.connect(self._on_tick)
-
-    def _on_tick(self) -> None:
-        now = time.perf_counter()
-        self.intervals.append(now - self._last)
-        self._last = now
-
-    def start(self) -> None:
-        self.intervals.clear()
-        self._last = time.perf_counter()
-        self.timer.start()
-
-    def stop(self) -> list[float]:
-        self.timer.stop()
-        return list(self.intervals)
+from qt_bench import TickRecorder, run_on_qasync, worst_ms
 
 
 def reply_text(chunks: int) -> str:
@@ -97,37 +70,25 @@ async def run(chunks: int) -> None:
         app.window.close()
         await app.shutdown()
 
-    def worst(intervals: list[float]) -> float:
-        return max(0.0, max(intervals) - 0.005) * 1000
-
     print(f"reply: {chunks} chunks, {len(text):,} characters, streamed in {elapsed:.1f} s")
     print(
-        f"idle      : worst stall {worst(idle):6.1f} ms, median tick {statistics.median(idle) * 1000:.1f} ms"
+        f"idle      : worst stall {worst_ms(idle):6.1f} ms, median tick {statistics.median(idle) * 1000:.1f} ms"
     )
     print(
-        f"streaming : worst stall {worst(streaming):6.1f} ms, median tick "
+        f"streaming : worst stall {worst_ms(streaming):6.1f} ms, median tick "
         f"{statistics.median(streaming) * 1000:.1f} ms, p99 "
         f"{sorted(streaming)[int(len(streaming) * 0.99)] * 1000:.1f} ms"
     )
-    print(f"ratio worst streaming / worst idle: {worst(streaming) / max(worst(idle), 0.1):.1f}x")
+    print(
+        f"ratio worst streaming / worst idle: {worst_ms(streaming) / max(worst_ms(idle), 0.1):.1f}x"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, default=1000)
     args = parser.parse_args()
-    if not os.environ.get("DISPLAY"):
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
-    import qasync
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication([])
-    app.setQuitOnLastWindowClosed(False)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        loop.run_until_complete(run(args.chunks))
+    run_on_qasync(lambda: run(args.chunks))
 
 
 if __name__ == "__main__":
