@@ -134,6 +134,7 @@ class EtosApp:
         self._reembed_cancel = threading.Event()
         self._embedder_mode = ""
         self._strictness = "balanced"
+        self._endpoint: tuple[str, str, str] = ("", "", "")
         # Created by ``run_app`` on the running loop: asyncio is imported after the first frame.
         self.closed: Any = None
         self._settings_dialog: Any = None
@@ -259,6 +260,13 @@ class EtosApp:
         self._embedder_task = asyncio.ensure_future(self.choose_embedder())
         self.garbage_collector.freeze_startup_objects()
 
+    def _endpoint_signature(self) -> tuple[str, str, str]:
+        """What picks the embeddings endpoint: the default provider and its embedding model."""
+        default = self.registry.default() if self.registry is not None else None
+        if default is None:
+            return ("", "", "")
+        return (default.id, default.base_url, default.embedding_model)
+
     def _tuning_for(self, key: str | None) -> Any:
         from etos_desktop.core.memory.tuning import tuning_for, with_strictness
 
@@ -290,6 +298,7 @@ class EtosApp:
             return
         mode = self.settings.get_str("memory.embedder")
         self._embedder_mode = mode
+        self._endpoint = self._endpoint_signature()
         if mode == "keywords":
             self.memory.engine.set_embedder(None, self._tuning_for(None))
             return
@@ -381,6 +390,7 @@ class EtosApp:
         if self.memory is not None and (
             self.settings.get_str("memory.embedder") != self._embedder_mode
             or self.settings.get_str("memory.strictness") != self._strictness
+            or self._endpoint_signature() != self._endpoint
         ):
             self.switch_embedder()
         self.install_language(str(self.settings.get("ui.language")))

@@ -243,6 +243,7 @@ class _Draft:
             self.base_url.strip(),
             self.chat_model.strip(),
             self.background_model.strip(),
+            self.embedding_model.strip(),
             self.single_system_message,
         ) != (
             saved.name,
@@ -250,6 +251,7 @@ class _Draft:
             saved.base_url,
             saved.chat_model,
             saved.background_model,
+            saved.embedding_model,
             saved.single_system_message,
         )
 
@@ -480,6 +482,11 @@ class ProvidersPage(QWidget):
         self.background_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         add_row("background", self.background_combo)
 
+        self.embedding_combo = QComboBox(editor)
+        self.embedding_combo.setEditable(True)
+        self.embedding_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        add_row("embedding", self.embedding_combo)
+
         self.context_spin = QSpinBox(editor)
         self.context_spin.setRange(0, MAX_MODEL_CONTEXT)
         self.context_spin.setSingleStep(1024)
@@ -497,6 +504,7 @@ class ProvidersPage(QWidget):
         self.preset_combo.currentIndexChanged.connect(self._on_preset_combo_changed)
         self.chat_combo.currentTextChanged.connect(self._on_chat_combo_text_changed)
         self.background_combo.currentTextChanged.connect(self._on_editor_edited)
+        self.embedding_combo.currentTextChanged.connect(self._on_editor_edited)
         self.single_system_check.toggled.connect(self._on_editor_edited)
         self.context_spin.valueChanged.connect(self._on_context_spin_changed)
 
@@ -520,6 +528,7 @@ class ProvidersPage(QWidget):
             "key": self.tr("API key"),
             "chat": self.tr("Chat model"),
             "background": self.tr("Background model"),
+            "embedding": self.tr("Embedding model"),
             "context": self.tr("Context window"),
         }
         for name, text in labels.items():
@@ -532,6 +541,15 @@ class ProvidersPage(QWidget):
             self.tr(
                 "The model for background work: conversation summaries, the user profile and "
                 "memory consolidation. Empty uses the chat model."
+            )
+        )
+        self.embedding_combo.lineEdit().setPlaceholderText(self.tr("None — use the built-in model"))
+        self.embedding_combo.setToolTip(
+            self.tr(
+                "An embeddings model on this server (for example text-embedding-3-small, or "
+                "bge-m3 on Ollama) used to match memories by meaning when this is the default "
+                "provider and Settings → Memory → Matching is Automatic. Empty uses the built-in "
+                "multilingual model."
             )
         )
         self.context_spin.setSuffix(self.tr(" tokens"))
@@ -812,6 +830,7 @@ class ProvidersPage(QWidget):
                     key=draft.key or "",
                     chat=draft.chat_model,
                     background=draft.background_model,
+                    embedding=draft.embedding_model,
                     single=draft.single_system_message,
                     models=draft.models or list(_preset_or_custom(draft.preset).suggested_models),
                 )
@@ -850,7 +869,12 @@ class ProvidersPage(QWidget):
                 line.style().polish(line)
         self.key_edit.setEnabled(editable and draft is not None and draft.key is not None)
         self.show_key_button.setEnabled(editable)
-        for widget in (self.preset_combo, self.chat_combo, self.background_combo):
+        for widget in (
+            self.preset_combo,
+            self.chat_combo,
+            self.background_combo,
+            self.embedding_combo,
+        ):
             widget.setEnabled(editable)
         self.single_system_check.setEnabled(editable)
         self.env_note.setVisible(is_env)
@@ -871,17 +895,25 @@ class ProvidersPage(QWidget):
         background: str,
         single: bool,
         models: list[str],
+        embedding: str = "",
     ) -> None:
         self.name_edit.setText(name)
         index = self.preset_combo.findData(_preset_or_custom(preset_key).key)
         self.preset_combo.setCurrentIndex(max(index, 0))
         self.url_edit.setText(url)
         self.key_edit.setText(key)
-        self._fill_model_combos(models, chat=chat, background=background)
+        self._fill_model_combos(models, chat=chat, background=background, embedding=embedding)
         self.single_system_check.setChecked(single)
 
-    def _fill_model_combos(self, models: Sequence[str], *, chat: str, background: str) -> None:
-        for combo, text in ((self.chat_combo, chat), (self.background_combo, background)):
+    def _fill_model_combos(
+        self, models: Sequence[str], *, chat: str, background: str, embedding: str | None = None
+    ) -> None:
+        embedding_text = self.embedding_combo.currentText() if embedding is None else embedding
+        for combo, text in (
+            (self.chat_combo, chat),
+            (self.background_combo, background),
+            (self.embedding_combo, embedding_text),
+        ):
             combo.blockSignals(True)
             combo.clear()
             combo.addItems(list(models))
@@ -901,6 +933,7 @@ class ProvidersPage(QWidget):
             draft.key = self.key_edit.text()
         draft.chat_model = self.chat_combo.currentText()
         draft.background_model = self.background_combo.currentText()
+        draft.embedding_model = self.embedding_combo.currentText()
         draft.single_system_message = self.single_system_check.isChecked()
         item = self.provider_list.currentItem()
         if item is not None and self.sender() is self.name_edit:

@@ -557,3 +557,32 @@ async def test_saved_memory_note_comes_back_when_the_conversation_is_reopened(
     etos.controller.open_conversation(first)
     await idle(etos)
     assert not etos.window.chat.widget(reply_id).findChildren(MemoryNote)
+
+
+async def test_provider_embedding_model_becomes_the_memory_embedder(
+    etos: EtosApp, server: FakeOpenAIServer
+):
+    from etos_desktop.core.providers.config import ProviderConfig
+
+    await etos.memory.save("I use pnpm for JavaScript projects", "preference")
+    etos.settings.upsert_provider(
+        ProviderConfig(
+            id="mine",
+            name="Mine",
+            preset="custom",
+            base_url=server.base_url,
+            chat_model="fake-chat",
+            embedding_model="fake-embed",
+        )
+    )
+    etos.settings.default_provider_id = "mine"
+    etos.settings.set("memory.embedder", "auto")
+    etos._on_dialog_settings_saved()
+    await asyncio.wait_for(etos._embedder_task, 30)
+    key = etos.memory.engine.embedder.key
+    assert key.startswith("openai:")
+    assert "fake-embed" in key
+    assert etos.memory.engine.embedding_status() == (1, 1)
+    embedded = [text for r in server.embedding_requests() for text in r.body["input"]]
+    assert "I use pnpm for JavaScript projects" in embedded
+    assert all(r.body["model"] == "fake-embed" for r in server.embedding_requests())

@@ -761,3 +761,16 @@ async def test_language_change_retranslates_every_page(qtbot, ctx: Env) -> None:
     assert dialog.persona_page.reset_prompt_button.text() == "Reset to default"
     assert dialog.general_page.help_labels["chat.temperature"].text() != "x"
     await finish(dialog, ctx)
+
+
+async def test_embedding_model_is_saved_with_the_provider(qtbot, ctx: Env) -> None:
+    dialog = open_dialog(qtbot, ctx)
+    page = dialog.providers_page
+    add_custom(qtbot, dialog, name="Embeds", url="http://127.0.0.1:9/v1", key="sk-abcdef")
+    assert page.embedding_combo.lineEdit().placeholderText().startswith("None")
+    page.embedding_combo.setEditText("text-embedding-3-small")
+    dialog.save_button.click()
+    await wait_signal(dialog.settings_saved)
+    (provider,) = ctx.reload_settings().providers()
+    assert provider.embedding_model == "text-embedding-3-small"
+    await finish(dialog, ctx)
