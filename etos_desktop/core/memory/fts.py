@@ -93,7 +93,8 @@ def matches(
         terms: Query terms.
         now: Memories whose ``valid_until`` is not after this are expired and skipped.
         limit: At most this many rows.
-        only_ids: Restrict to these memory ids (scores for vector candidates).
+        only_ids: Return these memories' bodies instead, whether or not they contain a term
+            (keyword scores for vector candidates).
 
     Returns:
         ``(memory_id, indexed body)`` pairs.
@@ -101,19 +102,24 @@ def matches(
     expression = match_expression(terms)
     if not expression or (only_ids is not None and not only_ids):
         return []
-    params: dict[str, Any] = {"q": expression, "now": now, "limit": limit}
-    restrict = ""
     if only_ids is not None:
-        restrict = "AND memory_fts.rowid IN :ids"
-        params["ids"] = list(only_ids)
+        # The bodies of known candidates, read by rowid: a MATCH would rank every row that
+        # contains a term first (measured: ~12 ms of a 10k-memory hybrid search). A body
+        # without any query term simply scores 0 in ``search.keyword_score``.
+        by_id = text(
+            "SELECT memory_fts.rowid, memory_fts.body FROM memory_fts "
+            "JOIN memory AS m ON m.id = memory_fts.rowid "
+            f"WHERE memory_fts.rowid IN :ids AND {_ACTIVE} LIMIT :limit"
+        ).bindparams(bindparam("now", type_=_TIME_TYPE), bindparam("ids", expanding=True))
+        rows = session.execute(by_id, {"ids": list(only_ids), "now": now, "limit": limit})
+        return [(int(row[0]), str(row[1])) for row in rows]
     statement = text(
         "SELECT memory_fts.rowid, memory_fts.body FROM memory_fts "
         "JOIN memory AS m ON m.id = memory_fts.rowid "
-        f"WHERE memory_fts MATCH :q AND {_ACTIVE} {restrict} "
+        f"WHERE memory_fts MATCH :q AND {_ACTIVE} "
         "ORDER BY bm25(memory_fts) LIMIT :limit"
     ).bindparams(bindparam("now", type_=_TIME_TYPE))
-    if only_ids is not None:
-        statement = statement.bindparams(bindparam("ids", expanding=True))
+    params: dict[str, Any] = {"q": expression, "now": now, "limit": limit}
     return [(int(row[0]), str(row[1])) for row in session.execute(statement, params)]
 
 
