@@ -26,7 +26,6 @@ from etos_desktop import __version__
 from etos_desktop.core.errors import EtosError, redact
 from etos_desktop.core.settings import paths
 from etos_desktop.core.settings.store import SettingsStore
-from etos_desktop.core.storage.peek import peek_conversations
 from etos_desktop.resources import resource_path
 from etos_desktop.ui.gc_guard import GarbageCollector
 from etos_desktop.ui.main_window import MainWindow
@@ -178,6 +177,8 @@ class EtosApp:
 
     async def _start_services(self) -> None:
         import asyncio
+
+        from etos_desktop.core.storage.peek import peek_conversations
 
         loop = asyncio.get_running_loop()
         # First frame: the conversation list straight from the file (sqlite3 only, read-only),
