@@ -281,7 +281,8 @@ class ChatController(QObject):
                 if isinstance(event, ReplyFinished) and not self.current.title:
                     first_reply = True
         finally:
-            await self._refresh()
+            # Outside the reply task, so the composer is free again the moment the reply ends.
+            self.spawn(self._refresh())
         if first_reply and self._auto_title():
             self.spawn(self._title(conversation_id))
 

@@ -586,3 +586,51 @@ async def test_provider_embedding_model_becomes_the_memory_embedder(
     embedded = [text for r in server.embedding_requests() for text in r.body["input"]]
     assert "I use pnpm for JavaScript projects" in embedded
     assert all(r.body["model"] == "fake-embed" for r in server.embedding_requests())
+
+
+async def test_composer_is_free_as_soon_as_the_reply_ends(
+    etos: EtosApp, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+):
+    etos.settings.set("chat.auto_title", False)
+    server.script(Text("one"), Text("two"))
+    controller = etos.controller
+    release = asyncio.Event()
+    real_refresh = controller._refresh
+
+    async def slow_refresh() -> None:
+        await release.wait()
+        await real_refresh()
+
+    # The sidebar refresh after a reply is held back: sending must not have to wait for it.
+    monkeypatch.setattr(controller, "_refresh", slow_refresh)
+    states: list[bool] = []
+    not_busy: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def on_busy(busy: bool) -> None:
+        states.append(busy)
+        if not busy and not not_busy.done():
+            not_busy.set_result(None)
+
+    controller.busy_changed.connect(on_busy)
+    etos.window.chat.composer.setPlainText("first")
+    etos.window.chat.send_button.click()
+    try:
+        await asyncio.wait_for(not_busy, 5)
+    finally:
+        release.set()  # never leave the refresh hanging, even when the check fails
+    assert states == [True, False]
+    assert etos.window.chat.send_button.text() == "Send"
+    release.clear()
+    errors: list[object] = []
+    controller.error_occurred.connect(errors.append)
+    second = expect_signal(controller.reply_finished)
+    etos.window.chat.composer.setPlainText("second")
+    etos.window.chat.send_button.click()
+    await asyncio.wait_for(second, TIMEOUT)
+    release.set()
+    await idle(etos)
+    assert errors == []
+    assert [r.body["messages"][-1]["content"] for r in server.chat_requests()] == [
+        "first",
+        "second",
+    ]
