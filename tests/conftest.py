@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,3 +34,22 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
         monkeypatch.delenv(var, raising=False)
     return tmp_path / "data"
+
+
+@pytest.fixture
+def server() -> Iterator[Any]:
+    """A local OpenAI-compatible server without a key check (tests that need one override it)."""
+    from tests.helpers.fake_openai_server import FakeOpenAIServer
+
+    with FakeOpenAIServer() as srv:
+        yield srv
+
+
+@pytest.fixture(scope="session")
+def use_embedder() -> Any:
+    """The embedded USE model, loaded once for the whole run (≈1 s, ≈120 MB)."""
+    from etos_desktop.core.memory.embedders import UseEmbedder
+
+    embedder = UseEmbedder()
+    embedder.load()
+    return embedder

@@ -87,3 +87,15 @@ async def chat_stack(
     finally:
         await registry.aclose()
         await asyncio.get_running_loop().run_in_executor(None, db.close)
+
+
+def fast_provider_factory(sleeps: list[float]) -> Any:
+    """A provider factory for the app under test: short timeouts, retry waits recorded."""
+
+    async def no_sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    def factory(config: ProviderConfig, key: str | None) -> Any:
+        return OpenAIProvider(config.base_url, key, timeouts=FAST_TIMEOUTS, sleep=no_sleep)
+
+    return factory

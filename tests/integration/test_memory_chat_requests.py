@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -31,26 +31,10 @@ from etos_desktop.core.memory.retrieval import MEMORY_BLOCK_LABEL
 from etos_desktop.core.memory.tools import REFUSAL_TEXT, SaveRequest
 from etos_desktop.core.providers.config import ProviderConfig
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text, ToolCall
+from tests.helpers.memory_scenario import INSTALL_QUESTION, PNPM, SAVE_PNPM
 from tests.helpers.stack import Stack, chat_stack
 
-PNPM = "The user uses pnpm to install JavaScript packages"
-SAVE_PNPM = ToolCall("save_memory", json.dumps({"content": PNPM, "kind": "preference"}))
-INSTALL_QUESTION = "How do I install this project's dependencies?"
 GENERAL_QUESTION = "What is the capital of France?"
-
-
-@pytest.fixture(scope="module")
-def use_embedder() -> UseEmbedder:
-    """The embedded USE model, loaded once for the module (≈1 s)."""
-    embedder = UseEmbedder()
-    embedder.load()
-    return embedder
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as srv:
-        yield srv
 
 
 @dataclasses.dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,36 +15,13 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QTextBrowser
 
 from etos_desktop.app import EtosApp
-from etos_desktop.core.providers.base import Timeouts
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
 from etos_desktop.ui import dialogs
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text
 from tests.helpers.qt_async import expect_signal
+from tests.helpers.stack import fast_provider_factory
 
 TIMEOUT = 15
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as srv:
-        yield srv
-
-
-def make_factory(sleeps: list[float]) -> Any:
-    from etos_desktop.core.providers.openai_provider import OpenAIProvider
-
-    async def no_sleep(seconds: float) -> None:
-        sleeps.append(seconds)
-
-    def factory(config, key):
-        return OpenAIProvider(
-            config.base_url,
-            key,
-            timeouts=Timeouts(connect=2, first_token=5, between_chunks=5),
-            sleep=no_sleep,
-        )
-
-    return factory
 
 
 @pytest.fixture
@@ -57,7 +34,7 @@ async def etos(
         "OPENAI_MODEL": "fake-chat",
     }
     sleeps: list[float] = []
-    app = EtosApp(qapp, env, local_candidates=[], provider_factory=make_factory(sleeps))
+    app = EtosApp(qapp, env, local_candidates=[], provider_factory=fast_provider_factory(sleeps))
     app.sleeps = sleeps  # type: ignore[attr-defined]
     # Keyword-only memory: loading the built-in embedder in every test would cost ~1 s each.
     app.settings.set("memory.embedder", "keywords")
@@ -404,7 +381,9 @@ async def test_first_run_opens_provider_settings_and_offers_local_server(
     qapp: QApplication, server: FakeOpenAIServer, isolated_environment: Path
 ):
     env = {"ETOS_DATA_DIR": str(isolated_environment)}
-    app = EtosApp(qapp, env, local_candidates=[server.base_url], provider_factory=make_factory([]))
+    app = EtosApp(
+        qapp, env, local_candidates=[server.base_url], provider_factory=fast_provider_factory([])
+    )
     app.settings.set("memory.embedder", "keywords")
     app.window.show()
     try:

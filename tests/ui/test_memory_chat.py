@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -42,26 +42,11 @@ from etos_desktop.ui.context_dialog import ContextDialog
 from etos_desktop.ui.error_text import describe
 from etos_desktop.ui.message_widget import MemoryNote, MessageWidget
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Text, ToolCall
+from tests.helpers.memory_scenario import INSTALL_QUESTION, PNPM, SAVE_PNPM
 from tests.helpers.qt_async import expect_signal
-from tests.ui.test_main_window import make_factory
+from tests.helpers.stack import fast_provider_factory
 
 TIMEOUT = 15
-PNPM = "The user uses pnpm to install JavaScript packages"
-SAVE_PNPM = ToolCall("save_memory", json.dumps({"content": PNPM, "kind": "preference"}))
-INSTALL_QUESTION = "How do I install this project's dependencies?"
-
-
-@pytest.fixture(scope="module")
-def use_embedder() -> UseEmbedder:
-    embedder = UseEmbedder()
-    embedder.load()
-    return embedder
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as srv:
-        yield srv
 
 
 async def start_app(
@@ -72,7 +57,7 @@ async def start_app(
         "OPENAI_BASE_URL": server.base_url,
         "OPENAI_MODEL": "fake-chat",
     }
-    app = EtosApp(qapp, env, local_candidates=[], provider_factory=make_factory([]))
+    app = EtosApp(qapp, env, local_candidates=[], provider_factory=fast_provider_factory([]))
     app.settings.set("memory.embedder", embedder)
     app.settings.set("chat.auto_title", False)
     app.window.show()

@@ -15,7 +15,6 @@ import sys
 import textwrap
 import threading
 import types
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -54,12 +53,6 @@ def use() -> UseEmbedder:
     embedder = UseEmbedder()
     embedder.load()
     return embedder
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as fake:
-        yield fake
 
 
 def make_provider(base_url: str, key: str | None = None) -> OpenAIProvider:
