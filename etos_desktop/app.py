@@ -206,7 +206,12 @@ class EtosApp:
 
         self.db = Database(paths.database_path(self.data_dir), paths.backups_dir(self.data_dir))
         recovered = await self.db.open_async()
-        self.secrets = SecretStore(self.data_dir)
+        # The keyring may block (D-Bus, an unlock prompt): open it and read the keys off the UI
+        # thread, so resolving a provider on every send is a memory lookup.
+        self.secrets = await loop.run_in_executor(None, SecretStore, self.data_dir)
+        await loop.run_in_executor(
+            None, self.secrets.warm, [config.id for config in self.settings.providers()]
+        )
         self.registry = ProviderRegistry(
             self.settings, self.secrets, self.env, self._provider_factory or make_provider
         )

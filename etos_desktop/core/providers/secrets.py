@@ -43,7 +43,9 @@ class SecretStore:
     """API keys by provider id.
 
     Calls into the OS keyring can block (an unlock prompt, a slow D-Bus); callers on the UI
-    thread should run them in a worker thread. Touches no Qt object.
+    thread should run them in a worker thread. Keys read once are remembered in this process,
+    so after :meth:`warm` the chat path (which resolves the provider on every send) never waits
+    on the keyring. Touches no Qt object.
 
     Args:
         data_dir: The data directory; the fallback file lives there.
@@ -56,6 +58,7 @@ class SecretStore:
         chosen = _default_backend() if backend is None else backend
         self._backend: Any = chosen if _is_usable(chosen) else None
         self._backend_name = type(chosen).__name__ if chosen is not None else "none"
+        self._cache: dict[str, str | None] = {}
         if self._backend is None:
             _log.warning(
                 "no usable keyring (%s); API keys are kept in %s",
@@ -86,6 +89,18 @@ class SecretStore:
         Raises:
             StorageError: The fallback file exists but cannot be read.
         """
+        if provider_id in self._cache:
+            return self._cache[provider_id]
+        value = self._lookup(provider_id)
+        self._cache[provider_id] = value
+        return value
+
+    def warm(self, provider_ids: list[str]) -> None:
+        """Read these keys now (in a worker thread at start-up) so later reads are instant."""
+        for provider_id in provider_ids:
+            self.get(provider_id)
+
+    def _lookup(self, provider_id: str) -> str | None:
         if self._backend is not None:
             try:
                 value = self._backend.get_password(SERVICE, provider_id)
@@ -117,6 +132,7 @@ class SecretStore:
         if not value:
             self.delete(provider_id)
             return
+        self._cache.pop(provider_id, None)
         if any(ch.isspace() or not ch.isprintable() for ch in value):
             raise InvalidInput(
                 "the API key contains control characters or whitespace",
@@ -135,10 +151,12 @@ class SecretStore:
                     # The key is safe in the keyring, which get() asks first; a stale copy in
                     # the file is harmless, so this must not make the save look failed.
                     _log.warning("could not remove an old key from %s: %s", exc.params, exc.code)
+                self._cache[provider_id] = value
                 return
         keys = self._read_file()
         keys[provider_id] = value
         self._write_file(keys)
+        self._cache[provider_id] = value
 
     def delete(self, provider_id: str) -> None:
         """Remove the key of ``provider_id`` from the keyring and the fallback file, if present.
@@ -147,6 +165,7 @@ class SecretStore:
             StorageError: The fallback file could not be rewritten.
         """
         _check_id(provider_id)
+        self._cache.pop(provider_id, None)
         if self._backend is not None:
             try:
                 self._backend.delete_password(SERVICE, provider_id)

@@ -541,3 +541,36 @@ def test_key_never_in_repr_or_str(data: Path) -> None:
         assert KEY not in repr(store)
         assert KEY not in str(store)
     assert "secrets.json" in repr(store)
+
+
+def test_keys_are_read_from_the_keyring_once_then_remembered(tmp_path):
+    class CountingKeyring(keyring.backend.KeyringBackend):
+        priority = 1  # type: ignore[assignment]
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.values: dict[tuple[str, str], str] = {}
+            self.reads = 0
+
+        def get_password(self, service, username):
+            self.reads += 1
+            return self.values.get((service, username))
+
+        def set_password(self, service, username, password):
+            self.values[(service, username)] = password
+
+        def delete_password(self, service, username):
+            self.values.pop((service, username), None)
+
+    backend = CountingKeyring()
+    store = SecretStore(tmp_path, backend=backend)
+    store.set("p1", "sk-first-key-0001")
+    store.warm(["p1", "p2"])
+    reads = backend.reads
+    assert store.get("p1") == "sk-first-key-0001"
+    assert store.get("p2") is None
+    assert backend.reads == reads  # remembered, no further keyring calls
+    store.set("p1", "sk-second-key-0002")
+    assert store.get("p1") == "sk-second-key-0002"
+    store.delete("p1")
+    assert store.get("p1") is None
