@@ -179,12 +179,15 @@ class ChatController(QObject):
         await self._emit_saved_memories(page[-PAGE_SIZE:])
 
     async def _emit_versions(self, rows: list[MessageRow]) -> None:
-        for row in rows:
-            if row.role == "assistant" and row.reply_to_id is not None:
-                versions = await self._repo.reply_versions(row.reply_to_id)
-                if len(versions) > 1:
-                    index = next(i for i, v in enumerate(versions) if v.id == row.id)
-                    self.versions_changed.emit(row.reply_to_id, index, len(versions))
+        replies = {
+            row.reply_to_id: row.id
+            for row in rows
+            if row.role == "assistant" and row.reply_to_id is not None
+        }
+        versions = await self._repo.reply_version_ids(list(replies))
+        for user_id, ids in versions.items():
+            if len(ids) > 1 and replies[user_id] in ids:
+                self.versions_changed.emit(user_id, ids.index(replies[user_id]), len(ids))
 
     async def _emit_saved_memories(self, rows: list[MessageRow]) -> None:
         memory = self._chat.memory
@@ -275,12 +278,18 @@ class ChatController(QObject):
             self.conversation_opened.emit(row, [], False)
         conversation_id = self.current.id or 0
         first_reply = False
+        ended: list[MessageRow] = []
         try:
             async for event in events(conversation_id):
                 self._dispatch(event)
+                if isinstance(event, ReplyFinished | ReplyFailed):
+                    ended.append(event.message)
                 if isinstance(event, ReplyFinished) and not self.current.title:
                     first_reply = True
         finally:
+            if ended:
+                # A regenerated reply is one more version: the switcher shows "2/2" at once.
+                self.spawn(self._emit_versions(ended))
             # Outside the reply task, so the composer is free again the moment the reply ends.
             self.spawn(self._refresh())
         if first_reply and self._auto_title():

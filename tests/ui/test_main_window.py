@@ -186,6 +186,9 @@ async def test_regenerate_keeps_versions_and_switches(etos: EtosApp, server: Fak
     assert second.content == "second version"
     assert chat.widget(first.id) is None
     assert chat.widget(second.id).text() == "second version"
+    # The new version shows its switcher at once: 2 of 2.
+    shown = chat.widget(second.id)
+    assert (shown._version_index, shown._version_count) == (1, 2)
     # The regenerate request carried the same conversation, without the first version.
     sent = server.chat_requests()[1].body["messages"]
     assert [m["content"] for m in sent[1:]] == ["say something"]
@@ -197,6 +200,9 @@ async def test_regenerate_keeps_versions_and_switches(etos: EtosApp, server: Fak
     assert chat.widget(first.id) is not None
     history = await etos.controller.repo.current_history(etos.controller.current.id)
     assert history[-1].content == "first version"
+    # The reopened view shows the switcher at version 1 of 2 (one query for all versions).
+    widget = chat.widget(first.id)
+    assert (widget._version_index, widget._version_count) == (0, 2)
 
 
 async def test_edit_and_resend_drops_what_followed(

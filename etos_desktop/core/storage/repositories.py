@@ -306,6 +306,26 @@ class ChatRepository:
 
         return await self._db.run(work)
 
+    async def reply_version_ids(self, user_message_ids: Sequence[int]) -> dict[int, list[int]]:
+        """For each user message, the ids of its reply versions, oldest first (one query)."""
+        wanted = list(user_message_ids)
+        if not wanted:
+            return {}
+
+        def work(session: Session) -> dict[int, list[int]]:
+            query = (
+                select(MessageRow.reply_to_id, MessageRow.id)
+                .where(col(MessageRow.reply_to_id).in_(wanted))
+                .order_by(col(MessageRow.id))
+            )
+            versions: dict[int, list[int]] = {}
+            for reply_to_id, message_id in session.exec(query).all():
+                if reply_to_id is not None and message_id is not None:
+                    versions.setdefault(reply_to_id, []).append(message_id)
+            return versions
+
+        return await self._db.run(work)
+
     async def set_current_reply(self, message_id: int) -> None:
         """Make one reply version the current one among its siblings."""
 
