@@ -24,6 +24,7 @@ from etos_desktop.core.errors import EtosError
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.error_text import describe, retry_reason_text, status_text
 from etos_desktop.ui.message_widget import MemoryNote, MessageWidget
+from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
     from etos_desktop.core.chat.events import MemorySaved
@@ -100,6 +101,7 @@ class ChatPanel(QWidget):
         self._stick_to_bottom = True
         # The composer text of a /remember on its way: cleared once it is saved, kept if refused.
         self._pending_remember: str | None = None
+        self._tasks = TaskSet()
 
         # Header
         self.title = QLabel(self)
@@ -572,15 +574,7 @@ class ChatPanel(QWidget):
         if not text.strip():
             return
         if self._editing_id is not None:
-            if dialogs.confirm(
-                self,
-                self.tr("Resend edited message"),
-                self.tr(
-                    "Send the edited message? The replies after the original are dropped from this conversation."
-                ),
-                self.tr("Send"),
-            ):
-                self.edit_resend_requested.emit(self._editing_id, text)
+            self._tasks.spawn(self._confirm_edit_resend(self._editing_id, text))
             return
         # Imported here: the chat service pulls in the storage and memory stacks, which load
         # after the first frame (app.HEAVY_MODULES); by the time anything is sent they are in.
@@ -609,8 +603,22 @@ class ChatPanel(QWidget):
             self.composer.clear()
         self.edit_bar.hide()
 
+    async def _confirm_edit_resend(self, message_id: int, text: str) -> None:
+        if await dialogs.confirm(
+            self,
+            self.tr("Resend edited message"),
+            self.tr(
+                "Send the edited message? The replies after the original are dropped from this conversation."
+            ),
+            self.tr("Send"),
+        ):
+            self.edit_resend_requested.emit(message_id, text)
+
     def _on_widget_delete(self, message_id: int) -> None:
-        if dialogs.confirm(
+        self._tasks.spawn(self._confirm_delete(message_id))
+
+    async def _confirm_delete(self, message_id: int) -> None:
+        if await dialogs.confirm(
             self,
             self.tr("Delete message"),
             self.tr("Delete this message? A message you wrote is deleted with its replies."),

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from etos_desktop.core.storage.tables import ConversationRow
 
 from etos_desktop.ui import dialogs
+from etos_desktop.ui.task_set import TaskSet
 
 ConversationIdRole = Qt.ItemDataRole.UserRole + 1
 PinnedRole = Qt.ItemDataRole.UserRole + 2
@@ -109,6 +110,7 @@ class ConversationListPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("conversationPanel")
+        self._tasks = TaskSet()
         self.search = QLineEdit(self)
         self.search.setClearButtonEnabled(True)
         self.new_button = QPushButton(self)
@@ -208,7 +210,10 @@ class ConversationListPanel(QWidget):
             self.rename_requested.emit(conversation_id, title.strip()[:200])
 
     def ask_delete(self, conversation_id: int, title: str) -> None:
-        if dialogs.confirm(
+        self._tasks.spawn(self._confirm_delete(conversation_id, title))
+
+    async def _confirm_delete(self, conversation_id: int, title: str) -> None:
+        if await dialogs.confirm(
             self,
             self.tr("Delete conversation"),
             self.tr("Delete “{title}” and all its messages? This cannot be undone.").format(

@@ -1,21 +1,79 @@
-"""Small standard dialogs (confirmations) in one place, so tests can answer them."""
+"""Awaiting the app's dialogs from coroutines, without nested event loops.
+
+Every dialog of the app is opened with ``open()`` (window-modal, no ``exec()``: a modal loop inside
+a coroutine on the qasync loop misses signals and hangs teardown) and awaited through a future
+that its ``finished`` handler resolves. What the caller needs from the dialog is read *inside* that
+handler, because a ``WA_DeleteOnClose`` dialog is gone soon after it closes; nothing touches the
+dialog after the await. A dialog destroyed without finishing (its parent closed) resolves the
+future as cancelled-by-the-user, so no caller waits forever.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QMessageBox, QWidget
+import asyncio
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from PySide6.QtCore import QStandardPaths, Qt
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
+
+T = TypeVar("T")
 
 
-def confirm(
+async def await_dialog(dialog: QDialog, read: Callable[[int], T], default: T) -> T:
+    """Open ``dialog`` with ``open()`` and return ``read(result)``, called as it finishes.
+
+    Args:
+        dialog: A dialog not shown yet. It may have ``WA_DeleteOnClose``.
+        read: Called with the result code inside the ``finished`` handler, while the dialog
+            still exists; it reads the fields the caller needs.
+        default: The answer when the dialog is destroyed without finishing (its parent closed).
+
+    Returns:
+        What ``read`` returned, or ``default``.
+    """
+    future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+
+    def on_finished(result: int) -> None:
+        if future.done():
+            return
+        try:
+            future.set_result(read(result))
+        except Exception as exc:  # handed to the awaiting coroutine
+            future.set_exception(exc)
+
+    def on_destroyed() -> None:
+        if not future.done():
+            future.set_result(default)
+
+    dialog.finished.connect(on_finished)
+    dialog.destroyed.connect(on_destroyed)
+    dialog.open()
+    return await future
+
+
+async def await_result(dialog: QDialog) -> int:
+    """Open ``dialog`` and return its result code (``Accepted``/``Rejected``)."""
+    return await await_dialog(dialog, lambda result: result, int(QDialog.DialogCode.Rejected))
+
+
+async def confirm(
     parent: QWidget, title: str, text: str, action: str, *, destructive: bool = False
 ) -> bool:
     """Ask a yes/cancel question whose "yes" button says what it does (e.g. "Delete").
 
+    Destructive questions default to Cancel, so Enter never deletes.
+
     Returns:
-        Whether the user chose ``action``. Tests replace this function; it runs a modal loop.
+        Whether the user chose ``action``.
     """
     box = QMessageBox(parent)
+    box.setObjectName("confirmBox")
     box.setIcon(QMessageBox.Icon.Warning if destructive else QMessageBox.Icon.Question)
     box.setWindowTitle(title)
+    box.setTextFormat(Qt.TextFormat.PlainText)
     box.setText(text)
     yes = box.addButton(
         action,
@@ -25,5 +83,68 @@ def confirm(
     )
     cancel = box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(cancel if destructive else yes)
-    box.exec()
-    return box.clickedButton() is yes
+    box.setEscapeButton(cancel)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    return await await_dialog(box, lambda _result: box.clickedButton() is yes, False)
+
+
+def start_folder() -> str:
+    """Where file choosers start: the user's documents folder (else home), never the cwd."""
+    for location in (
+        QStandardPaths.StandardLocation.DocumentsLocation,
+        QStandardPaths.StandardLocation.HomeLocation,
+    ):
+        folder = QStandardPaths.writableLocation(location)
+        if folder and Path(folder).is_dir():
+            return folder
+    return ""
+
+
+def suggested_file_name(title: str, suffix: str, *, fallback: str) -> str:
+    """A file name from a title: characters file systems refuse are replaced, length bounded."""
+    name = re.sub(r'[\\/:*?"<>|\x00-\x1f\u200b-\u200f\u202a-\u202e\u2066-\u2069]', " ", title)
+    name = " ".join(name.split()).strip(". ")[:80].strip()
+    return f"{name or fallback}{suffix}"
+
+
+async def choose_save_path(
+    parent: QWidget, caption: str, name_filter: str, file_name: str
+) -> str | None:
+    """Ask where to save a file: the operating system's chooser, opened and awaited.
+
+    Args:
+        parent: The window it belongs to.
+        caption: Its title.
+        name_filter: E.g. ``"JSON (*.json)"``.
+        file_name: The suggested file name; the chooser starts in the documents folder.
+
+    Returns:
+        The chosen path, or ``None`` when cancelled.
+    """
+    folder = start_folder()
+    suggested = str(Path(folder) / file_name) if folder else file_name
+    dialog = QFileDialog(parent, caption, suggested, name_filter)
+    dialog.setObjectName("saveFileDialog")
+    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    return await await_dialog(dialog, lambda result: _chosen(dialog, result), None)
+
+
+async def choose_open_path(parent: QWidget, caption: str, name_filter: str) -> str | None:
+    """Ask for an existing file to open: the operating system's chooser, opened and awaited.
+
+    Returns:
+        The chosen path, or ``None`` when cancelled.
+    """
+    dialog = QFileDialog(parent, caption, start_folder(), name_filter)
+    dialog.setObjectName("openFileDialog")
+    dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    return await await_dialog(dialog, lambda result: _chosen(dialog, result), None)
+
+
+def _chosen(dialog: QFileDialog, result: int) -> str | None:
+    if result != QDialog.DialogCode.Accepted:
+        return None
+    files = dialog.selectedFiles()
+    return files[0] if files else None

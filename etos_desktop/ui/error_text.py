@@ -188,3 +188,18 @@ def retry_reason_text(reason: str) -> str:
     if reason == "unavailable":
         return _tr("Cannot reach the server")
     return _tr("Server busy")
+
+
+def failure_text(what: str, error: BaseException) -> str:
+    """What was not done and why, for a page's or a dialog's own status line.
+
+    Args:
+        what: What was not done, already translated ("The memory was not added.").
+        error: Why: an ``EtosError`` is described in words the user can act on; anything else is
+            a bug, said as such (its traceback is in the log).
+    """
+    if isinstance(error, EtosError):
+        why = describe(error).message
+    else:
+        why = _tr("An unexpected error occurred; the details are in the log file.")
+    return f"{what} {why}".strip() if what else why

@@ -8,7 +8,6 @@ The dialogs open with ``open()`` and are awaited through their ``finished`` sign
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import html
 from collections.abc import Awaitable, Callable, Sequence
@@ -22,7 +21,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -39,6 +37,7 @@ from etos_desktop.core.memory import transfer
 from etos_desktop.core.memory.errors import MemoryRejected
 from etos_desktop.core.memory.policy import check_content
 from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource, Revision
+from etos_desktop.ui.dialogs import await_dialog, await_result
 from etos_desktop.ui.error_text import describe
 from etos_desktop.ui.markdown_render import escape_invisible
 
@@ -214,22 +213,6 @@ PathFunction = Callable[[QWidget, str, str, str], Awaitable[str | None]]
 PreviewFunction = Callable[[QWidget, transfer.ImportPreview], Awaitable[bool]]
 
 
-async def _await_dialog(dialog: QDialog) -> int:
-    """Open ``dialog`` window-modally with ``open()`` and await its result (no nested loop)."""
-    future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-
-    def on_finished(result: int) -> None:
-        if not future.done():
-            future.set_result(result)
-
-    dialog.finished.connect(on_finished)
-    dialog.open()
-    try:
-        return await future
-    finally:
-        dialog.finished.disconnect(on_finished)
-
-
 # -- the editor -------------------------------------------------------------------------------
 
 
@@ -367,32 +350,11 @@ async def open_editor(
     """Show the memory editor and return what was saved, or ``None`` when cancelled."""
     dialog = MemoryEditorDialog(fields, title, max_chars=max_chars, parent=parent)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    result = await _await_dialog(dialog)
-    return dialog.fields() if result == QDialog.DialogCode.Accepted else None
-
-
-async def choose_save_path(
-    parent: QWidget, caption: str, name_filter: str, suggested: str
-) -> str | None:
-    """Ask where to save a file (a non-modal file dialog, awaited)."""
-    dialog = QFileDialog(parent, caption, suggested, name_filter)
-    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    if await _await_dialog(dialog) != QDialog.DialogCode.Accepted or not dialog.selectedFiles():
-        return None
-    return dialog.selectedFiles()[0]
-
-
-async def choose_open_path(
-    parent: QWidget, caption: str, name_filter: str, suggested: str
-) -> str | None:
-    """Ask for an existing file to open (a non-modal file dialog, awaited)."""
-    dialog = QFileDialog(parent, caption, suggested, name_filter)
-    dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    if await _await_dialog(dialog) != QDialog.DialogCode.Accepted or not dialog.selectedFiles():
-        return None
-    return dialog.selectedFiles()[0]
+    return await await_dialog(
+        dialog,
+        lambda result: dialog.fields() if result == QDialog.DialogCode.Accepted else None,
+        None,
+    )
 
 
 # -- import preview ---------------------------------------------------------------------------
@@ -492,7 +454,7 @@ async def confirm_import(parent: QWidget, preview: transfer.ImportPreview) -> bo
     """Show the import preview; ``True`` when the user chose Import."""
     dialog = ImportPreviewDialog(preview, parent)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    return await _await_dialog(dialog) == QDialog.DialogCode.Accepted
+    return await await_result(dialog) == QDialog.DialogCode.Accepted
 
 
 # -- history ----------------------------------------------------------------------------------

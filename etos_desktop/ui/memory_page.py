@@ -79,8 +79,6 @@ from etos_desktop.ui.memory_dialogs import (
     MemoryHistoryDialog,
     PathFunction,
     PreviewFunction,
-    choose_open_path,
-    choose_save_path,
     confirm_import,
     kind_name,
     local_time,
@@ -411,8 +409,12 @@ class MemoryPage(QWidget):
         self._settings = settings
         self._clock: Clock = clock or SystemClock()
         self._edit_memory: EditorFunction = edit_memory or self._default_editor
-        self._save_path: PathFunction = save_path or choose_save_path
-        self._open_path: PathFunction = open_path or choose_open_path
+        self._save_path: PathFunction = save_path or dialogs.choose_save_path
+        self._open_path: PathFunction = open_path or (
+            lambda parent, caption, name_filter, _name: dialogs.choose_open_path(
+                parent, caption, name_filter
+            )
+        )
         self._preview_import: PreviewFunction = preview_import or confirm_import
         self._tasks = TaskSet()
         self._busy = False
@@ -890,10 +892,9 @@ class MemoryPage(QWidget):
                 "",
                 len(ids),
             )
-        if dialogs.confirm(
-            self, self.tr("Delete memories"), text, self.tr("Delete"), destructive=True
-        ):
-            self._start(self._delete(ids))
+        self._tasks.spawn(
+            self._confirm_then_delete(ids, self.tr("Delete memories"), text, self.tr("Delete"))
+        )
 
     def request_clear_all(self) -> None:
         """Delete every memory, active and archived, after a confirmation with the count."""
@@ -907,9 +908,16 @@ class MemoryPage(QWidget):
             "",
             len(ids),
         )
-        if dialogs.confirm(
-            self, self.tr("Delete all memories"), text, self.tr("Delete all"), destructive=True
-        ):
+        self._tasks.spawn(
+            self._confirm_then_delete(
+                ids, self.tr("Delete all memories"), text, self.tr("Delete all")
+            )
+        )
+
+    async def _confirm_then_delete(
+        self, ids: list[int], title: str, text: str, action: str
+    ) -> None:
+        if await dialogs.confirm(self, title, text, action, destructive=True):
             self._start(self._delete(ids))
 
     def _on_undo_button_clicked(self) -> None:

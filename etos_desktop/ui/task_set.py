@@ -1,38 +1,72 @@
-"""Keeping the asyncio tasks a widget starts referenced until they end."""
+"""Keeping the asyncio tasks a widget starts referenced until they end, and their failures seen."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
+
+from etos_desktop.core.errors import EtosError
+
+log = logging.getLogger(__name__)
+
+#: Shows a failure where it happened: the words of what was not done, and the exception.
+Reporter = Callable[[str, BaseException], None]
 
 
 class TaskSet:
-    """Tasks kept referenced until they end: a dropped task can be collected mid-flight.
+    """Tasks kept referenced until they end (a dropped task can be collected mid-flight).
 
-    An exception a task ends with takes the route an exception in an ``@asyncSlot`` takes:
-    ``sys.excepthook``, where the app's one hook logs it and shows the error dialog (STYLE
-    recipe 4).
+    Each task carries the words for its failure — what was not done ("The memory was not
+    added.") — and a failure is shown once, in the place it happened, by ``report``. An
+    ``EtosError`` is an expected outcome (disk full, server down) and is logged at INFO; any other
+    exception is a bug and is logged once at ERROR with its traceback. Without a ``report``, a
+    failure takes the route an exception in an ``@asyncSlot`` takes: ``sys.excepthook``, where
+    the app's one hook logs it and shows the error dialog (STYLE recipe 4).
+
+    Args:
+        report: Shows failures in place (a page's status line, a banner…).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, report: Reporter | None = None) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._failures: dict[asyncio.Task[Any], str] = {}
+        self._report = report
 
-    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
-        """Start ``coro`` as a task and keep it until it ends."""
+    def spawn(self, coro: Coroutine[Any, Any, Any], failure: str = "") -> asyncio.Task[Any]:
+        """Start ``coro`` as a task and keep it until it ends.
+
+        Args:
+            coro: The work.
+            failure: What was not done if it fails, already translated.
+        """
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
+        self._failures[task] = failure
         task.add_done_callback(self._on_done)
         return task
 
+    def __len__(self) -> int:
+        return len(self._tasks)
+
     def _on_done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
+        failure = self._failures.pop(task, "")
         if task.cancelled():
             return
         exc = task.exception()
-        if exc is not None:
+        if exc is None:
+            return
+        if self._report is None:
             sys.excepthook(type(exc), exc, exc.__traceback__)
+            return
+        if isinstance(exc, EtosError):
+            log.info("%s %s: %s", failure or "task failed:", exc.code, exc.detail)
+        else:
+            log.error("%s unexpected error", failure or "task failed:", exc_info=exc)
+        self._report(failure, exc)
 
     def cancel_all(self) -> None:
         """Cancel every task still running."""

@@ -16,10 +16,10 @@ from PySide6.QtWidgets import QApplication, QTextBrowser
 
 from etos_desktop.app import EtosApp
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
-from etos_desktop.ui import dialogs
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text
 from tests.helpers.qt_async import expect_signal
 from tests.helpers.stack import fast_provider_factory
+from tests.helpers.ui_driver import answer_box, click
 
 TIMEOUT = 15
 
@@ -218,10 +218,10 @@ async def test_edit_and_resend_drops_what_followed(
     chat.widget(user_id).edit_requested.emit(user_id)
     assert chat.composer.toPlainText() == "question one"
     assert chat.edit_bar.isVisible()
-    monkeypatch.setattr(dialogs, "confirm", lambda *a, **k: True)
     chat.composer.setPlainText("question one, edited")
     finished = asyncio.ensure_future(_first_of(etos))
-    chat.send_button.click()
+    await click(chat.send_button)
+    await answer_box("Send")
     result = await asyncio.wait_for(finished, TIMEOUT)
     await idle(etos)
     assert result[1].content == "answer edited"
@@ -264,12 +264,12 @@ async def test_conversation_list_actions(
     await idle(etos)
     assert sidebar.model.rowCount() == 1
     # Delete asks first; "Cancel" keeps it, "Delete" removes it.
-    monkeypatch.setattr(dialogs, "confirm", lambda *a, **k: False)
     sidebar.ask_delete(cid, "Renamed 对话")
+    assert "Renamed 对话" in await answer_box("Cancel")
     await idle(etos)
     assert await controller.repo.get_conversation(cid) is not None
-    monkeypatch.setattr(dialogs, "confirm", lambda *a, **k: True)
     sidebar.ask_delete(cid, "Renamed 对话")
+    await answer_box("Delete")
     await idle(etos)
     assert await controller.repo.get_conversation(cid) is None
     assert sidebar.model.rowCount() == 0
@@ -498,12 +498,12 @@ async def test_delete_message_with_confirm(
     second = await send(etos, "two")
     chat = etos.window.chat
     user_id = second[1].reply_to_id
-    monkeypatch.setattr(dialogs, "confirm", lambda *a, **k: False)
     chat.widget(user_id).delete_requested.emit(user_id)
+    await answer_box("Cancel")
     await idle(etos)
     assert len(await etos.controller.repo.current_history(etos.controller.current.id)) == 4
-    monkeypatch.setattr(dialogs, "confirm", lambda *a, **k: True)
     chat.widget(user_id).delete_requested.emit(user_id)
+    await answer_box("Delete")
     await idle(etos)
     history = await etos.controller.repo.current_history(etos.controller.current.id)
     assert [m.content for m in history] == ["one", "first answer"]

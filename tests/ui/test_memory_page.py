@@ -144,7 +144,7 @@ class Confirms(list[tuple[str, str, str]]):
         super().__init__()
         self.answers: list[bool] = []
 
-    def __call__(
+    async def __call__(
         self, _parent: Any, title: str, text: str, action: str, *, destructive: bool
     ) -> bool:
         assert destructive

@@ -1,0 +1,130 @@
+"""Driving the app's real widgets and dialogs from async tests, without nesting a Qt event loop.
+
+The app opens its dialogs with ``open()`` and awaits them (``etos_desktop.ui.dialogs``); a test
+finds the dialog the app opened among the visible top-level widgets, types into its fields and
+clicks its buttons with QTest, then polls on the running loop for the outcome (STYLE recipe 9).
+Only the operating system's file chooser is answered directly (``choose_file``), and even that
+goes through the app's real awaiting path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QDialog,
+    QFileDialog,
+    QMessageBox,
+    QWidget,
+)
+
+D = TypeVar("D", bound=QWidget)
+
+TIMEOUT = 10.0
+
+
+async def wait_until(predicate: Callable[[], Any], timeout: float = TIMEOUT, what: str = "") -> Any:
+    """Poll ``predicate`` on the running loop until it is truthy; return its value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or predicate}")
+        await asyncio.sleep(0.01)
+
+
+def visible_dialogs(kind: type[D] = QDialog) -> list[D]:  # type: ignore[assignment]
+    """The visible top-level widgets of ``kind``, newest last."""
+    return [w for w in QApplication.topLevelWidgets() if isinstance(w, kind) and w.isVisible()]
+
+
+async def find_dialog(
+    kind: type[D] = QDialog,  # type: ignore[assignment]
+    *,
+    name: str | None = None,
+    timeout: float = TIMEOUT,
+) -> D:
+    """Wait for the app to open a visible dialog of ``kind`` (and object name ``name``)."""
+
+    def found() -> D | None:
+        for widget in visible_dialogs(kind):
+            if name is None or widget.objectName() == name:
+                return widget
+        return None
+
+    return await wait_until(found, timeout, f"a visible {kind.__name__} {name or ''}")
+
+
+async def click(widget: QWidget, *, settle: bool = True) -> None:
+    """Click ``widget`` with the left mouse button, as a person would."""
+    assert widget.isVisible(), f"{widget.objectName() or widget} is not visible"
+    assert widget.isEnabled(), f"{widget.objectName() or widget} is disabled"
+    center = QPoint(widget.width() // 2, widget.height() // 2)
+    QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, center)
+    if settle:
+        await asyncio.sleep(0)
+
+
+async def type_text(widget: QWidget, text: str, *, replace: bool = True) -> None:
+    """Type ``text`` into a line or text edit (selecting what is there first when ``replace``)."""
+    widget.setFocus()
+    if replace:
+        QTest.keyClick(widget, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        QTest.keyClick(widget, Qt.Key.Key_Delete)
+    QTest.keyClicks(widget, text)
+    await asyncio.sleep(0)
+
+
+def button_with_text(parent: QWidget, text: str) -> QAbstractButton:
+    """The visible button of ``parent`` whose text (without ``&``) is ``text``."""
+    buttons = [
+        b
+        for b in parent.findChildren(QAbstractButton)
+        if b.text().replace("&", "") == text and b.isVisible()
+    ]
+    assert buttons, f"no visible button {text!r} in {parent.objectName() or parent}: " + ", ".join(
+        repr(b.text()) for b in parent.findChildren(QAbstractButton) if b.isVisible()
+    )
+    return buttons[0]
+
+
+async def answer_box(button: str, *, timeout: float = TIMEOUT) -> str:
+    """Wait for a message box, click its button labelled ``button``; return the box's text."""
+    box = await find_dialog(QMessageBox, timeout=timeout)
+    text = box.text()
+    await click(button_with_text(box, button))
+    await wait_until(lambda: not _alive_and_visible(box), timeout, "the message box to close")
+    return text
+
+
+async def choose_file(path: str, *, timeout: float = TIMEOUT) -> None:
+    """Answer the file chooser the app opened with ``path`` (the one allowed stand-in)."""
+    dialog = await find_dialog(QFileDialog, timeout=timeout)
+    dialog.selectFile(path)
+    dialog.accept()
+    await asyncio.sleep(0)
+
+
+async def cancel_file_chooser(*, timeout: float = TIMEOUT) -> QFileDialog:
+    """Cancel the file chooser the app opened; return it (already closing)."""
+    dialog = await find_dialog(QFileDialog, timeout=timeout)
+    directory = dialog.directory().absolutePath()
+    dialog.reject()
+    dialog.setProperty("testDirectory", directory)
+    await asyncio.sleep(0)
+    return dialog
+
+
+def _alive_and_visible(widget: QWidget) -> bool:
+    import shiboken6
+
+    return shiboken6.isValid(widget) and widget.isVisible()
