@@ -29,6 +29,7 @@ from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.resources import resource_path
 from etos_desktop.ui.gc_guard import GarbageCollector
 from etos_desktop.ui.main_window import MainWindow
+from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
     from etos_desktop.core.memory.access import MemoryAccess
@@ -130,6 +131,9 @@ class EtosApp:
         self.controller: ChatController | None = None
         self.memory: MemoryAccess | None = None
         self._embedder_task: Any = None
+        # Background work of the app itself (choosing the embedder…): failures are shown in the
+        # status bar with what was not done, and logged once.
+        self._tasks = TaskSet(report=self._on_task_failed)
         self._reembed_cancel = threading.Event()
         self._embedder_mode = ""
         self._strictness = "balanced"
@@ -257,13 +261,14 @@ class EtosApp:
             )
         if notices:
             self.window.set_notice("⚠ " + notices[0], "\n".join(notices))
+        await repo.delete_empty_conversations()
         await self.controller.refresh_conversations()
         rows = await repo.list_conversations(limit=1)
         if rows and rows[0].id is not None:
             await self.controller.open_conversation(rows[0].id)
         if not self.registry.is_configured():
             self.open_settings("providers", first_run=True)
-        self._embedder_task = asyncio.ensure_future(self.choose_embedder())
+        self._embedder_task = self._spawn_choose_embedder()
         self.garbage_collector.freeze_startup_objects()
 
     def _endpoint_signature(self) -> tuple[str, str, str]:
@@ -281,14 +286,27 @@ class EtosApp:
 
     def switch_embedder(self) -> Any:
         """Stop any re-embedding under way and choose the embedder again (setting changed)."""
-        import asyncio
-
         self._reembed_cancel.set()
         if self._embedder_task is not None and not self._embedder_task.done():
             self._embedder_task.cancel()
         self._reembed_cancel = threading.Event()
-        self._embedder_task = asyncio.ensure_future(self.choose_embedder())
+        self._embedder_task = self._spawn_choose_embedder()
         return self._embedder_task
+
+    def _spawn_choose_embedder(self) -> Any:
+        return self._tasks.spawn(
+            self.choose_embedder(),
+            self.window.tr(
+                "Matching memories by meaning could not be started; memory search uses keywords."
+            ),
+        )
+
+    def _on_task_failed(self, what: str, error: BaseException) -> None:
+        from etos_desktop.ui.error_text import failure_text
+
+        text = failure_text(what, error)
+        self.window.statusBar().showMessage(text, 30000)
+        self.window.set_notice("⚠ " + what, text)
 
     async def choose_embedder(self) -> None:
         """Pick the embedder (endpoint → built-in USE → keywords) off the UI thread.
@@ -437,8 +455,8 @@ class EtosApp:
             self.controller.stop()
             await self.controller.wait_idle()
         self._reembed_cancel.set()
-        if self._embedder_task is not None and not self._embedder_task.done():
-            self._embedder_task.cancel()
+        self._tasks.cancel_all()
+        await self._tasks.wait_idle()
         if self.memory is not None:
             import asyncio
 
@@ -517,6 +535,19 @@ def show_first_frame(argv: Sequence[str]) -> tuple[QApplication, EtosApp, Any]:
     return qt_app, etos, args
 
 
+def install_asyncgen_hooks(loop: Any) -> None:
+    """Let ``loop`` finalise abandoned async generators, as asyncio's own loops do.
+
+    qasync's loop does not install these hooks, so an async generator dropped without
+    ``aclose()`` (the HTTP client's byte stream after a Stop) was closed synchronously by the
+    garbage collector, outside any loop, and raised there. With the hooks, its ``aclose()`` runs
+    as a task on the loop.
+    """
+    sys.set_asyncgen_hooks(
+        firstiter=loop._asyncgen_firstiter_hook, finalizer=loop._asyncgen_finalizer_hook
+    )
+
+
 def run_event_loop(qt_app: QApplication, etos: EtosApp, *, self_check: bool) -> int:
     """Start the qasync loop and the services; return when the window closes."""
     import asyncio
@@ -525,6 +556,7 @@ def run_event_loop(qt_app: QApplication, etos: EtosApp, *, self_check: bool) -> 
 
     loop = qasync.QEventLoop(qt_app)
     asyncio.set_event_loop(loop)
+    install_asyncgen_hooks(loop)
     with loop:
         return loop.run_until_complete(run_app(etos, self_check=self_check))
 

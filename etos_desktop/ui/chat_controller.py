@@ -1,7 +1,8 @@
 """The controller between the chat widgets and the Qt-free chat service.
 
-It owns the async work (every task it starts is kept referenced until it ends), the busy state,
-and the mapping of core events to Qt signals. Widgets call its methods; they never await.
+It owns the async work (every task it starts is kept referenced until it ends, and carries the
+words for its failure), the busy state, and the mapping of core events to Qt signals. Widgets
+call its methods; they never await.
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +29,13 @@ from etos_desktop.core.chat.events import (
 )
 from etos_desktop.core.chat.export import conversation_to_json, conversation_to_markdown
 from etos_desktop.core.chat.service import ChatService
-from etos_desktop.core.errors import EtosError, InvalidInput
+from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.errors import MemoryNotFound
 from etos_desktop.core.memory.tools import SaveRequest
 from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+from etos_desktop.ui.task_set import Reporter, TaskSet
 
 log = logging.getLogger(__name__)
 
@@ -40,24 +43,40 @@ log = logging.getLogger(__name__)
 PAGE_SIZE = 40
 
 
+@dataclass
+class Draft:
+    """A new conversation not written yet: it gets its row with its first message.
+
+    So "New" never leaves an empty conversation behind, and what the user chose for it before
+    the first message (temporary, provider, model) is carried into that row.
+    """
+
+    temporary: bool = False
+    provider_id: str | None = None
+    model: str | None = None
+
+
 class ChatController(QObject):
     """Runs chat actions on the event loop and reports them as signals.
 
     Signals:
         conversations_loaded(list): ConversationRow list for the sidebar (after any change).
-        conversation_opened(object, list, bool): the conversation, its newest page of messages,
-            and whether older messages exist.
+        conversation_loading(int): a conversation is being opened (the view may clear at once).
+        conversation_opened(object, list, bool): the conversation (``None``: a new one not
+            written yet), its newest page of messages, and whether older messages exist.
         older_messages_loaded(list, bool): an older page, and whether still older ones exist.
         conversation_changed(object): a conversation's row changed (title, model, flags).
         conversation_closed(): the open conversation was deleted or archived.
+        messages_hidden(int): an edit hid this user message and everything after it.
         user_message_saved(object): the user's message is stored (the composer may clear).
         reply_started(object): an assistant reply row exists.
         reply_delta(int, str): message id and the whole text so far.
         reply_retrying(int, float, str): message id, seconds until the retry, reason code.
-        reply_finished(object): the final row (complete or interrupted).
+        reply_finished(object): the final row (complete, interrupted or stopped).
         reply_failed(object, object): the row and the ``UserFacingError``.
         busy_changed(bool): a reply is (not) in progress.
-        error_occurred(object): an ``EtosError`` not tied to a reply (shown in the status bar).
+        task_failed(str, object): an action failed: the words of what was not done, and the
+            exception (an ``EtosError``, or anything else for a bug — already logged).
         versions_changed(int, int, int): user message id, current version index, version count.
         memory_saved(object): a ``MemorySaved`` event (the model's save_memory, or /remember).
         saved_memories_loaded(list): ``MemorySaved`` events for the active memories saved from
@@ -69,10 +88,12 @@ class ChatController(QObject):
     """
 
     conversations_loaded = Signal(list)
+    conversation_loading = Signal(int)
     conversation_opened = Signal(object, list, bool)
     older_messages_loaded = Signal(list, bool)
     conversation_changed = Signal(object)
     conversation_closed = Signal()
+    messages_hidden = Signal(int)
     user_message_saved = Signal(object)
     reply_started = Signal(object)
     reply_delta = Signal(int, str)
@@ -80,7 +101,7 @@ class ChatController(QObject):
     reply_finished = Signal(object)
     reply_failed = Signal(object, object)
     busy_changed = Signal(bool)
-    error_occurred = Signal(object)
+    task_failed = Signal(str, object)
     versions_changed = Signal(int, int, int)
     memory_saved = Signal(object)
     saved_memories_loaded = Signal(list)
@@ -100,31 +121,30 @@ class ChatController(QObject):
         self.repo = repo
         self._chat = chat
         self._auto_title = auto_title
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._reply_task: asyncio.Task[None] | None = None
+        self._tasks = TaskSet(report=self._on_task_failed)
+        self._reply_task: asyncio.Task[Any] | None = None
         self.current: ConversationRow | None = None
+        self.draft = Draft()
         chat.approver = self._approve
         self.search_text = ""
         self.show_archived = False
 
     # -- task plumbing ------------------------------------------------------------------------
 
-    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
-        """Run ``coro`` as a task kept referenced until it ends; errors become signals."""
-        task = asyncio.ensure_future(self._guard(coro))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+    def spawn(
+        self, coro: Coroutine[Any, Any, Any], failure: str = "", report: Reporter | None = None
+    ) -> asyncio.Task[Any]:
+        """Run ``coro`` as a task kept referenced until it ends.
 
-    async def _guard(self, coro: Awaitable[Any]) -> Any:
-        try:
-            return await coro
-        except asyncio.CancelledError:
-            raise
-        except EtosError as exc:
-            log.info("action failed: %s %s", exc.code, exc.detail)
-            self.error_occurred.emit(exc)
-        return None
+        Args:
+            coro: The work.
+            failure: What was not done if it fails (translated); shown with the reason.
+            report: Shows the failure somewhere else than the chat (a dialog, a note).
+        """
+        return self._tasks.spawn(coro, failure, report)
+
+    def _on_task_failed(self, what: str, error: BaseException) -> None:
+        self.task_failed.emit(what, error)
 
     @property
     def busy(self) -> bool:
@@ -133,26 +153,26 @@ class ChatController(QObject):
 
     async def wait_idle(self) -> None:
         """Wait until every task this controller started has ended (used by tests and quit)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await self._tasks.wait_idle()
 
     # -- conversations ------------------------------------------------------------------------
 
     def refresh_conversations(self) -> asyncio.Task[Any]:
         """Reload the sidebar with the current search text and archive filter."""
-        return self.spawn(self._refresh())
+        return self.spawn(self._refresh(), self.tr("The conversation list was not refreshed."))
 
     async def _refresh(self) -> None:
         rows = await self._repo.list_conversations(
-            archived=self.show_archived, search=self.search_text
+            archived=None if self.show_archived else False, search=self.search_text
         )
         self.conversations_loaded.emit(rows)
 
     def open_conversation(self, conversation_id: int) -> asyncio.Task[Any]:
         """Show a conversation: its newest page of messages."""
-        return self.spawn(self._open(conversation_id))
+        return self.spawn(self._open(conversation_id), self.tr("The conversation was not opened."))
 
     async def _open(self, conversation_id: int) -> None:
+        self.conversation_loading.emit(conversation_id)
         conversation = await self._repo.get_conversation(conversation_id)
         if conversation is None:
             raise InvalidInput(f"no conversation {conversation_id}", reason="missing")
@@ -163,9 +183,15 @@ class ChatController(QObject):
         await self._emit_versions(page[-PAGE_SIZE:])
         await self._emit_saved_memories(page[-PAGE_SIZE:])
 
+    def reopen(self) -> asyncio.Task[Any] | None:
+        """Show the open conversation again from the database (what a fresh open shows)."""
+        if self.current is None or self.current.id is None:
+            return None
+        return self.open_conversation(self.current.id)
+
     def load_older(self, before_id: int) -> asyncio.Task[Any]:
         """Load the page of messages before ``before_id`` in the open conversation."""
-        return self.spawn(self._load_older(before_id))
+        return self.spawn(self._load_older(before_id), self.tr("Earlier messages were not loaded."))
 
     async def _load_older(self, before_id: int) -> None:
         if self.current is None or self.current.id is None:
@@ -200,18 +226,25 @@ class ChatController(QObject):
                 [MemorySaved(m.origin_message_id, m.id, False, None, m.content) for m in saved]
             )
 
-    def new_conversation(self, *, temporary: bool = False) -> asyncio.Task[Any]:
-        """Create a conversation and open it."""
-        return self.spawn(self._new(temporary))
+    def new_conversation(self, *, temporary: bool = False) -> None:
+        """Show a new, empty conversation; its row is written with its first message."""
+        if self.busy:
+            self.stop()
+        self.current = None
+        self.draft = Draft(temporary=temporary)
+        self.conversation_opened.emit(None, [], False)
+        self.refresh_conversations()
 
-    async def _new(self, temporary: bool) -> None:
-        row = await self._repo.create_conversation(temporary=temporary)
-        await self._refresh()
-        await self._open(row.id or 0)
+    def update_draft(self, **values: Any) -> None:
+        """Change what the new conversation will be created with (temporary, provider, model)."""
+        for name, value in values.items():
+            setattr(self.draft, name, value)
 
     def update_conversation(self, conversation_id: int, **values: Any) -> asyncio.Task[Any]:
         """Rename, pin, archive, or change a conversation's model/persona."""
-        return self.spawn(self._update(conversation_id, values))
+        return self.spawn(
+            self._update(conversation_id, values), self.tr("The conversation was not changed.")
+        )
 
     async def _update(self, conversation_id: int, values: dict[str, Any]) -> None:
         row = await self._repo.update_conversation(conversation_id, **values)
@@ -219,6 +252,7 @@ class ChatController(QObject):
             self.current = row
             if values.get("archived") and not self.show_archived:
                 self.current = None
+                self.draft = Draft()
                 self.conversation_closed.emit()
             else:
                 self.conversation_changed.emit(row)
@@ -226,12 +260,16 @@ class ChatController(QObject):
 
     def delete_conversation(self, conversation_id: int) -> asyncio.Task[Any]:
         """Delete a conversation for good (the view asks for confirmation first)."""
-        return self.spawn(self._delete_conversation(conversation_id))
+        return self.spawn(
+            self._delete_conversation(conversation_id),
+            self.tr("The conversation was not deleted."),
+        )
 
     async def _delete_conversation(self, conversation_id: int) -> None:
         if self.current is not None and self.current.id == conversation_id:
             self.stop()
             self.current = None
+            self.draft = Draft()
             self.conversation_closed.emit()
         await self._repo.delete_conversation(conversation_id)
         await self._refresh()
@@ -239,54 +277,92 @@ class ChatController(QObject):
     # -- messages -----------------------------------------------------------------------------
 
     def send(self, text: str) -> asyncio.Task[Any]:
-        """Send ``text`` in the open conversation (creating one if none is open)."""
-        return self._start_reply(lambda cid: self._chat.send(cid, text), create=True)
+        """Send ``text`` in the open conversation (creating the new one on its first message)."""
+        return self._start_reply(
+            lambda cid: self._chat.send(cid, text),
+            self.tr("The message was not sent."),
+            create=True,
+        )
 
     def regenerate(self, user_message_id: int) -> asyncio.Task[Any]:
         """Produce a new version of the reply to a user message (also retries a failure)."""
-        return self._start_reply(lambda _cid: self._chat.regenerate(user_message_id))
+        return self._start_reply(
+            lambda _cid: self._chat.regenerate(user_message_id),
+            self.tr("The reply was not regenerated."),
+        )
 
     def edit_and_resend(self, user_message_id: int, text: str) -> asyncio.Task[Any]:
         """Replace a user message, drop what followed it, and reply anew."""
-        return self._start_reply(lambda _cid: self._chat.edit_and_resend(user_message_id, text))
+        return self._start_reply(
+            lambda _cid: self._chat.edit_and_resend(user_message_id, text),
+            self.tr("The edited message was not sent."),
+            replaces=user_message_id,
+        )
 
     def stop(self) -> None:
-        """Stop the reply being streamed; what arrived stays, marked interrupted."""
+        """Stop the reply being streamed; what arrived stays, marked stopped."""
         if self._reply_task is not None and not self._reply_task.done():
             self._reply_task.cancel()
 
     def _start_reply(
-        self, events: Callable[[int], Any], *, create: bool = False
+        self,
+        events: Callable[[int], Any],
+        failure: str,
+        *,
+        create: bool = False,
+        replaces: int | None = None,
     ) -> asyncio.Task[Any]:
         if self.busy:
-            return self.spawn(self._fail(InvalidInput("a reply is in progress", reason="busy")))
-        task = self.spawn(self._run_reply(events, create))
+            return self.spawn(
+                self._fail(InvalidInput("a reply is in progress", reason="busy")), failure
+            )
+        task = self.spawn(self._run_reply(events, create, replaces), failure)
         self._reply_task = task
         self.busy_changed.emit(True)
         task.add_done_callback(lambda _t: self.busy_changed.emit(False))
         return task
 
-    async def _fail(self, error: EtosError) -> None:
+    async def _fail(self, error: Exception) -> None:
         raise error
 
-    async def _run_reply(self, events: Callable[[int], Any], create: bool) -> None:
+    async def _create_from_draft(self) -> ConversationRow:
+        draft = self.draft
+        row = await self._repo.create_conversation(
+            temporary=draft.temporary, provider_id=draft.provider_id, model=draft.model
+        )
+        self.current = row
+        self.draft = Draft()
+        self.conversation_changed.emit(row)
+        return row
+
+    async def _run_reply(
+        self, events: Callable[[int], Any], create: bool, replaces: int | None
+    ) -> None:
         if self.current is None:
             if not create:
                 return
-            row = await self._repo.create_conversation()
-            self.current = row
-            self.conversation_opened.emit(row, [], False)
+            await self._create_from_draft()
+        assert self.current is not None
         conversation_id = self.current.id or 0
         first_reply = False
+        started: MessageRow | None = None
         ended: list[MessageRow] = []
         try:
             async for event in events(conversation_id):
+                if isinstance(event, UserMessageSaved) and replaces is not None:
+                    self.messages_hidden.emit(replaces)
+                if isinstance(event, ReplyStarted):
+                    started = event.message
                 self._dispatch(event)
                 if isinstance(event, ReplyFinished | ReplyFailed):
                     ended.append(event.message)
                 if isinstance(event, ReplyFinished) and not self.current.title:
                     first_reply = True
         finally:
+            if started is not None and not ended:
+                # Stopped (cancelled): the service has stored what arrived, marked stopped; the
+                # view shows that row now, as a reopen would.
+                self.spawn(self._show_final(started.id or 0))
             if ended:
                 # A regenerated reply is one more version: the switcher shows "2/2" at once.
                 self.spawn(self._emit_versions(ended))
@@ -294,6 +370,12 @@ class ChatController(QObject):
             self.spawn(self._refresh())
         if first_reply and self._auto_title():
             self.spawn(self._title(conversation_id))
+
+    async def _show_final(self, message_id: int) -> None:
+        row = await self._repo.get_message(message_id)
+        if row is not None:
+            self.reply_finished.emit(row)
+            await self._emit_versions([row])
 
     def _dispatch(self, event: ChatEvent) -> None:
         match event:
@@ -323,7 +405,10 @@ class ChatController(QObject):
 
     def switch_version(self, user_message_id: int, index: int) -> asyncio.Task[Any]:
         """Make version ``index`` of the reply to a user message the current one."""
-        return self.spawn(self._switch_version(user_message_id, index))
+        return self.spawn(
+            self._switch_version(user_message_id, index),
+            self.tr("The other version was not shown."),
+        )
 
     async def _switch_version(self, user_message_id: int, index: int) -> None:
         versions = await self._repo.reply_versions(user_message_id)
@@ -335,7 +420,7 @@ class ChatController(QObject):
 
     def delete_message(self, message_id: int) -> asyncio.Task[Any]:
         """Delete one message (a user message takes its replies with it)."""
-        return self.spawn(self._delete_message(message_id))
+        return self.spawn(self._delete_message(message_id), self.tr("The message was not deleted."))
 
     async def _delete_message(self, message_id: int) -> None:
         await self._repo.delete_message(message_id)
@@ -351,19 +436,34 @@ class ChatController(QObject):
         return await future
 
     def remember(
-        self, text: str, kind: str = "fact", *, message_id: int | None = None
+        self,
+        text: str,
+        kind: str = "fact",
+        *,
+        message_id: int | None = None,
+        report: Reporter | None = None,
     ) -> asyncio.Task[Any]:
-        """Save a memory the user wrote (the Remember… action under ``message_id``)."""
-        return self.spawn(self._remember(text, kind, message_id))
+        """Save a memory the user wrote (``/remember``, or Remember… under ``message_id``)."""
+        return self.spawn(
+            self._remember(text, kind, message_id), self.tr("Nothing was saved to memory."), report
+        )
 
-    async def _remember(self, text: str, kind: str, message_id: int | None) -> None:
+    async def _remember(self, text: str, kind: str, message_id: int | None) -> MemorySaved:
+        if self.current is None and self.draft.temporary:
+            # A new temporary conversation (no message yet) writes nothing to memory either.
+            raise InvalidInput("temporary conversation", reason="temporary")
         event = await self._chat.remember(self.current, text, kind, message_id=message_id)
         self.memory_saved.emit(event)
         self.memory_changed.emit()
+        return event
 
-    def undo_memory(self, memory_id: int, superseded: int | None) -> asyncio.Task[Any]:
+    def undo_memory(
+        self, memory_id: int, superseded: int | None, *, report: Reporter | None = None
+    ) -> asyncio.Task[Any]:
         """Undo a save: delete the new memory and restore the one it superseded."""
-        return self.spawn(self._undo_memory(memory_id, superseded))
+        return self.spawn(
+            self._undo_memory(memory_id, superseded), self.tr("The save was not undone."), report
+        )
 
     async def _undo_memory(self, memory_id: int, superseded: int | None) -> None:
         memory = self._chat.memory
@@ -379,12 +479,12 @@ class ChatController(QObject):
         """The long-term memory the chat uses (``None`` when the app runs without it)."""
         return self._chat.memory
 
-    def undo_merge(self, memory_id: int) -> asyncio.Task[Any]:
+    def undo_merge(self, memory_id: int, *, report: Reporter | None = None) -> asyncio.Task[Any]:
         """Undo a save that was merged into an existing memory: give it back its old wording.
 
         Deleting would lose a memory the user had before; the merge's revision holds what it was.
         """
-        return self.spawn(self._undo_merge(memory_id))
+        return self.spawn(self._undo_merge(memory_id), self.tr("The save was not undone."), report)
 
     async def _undo_merge(self, memory_id: int) -> None:
         memory = self._chat.memory
@@ -404,9 +504,13 @@ class ChatController(QObject):
         )
         self.memory_changed.emit()
 
-    def edit_memory(self, memory_id: int, text: str) -> asyncio.Task[Any]:
+    def edit_memory(
+        self, memory_id: int, text: str, *, report: Reporter | None = None
+    ) -> asyncio.Task[Any]:
         """Give a memory new wording (it is re-embedded)."""
-        return self.spawn(self._edit_memory(memory_id, text))
+        return self.spawn(
+            self._edit_memory(memory_id, text), self.tr("The memory was not changed."), report
+        )
 
     async def _edit_memory(self, memory_id: int, text: str) -> None:
         memory = self._chat.memory
@@ -418,7 +522,9 @@ class ChatController(QObject):
 
     def export(self, conversation_id: int, path: Path, fmt: str) -> asyncio.Task[Any]:
         """Write a conversation to ``path`` as ``"markdown"`` or ``"json"``."""
-        return self.spawn(self._export(conversation_id, path, fmt))
+        return self.spawn(
+            self._export(conversation_id, path, fmt), self.tr("The conversation was not exported.")
+        )
 
     async def _export(self, conversation_id: int, path: Path, fmt: str) -> Path:
         conversation = await self._repo.get_conversation(conversation_id)

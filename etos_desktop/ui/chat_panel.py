@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import QEvent, QMimeData, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QTextCursor, QTextOption
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -22,8 +22,9 @@ from PySide6.QtWidgets import (
 
 from etos_desktop.core.errors import EtosError
 from etos_desktop.ui import dialogs
-from etos_desktop.ui.error_text import describe, retry_reason_text, status_text
-from etos_desktop.ui.message_widget import MemoryNote, MessageWidget
+from etos_desktop.ui.error_text import describe, failure_text, retry_reason_text, status_text
+from etos_desktop.ui.labels import ElidedLabel, make_plain
+from etos_desktop.ui.message_widget import MemoryNote, MessageWidget, wrap_mode_for
 from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
@@ -39,6 +40,32 @@ class Composer(QPlainTextEdit):
     """
 
     submitted = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.textChanged.connect(self._on_text_changed)
+
+    def _on_text_changed(self) -> None:
+        if self.document().isEmpty():
+            self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        # A pasted run without spaces (minified JSON, base64) is wrapped anywhere: wrapping it at
+        # word boundaries took Qt minutes for a 1 MB line (tests/bench/text_speed.py).
+        if source.hasText():
+            self._fit_wrap_mode(source.text())
+        super().insertFromMimeData(source)
+
+    def setPlainText(self, text: str) -> None:
+        self._fit_wrap_mode(text)
+        super().setPlainText(text)
+
+    def _fit_wrap_mode(self, added: str) -> None:
+        mode = wrap_mode_for(added)
+        if mode != self.wordWrapMode() and (
+            mode == QTextOption.WrapMode.WrapAnywhere or self.document().isEmpty()
+        ):
+            self.setWordWrapMode(mode)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
@@ -98,13 +125,15 @@ class ChatPanel(QWidget):
         self._error_action = ""
         self._error_user_message: int | None = None
         self._busy = False
+        self._temporary_conversation = False
         self._stick_to_bottom = True
         # The composer text of a /remember on its way: cleared once it is saved, kept if refused.
         self._pending_remember: str | None = None
         self._tasks = TaskSet()
 
         # Header
-        self.title = QLabel(self)
+        # Written by the model: plain text, elided so a long one never widens the window.
+        self.title = ElidedLabel(self)
         self.title.setObjectName("conversationTitle")
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.provider_combo = QComboBox(self)
@@ -149,7 +178,8 @@ class ChatPanel(QWidget):
         # Status / error banner
         self.banner = QFrame(self)
         self.banner.setObjectName("errorBanner")
-        self.banner_label = QLabel(self.banner)
+        # The server's error body can be in it: plain text only.
+        self.banner_label = make_plain(QLabel(self.banner))
         self.banner_label.setWordWrap(True)
         self.banner_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner_action = QPushButton(self.banner)
@@ -195,6 +225,7 @@ class ChatPanel(QWidget):
         layout.addLayout(composer_row)
 
         self.composer.submitted.connect(self._on_send_clicked)
+        self.composer.textChanged.connect(self._update_send_button)
         self.send_button.clicked.connect(self._on_send_clicked)
         self.older_button.clicked.connect(self._on_older_clicked)
         self.banner_action.clicked.connect(self._on_banner_action)
@@ -225,7 +256,7 @@ class ChatPanel(QWidget):
         self.edit_cancel.setText(self.tr("Cancel"))
         self.empty_label.setText(self.tr("Say hello — your conversation starts here."))
         self._update_send_button()
-        if not self.title.text():
+        if not self.title.full_text():
             self.title.setText(self.tr("New conversation"))
 
     def changeEvent(self, event: QEvent) -> None:
@@ -298,12 +329,17 @@ class ChatPanel(QWidget):
         self._first_id = None
         self.cancel_edit()
         self.banner.hide()
+        self._temporary_conversation = conversation is not None and conversation.temporary
         if conversation is None:
             self.title.setText(self.tr("New conversation"))
             self._show_model(None, None)
+            self.temporary.blockSignals(True)
+            self.temporary.setChecked(False)
+            self.temporary.blockSignals(False)
             self.temporary.setEnabled(True)
         else:
             self.set_conversation_header(conversation)
+        self.empty_label.setText(self.tr("Say hello — your conversation starts here."))
         for row in messages:
             self._add_widget(row, at_top=False)
         self._first_id = messages[0].id if messages else None
@@ -314,8 +350,23 @@ class ChatPanel(QWidget):
         self._scroll_to_bottom()
         self.composer.setFocus()
 
+    def show_loading(self) -> None:
+        """A conversation is being opened: show that at once instead of the previous one."""
+        self.show_conversation(None, [], has_more=False)
+        self.title.setText("")
+        self.empty_label.setText(self.tr("Loading…"))
+        self.temporary.setEnabled(False)
+
+    def set_draft(self, *, temporary: bool) -> None:
+        """Show the choices of a new conversation that has no message yet."""
+        self.temporary.blockSignals(True)
+        self.temporary.setChecked(temporary)
+        self.temporary.blockSignals(False)
+        self._temporary_conversation = temporary
+
     def set_conversation_header(self, conversation: ConversationRow) -> None:
         self.title.setText(conversation.title or self.tr("New conversation"))
+        self._temporary_conversation = conversation.temporary
         self._show_model(conversation.provider_id, conversation.model)
         self.temporary.blockSignals(True)
         self.temporary.setChecked(conversation.temporary)
@@ -349,6 +400,7 @@ class ChatPanel(QWidget):
             parent=self.messages,
         )
         widget.set_text(row.content, streaming=False)
+        widget.set_remember_available(not self._temporary_conversation)
         self._apply_status(widget, row)
         widget.regenerate_requested.connect(self._on_widget_regenerate)
         widget.retry_requested.connect(self._on_widget_regenerate)
@@ -370,7 +422,8 @@ class ChatPanel(QWidget):
     def _apply_status(self, widget: MessageWidget, row: MessageRow) -> None:
         quiet = (None, "stopped", "stream_ended")
         if row.status == "error" or (row.status == "interrupted" and row.error_code not in quiet):
-            widget.set_status(row.status, describe(_error_from_row(row)).message)
+            error = _error_from_row(row)
+            widget.set_status(row.status, describe(error).message, retryable=_retryable(error))
         else:
             widget.set_status(row.status, status_text(row.status, row.error_code))
 
@@ -397,6 +450,29 @@ class ChatPanel(QWidget):
             self.cancel_edit()
         self.composer.clear()
         self.banner.hide()
+
+    def drop_from(self, message_id: int) -> None:
+        """An edit hid ``message_id`` and everything after it: take them off the view."""
+        widget = self._widgets.get(message_id)
+        if widget is None:
+            return
+        start = self.message_layout.indexOf(widget)
+        doomed = []
+        for index in range(start, self.message_layout.count()):
+            item = self.message_layout.itemAt(index)
+            shown = item.widget() if item is not None else None
+            if shown is not None and shown is not self.empty_label:
+                doomed.append(shown)
+        for shown in doomed:
+            if isinstance(shown, MessageWidget):
+                self._forget(shown.message_id)
+            self._discard(shown)
+
+    def _forget(self, message_id: int) -> None:
+        self._widgets.pop(message_id, None)
+        user_id = self._reply_of.pop(message_id, None)
+        if user_id is not None and self._reply_widget_for_user.get(user_id) == message_id:
+            del self._reply_widget_for_user[user_id]
 
     def start_reply(self, row: MessageRow) -> None:
         old = self._reply_widget_for_user.get(row.reply_to_id or -1)
@@ -433,7 +509,7 @@ class ChatPanel(QWidget):
         words = describe(error)
         if widget is not None:
             widget.set_text(row.content, streaming=False)
-            widget.set_status(row.status, words.message)
+            widget.set_status(row.status, words.message, retryable=_retryable(error))
         self.show_error(error, user_message_id=row.reply_to_id)
 
     def set_versions(self, user_message_id: int, index: int, count: int) -> None:
@@ -447,6 +523,8 @@ class ChatPanel(QWidget):
 
     def _update_send_button(self) -> None:
         self.send_button.setText(self.tr("Stop") if self._busy else self.tr("Send"))
+        # Whitespace alone is not a message: Send waits for text (Stop is always there).
+        self.send_button.setEnabled(self._busy or bool(self.composer.toPlainText().strip()))
         self.send_button.setToolTip(
             self.tr("Stop the reply (what arrived is kept)")
             if self._busy
@@ -507,11 +585,6 @@ class ChatPanel(QWidget):
         for note in self.memory_notes(memory_id):
             note.set_error(text)
 
-    @property
-    def remember_pending(self) -> bool:
-        """Whether a ``/remember`` from the composer is on its way."""
-        return self._pending_remember is not None
-
     def remember_command_saved(self, event: MemorySaved) -> MemoryNote:
         """The composer's ``/remember`` was saved: clear the composer and show a note."""
         pending, self._pending_remember = self._pending_remember, None
@@ -542,15 +615,27 @@ class ChatPanel(QWidget):
 
     # -- errors -------------------------------------------------------------------------------
 
-    def show_error(self, error: EtosError, *, user_message_id: int | None = None) -> None:
-        words = describe(error)
-        self.banner_label.setText(words.message)
-        self._error_action = words.action
+    def show_error(
+        self, error: BaseException, *, what: str = "", user_message_id: int | None = None
+    ) -> None:
+        """Show a failure in the banner, with the action that can fix it (settings, retry).
+
+        Args:
+            error: Why; anything but an ``EtosError`` is a bug and is said to be one.
+            what: What was not done ("The conversation was not exported."), if not the reply.
+            user_message_id: The user message whose reply failed (its Retry regenerates it).
+        """
+        action = ""
+        if isinstance(error, EtosError):
+            words = describe(error)
+            action = words.action if _retryable(error) or words.action != "retry" else ""
+        self.banner_label.setText(failure_text(what, error))
+        self._error_action = action
         self._error_user_message = user_message_id
-        if words.action == "settings":
+        if action == "settings":
             self.banner_action.setText(self.tr("Open settings"))
             self.banner_action.show()
-        elif words.action == "retry" and user_message_id is not None:
+        elif action == "retry" and user_message_id is not None:
             self.banner_action.setText(self.tr("Retry"))
             self.banner_action.show()
         else:
@@ -594,6 +679,7 @@ class ChatPanel(QWidget):
             return
         self._editing_id = message_id
         self.composer.setPlainText(widget.text())
+        self.composer.moveCursor(QTextCursor.MoveOperation.End)
         self.edit_bar.show()
         self.composer.setFocus()
 
@@ -649,6 +735,11 @@ class ChatPanel(QWidget):
     def _scroll_to_bottom(self) -> None:
         bar = self.scroll.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+
+def _retryable(error: EtosError) -> bool:
+    # Errors that are not user-facing outcomes (an unknown code) may well pass on a second try.
+    return bool(getattr(error, "retryable", True))
 
 
 def _error_from_row(row: MessageRow) -> EtosError:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
@@ -13,15 +12,18 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
+    QDialog,
+    QDialogButtonBox,
     QHBoxLayout,
-    QInputDialog,
+    QLabel,
     QLineEdit,
     QListView,
     QMenu,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -30,11 +32,15 @@ if TYPE_CHECKING:
     from etos_desktop.core.storage.tables import ConversationRow
 
 from etos_desktop.ui import dialogs
+from etos_desktop.ui.labels import plain_tooltip
 from etos_desktop.ui.task_set import TaskSet
 
 ConversationIdRole = Qt.ItemDataRole.UserRole + 1
 PinnedRole = Qt.ItemDataRole.UserRole + 2
 TemporaryRole = Qt.ItemDataRole.UserRole + 3
+ArchivedRole = Qt.ItemDataRole.UserRole + 4
+#: The longest title the rename dialog takes (titles are one line in the sidebar).
+MAX_TITLE_CHARS = 200
 
 
 class ConversationListModel(QAbstractListModel):
@@ -65,23 +71,74 @@ class ConversationListModel(QAbstractListModel):
             return None
         row = self._rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            title = row.title or self.tr("New conversation")
-            marks = ("📌 " if row.pinned else "") + ("⏳ " if row.temporary else "")
+            # One line: a model-written title with line breaks must not make a tall row.
+            title = " ".join((row.title or self.tr("New conversation")).split())
+            marks = (
+                ("📌 " if row.pinned else "")
+                + ("⏳ " if row.temporary else "")
+                + ("🗄 " if row.archived else "")
+            )
             return marks + title
         if role == Qt.ItemDataRole.ToolTipRole:
             when = row.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
-            return f"{row.title or self.tr('New conversation')}\n{when}"
+            state = f" · {self.tr('Archived')}" if row.archived else ""
+            return plain_tooltip(f"{row.title or self.tr('New conversation')}\n{when}{state}")
+        if role == Qt.ItemDataRole.ForegroundRole and row.archived:
+            return QGuiApplication.palette().brush(
+                QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text
+            )
         if role == ConversationIdRole:
             return row.id
         if role == PinnedRole:
             return row.pinned
         if role == TemporaryRole:
             return row.temporary
+        if role == ArchivedRole:
+            return row.archived
         return None
 
 
-def _age(moment: datetime) -> float:
-    return (datetime.now(UTC) - moment).total_seconds()
+class RenameDialog(QDialog):
+    """Asks for a conversation's new title (wide enough to read the one it has)."""
+
+    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("renameDialog")
+        self.label = QLabel(self)
+        self.edit = QLineEdit(title, self)
+        self.edit.setObjectName("titleEdit")
+        self.edit.setMaxLength(MAX_TITLE_CHARS)
+        self.edit.selectAll()
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.edit.textChanged.connect(self._on_edit_text_changed)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.label)
+        layout.addWidget(self.edit)
+        layout.addWidget(self.buttons)
+        self.setMinimumWidth(420)
+        self.retranslate()
+        self._on_edit_text_changed(title)
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(self.tr("Rename conversation"))
+        self.label.setText(self.tr("New title:"))
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(self.tr("Rename"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def title(self) -> str:
+        """The title typed, on one line."""
+        return " ".join(self.edit.text().split())
+
+    def _on_edit_text_changed(self, _text: str) -> None:
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(bool(self.title()))
 
 
 class ConversationListPanel(QWidget):
@@ -120,6 +177,11 @@ class ConversationListPanel(QWidget):
         self.view = QListView(self)
         self.view.setModel(self.model)
         self.view.setUniformItemSizes(True)
+        # Long titles are elided; the list never scrolls sideways or widens the sidebar.
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.view.setWordWrap(False)
+        self.view.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.setEditTriggers(QListView.EditTrigger.NoEditTriggers)
 
@@ -203,11 +265,18 @@ class ConversationListPanel(QWidget):
         return menu
 
     def ask_rename(self, conversation_id: int, current: str) -> None:
-        title, ok = QInputDialog.getText(
-            self, self.tr("Rename conversation"), self.tr("Title:"), text=current
+        self._tasks.spawn(self._rename(conversation_id, current))
+
+    async def _rename(self, conversation_id: int, current: str) -> None:
+        dialog = RenameDialog(current, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        title = await dialogs.await_dialog(
+            dialog,
+            lambda result: dialog.title() if result == QDialog.DialogCode.Accepted else "",
+            "",
         )
-        if ok and title.strip():
-            self.rename_requested.emit(conversation_id, title.strip()[:200])
+        if title and title != current:
+            self.rename_requested.emit(conversation_id, title)
 
     def ask_delete(self, conversation_id: int, title: str) -> None:
         self._tasks.spawn(self._confirm_delete(conversation_id, title))

@@ -173,7 +173,10 @@ def status_text(status: str, error_code: str | None) -> str:
     if status == "interrupted":
         if error_code == "stopped":
             return _tr("Stopped")
-        return _tr("Interrupted — the reply ended early")
+        if error_code is None:
+            # Found still streaming when the database was opened: the app closed or crashed.
+            return _tr("Interrupted — the app closed before the reply finished")
+        return _tr("Interrupted — the server ended the reply early")
     if status == "streaming":
         return _tr("Writing…")
     if status == "error":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,7 +11,6 @@ from PySide6.QtCore import QEvent, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -22,9 +20,10 @@ from PySide6.QtWidgets import (
 
 from etos_desktop import __version__
 from etos_desktop.core.errors import EtosError
+from etos_desktop.ui import dialogs
 from etos_desktop.ui.chat_panel import ChatPanel
 from etos_desktop.ui.conversation_list import ConversationListPanel
-from etos_desktop.ui.error_text import describe
+from etos_desktop.ui.error_text import describe, failure_text
 from etos_desktop.ui.persona_dialog import PersonaOverrideDialog
 
 if TYPE_CHECKING:
@@ -35,6 +34,7 @@ if TYPE_CHECKING:
     from etos_desktop.core.storage.tables import ConversationRow, MessageRow
     from etos_desktop.ui.chat_controller import ChatController
     from etos_desktop.ui.chat_memory_dialogs import ApprovalDialog, MemoryTextDialog
+    from etos_desktop.ui.task_set import Reporter
 
 
 @dataclass
@@ -85,9 +85,9 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self._qsettings_path = qsettings_path
         self.controller: ChatController | None = None
-        # Memory actions in flight, by the controller task running them. The controller reports
-        # a failure through error_occurred and a /remember through memory_saved, both emitted
-        # from inside that task, so asyncio.current_task() in the slot says whose outcome it is.
+        # Memory actions in flight, by the controller task running them. A save is reported
+        # through memory_saved from inside that task, so asyncio.current_task() in the slot says
+        # whose outcome it is; a failure goes to the action's own reporter.
         self._memory_actions: dict[asyncio.Task[Any], _MemoryAction] = {}
         self.approval_dialogs: list[ApprovalDialog] = []
         self.sidebar = ConversationListPanel(self)
@@ -208,22 +208,14 @@ class MainWindow(QMainWindow):
         """Enable the actions that need the database and providers (off while starting)."""
         for widget in (self.sidebar, self.chat.composer, self.chat.send_button):
             widget.setEnabled(ready)
-        for action in (
-            self.new_action,
-            self.new_temp_action,
-            self.export_md_action,
-            self.export_json_action,
-            self.rename_action,
-            self.pin_action,
-            self.archive_action,
-            self.delete_action,
-            self.persona_action,
-        ):
+        for action in (self.new_action, self.new_temp_action):
             action.setEnabled(ready)
-        if not ready:
-            self.statusBar().showMessage(self.tr("Starting…"))
-        else:
+        self._update_conversation_actions()
+        if ready:
+            self.chat.set_busy(False)
             self.statusBar().clearMessage()
+        else:
+            self.statusBar().showMessage(self.tr("Starting…"))
 
     def set_provider_text(self, text: str) -> None:
         self.provider_label.setText(text)
@@ -241,12 +233,14 @@ class MainWindow(QMainWindow):
         side = self.sidebar
         chat = self.chat
         c.conversations_loaded.connect(self._on_controller_conversations_loaded)
+        c.conversation_loading.connect(lambda _cid: chat.show_loading())
         c.conversation_opened.connect(self._on_controller_conversation_opened)
         c.older_messages_loaded.connect(
             lambda rows, more: chat.prepend_messages(rows, has_more=more)
         )
-        c.conversation_changed.connect(chat.set_conversation_header)
+        c.conversation_changed.connect(self._on_controller_conversation_changed)
         c.conversation_closed.connect(lambda: chat.show_conversation(None, [], has_more=False))
+        c.messages_hidden.connect(chat.drop_from)
         c.user_message_saved.connect(chat.add_user_message)
         c.reply_started.connect(chat.start_reply)
         c.reply_delta.connect(chat.update_reply)
@@ -255,7 +249,7 @@ class MainWindow(QMainWindow):
         c.reply_failed.connect(chat.fail_reply)
         c.busy_changed.connect(chat.set_busy)
         c.versions_changed.connect(chat.set_versions)
-        c.error_occurred.connect(self._on_controller_error)
+        c.task_failed.connect(self._on_controller_task_failed)
         c.memory_saved.connect(self._on_controller_memory_saved)
         c.saved_memories_loaded.connect(self._on_controller_saved_memories_loaded)
         c.approval_requested.connect(self._on_controller_approval_requested)
@@ -270,7 +264,7 @@ class MainWindow(QMainWindow):
             lambda cid, archived: c.update_conversation(cid, archived=archived)
         )
         side.delete_requested.connect(c.delete_conversation)
-        side.export_requested.connect(self.export_conversation)
+        side.export_requested.connect(self._on_sidebar_export_requested)
 
         chat.send_requested.connect(self._on_chat_send_requested)
         chat.remember_requested.connect(self._on_chat_remember_requested)
@@ -302,34 +296,53 @@ class MainWindow(QMainWindow):
     def _new_conversation(self, *, temporary: bool) -> None:
         if self.controller is not None:
             self.controller.new_conversation(temporary=temporary)
+            self.chat.composer.setFocus()
 
     def _on_controller_conversations_loaded(self, rows: list[ConversationRow]) -> None:
         current = self._current()
         self.sidebar.set_conversations(rows, current.id if current is not None else None)
 
     def _on_controller_conversation_opened(
-        self, conversation: ConversationRow, rows: list[MessageRow], has_more: bool
+        self, conversation: ConversationRow | None, rows: list[MessageRow], has_more: bool
     ) -> None:
         self.chat.show_conversation(conversation, rows, has_more=has_more)
-        self.sidebar.select(conversation.id)
+        if conversation is None:
+            draft = self.controller.draft if self.controller is not None else None
+            self.chat.set_draft(temporary=draft.temporary if draft is not None else False)
+        self.sidebar.select(conversation.id if conversation is not None else None)
+        self._update_conversation_actions()
 
-    def _on_controller_error(self, error: EtosError) -> None:
-        words = describe(error)
-        self.statusBar().showMessage(words.message, 15000)
-        action = self._current_memory_action()
-        if action is not None:
-            action.failed = True
-            if action.dialog is not None and shiboken6.isValid(action.dialog):
-                action.dialog.show_error(words.message)
-            elif action.memory_id is not None:
-                self.chat.show_memory_error(action.memory_id, words.message)
+    def _on_controller_conversation_changed(self, conversation: ConversationRow) -> None:
+        self.chat.set_conversation_header(conversation)
+        self._update_conversation_actions()
+
+    def _update_conversation_actions(self) -> None:
+        """Actions on a conversation need one that exists (a new one has no row yet)."""
+        exists = self._current() is not None
+        for action in (
+            self.export_md_action,
+            self.export_json_action,
+            self.rename_action,
+            self.pin_action,
+            self.archive_action,
+            self.delete_action,
+            self.persona_action,
+        ):
+            action.setEnabled(exists and self.chat.composer.isEnabled())
+
+    def _on_controller_task_failed(self, what: str, error: BaseException) -> None:
+        if not isinstance(error, EtosError):
+            # A bug (logged with its traceback by the task set): say what was not done.
+            self.chat.show_error(error, what=what)
             return
+        words = describe(error)
+        self.statusBar().showMessage(failure_text(what, error), 15000)
         if is_memory_error(error):
             # E.g. a /remember from the composer was refused: say why; its text stays.
             self.chat.remember_command_failed()
             self.chat.show_error(error)
         elif error.code in ("storage", "environment") or words.action == "settings":
-            self.chat.show_error(error)
+            self.chat.show_error(error, what=what)
 
     # -- memory -------------------------------------------------------------------------------
 
@@ -344,6 +357,25 @@ class MainWindow(QMainWindow):
             self.controller.remember(REMEMBER_COMMAND.sub("", stripped, count=1))
             return
         self.controller.send(text)
+
+    def _memory_reporter(self, action: _MemoryAction) -> Reporter:
+        """Shows a memory action's failure where it was started: its dialog, or its note."""
+
+        def report(what: str, error: BaseException) -> None:
+            action.failed = True
+            text = (
+                describe(error).message
+                if isinstance(error, EtosError)
+                else failure_text(what, error)
+            )
+            if action.dialog is not None and shiboken6.isValid(action.dialog):
+                action.dialog.show_error(text)
+            elif action.memory_id is not None:
+                self.chat.show_memory_error(action.memory_id, text)
+            else:
+                self.chat.show_error(error, what=what)
+
+        return report
 
     def _current_memory_action(self) -> _MemoryAction | None:
         # Imported here: asyncio loads after the first frame (see app.run_app).
@@ -452,8 +484,11 @@ class MainWindow(QMainWindow):
         self, dialog: MemoryTextDialog, message_id: int, text: str, kind: str
     ) -> None:
         if self.controller is not None:
-            task = self.controller.remember(text, kind or "fact", message_id=message_id)
-            self._track(task, _MemoryAction("remember", dialog=dialog, message_id=message_id))
+            action = _MemoryAction("remember", dialog=dialog, message_id=message_id)
+            task = self.controller.remember(
+                text, kind or "fact", message_id=message_id, report=self._memory_reporter(action)
+            )
+            self._track(task, action)
 
     def _on_chat_memory_edit_requested(self, memory_id: int, text: str) -> None:
         from etos_desktop.ui.chat_memory_dialogs import MemoryTextDialog
@@ -475,19 +510,28 @@ class MainWindow(QMainWindow):
 
     def _edit_from_dialog(self, dialog: MemoryTextDialog, memory_id: int, text: str) -> None:
         if self.controller is not None:
-            task = self.controller.edit_memory(memory_id, text)
-            self._track(task, _MemoryAction("edit", dialog=dialog, memory_id=memory_id, text=text))
+            action = _MemoryAction("edit", dialog=dialog, memory_id=memory_id, text=text)
+            task = self.controller.edit_memory(
+                memory_id, text, report=self._memory_reporter(action)
+            )
+            self._track(task, action)
 
     def _on_chat_memory_undo_requested(
         self, memory_id: int, superseded: int | None, merged: bool
     ) -> None:
         if self.controller is None:
             return
+        action = _MemoryAction("undo", memory_id=memory_id)
+        report = self._memory_reporter(action)
         if merged:
-            task = self.controller.undo_merge(memory_id)
+            task = self.controller.undo_merge(memory_id, report=report)
         else:
-            task = self.controller.undo_memory(memory_id, superseded)
-        self._track(task, _MemoryAction("undo", memory_id=memory_id))
+            task = self.controller.undo_memory(memory_id, superseded, report=report)
+        self._track(task, action)
+
+    def _on_sidebar_export_requested(self, conversation_id: int, fmt: str) -> None:
+        row = self.sidebar.model.conversation(self.sidebar.model.row_for(conversation_id))
+        self.export_conversation(conversation_id, fmt, row.title if row is not None else "")
 
     def _on_sidebar_search_changed(self, text: str) -> None:
         if self.controller is not None:
@@ -501,7 +545,11 @@ class MainWindow(QMainWindow):
 
     def _on_chat_model_change(self, provider_id: str, model: str) -> None:
         current = self._current()
-        if self.controller is not None and current is not None and current.id is not None:
+        if self.controller is None:
+            return
+        if current is None or current.id is None:
+            self.controller.update_draft(provider_id=provider_id or None, model=model or None)
+        else:
             self.controller.update_conversation(
                 current.id, provider_id=provider_id or None, model=model or None
             )
@@ -511,7 +559,8 @@ class MainWindow(QMainWindow):
         if self.controller is None:
             return
         if current is None or current.id is None:
-            self.controller.new_conversation(temporary=temporary)
+            self.controller.update_draft(temporary=temporary)
+            self.chat.set_draft(temporary=temporary)
         elif not self.chat.widget_count():
             self.controller.update_conversation(current.id, temporary=temporary)
 
@@ -563,35 +612,34 @@ class MainWindow(QMainWindow):
 
     # -- export -------------------------------------------------------------------------------
 
-    #: Replaced in tests to answer the file dialog.
-    ask_save_path: Callable[[MainWindow, str, str], str] | None = None
-
     def _export_current(self, fmt: str) -> None:
         current = self._current()
         if current is not None and current.id is not None:
-            self.export_conversation(current.id, fmt)
+            self.export_conversation(current.id, fmt, current.title)
 
-    def export_conversation(self, conversation_id: int, fmt: str) -> None:
-        suffix = ".json" if fmt == "json" else ".md"
-        title = self.tr("Export conversation")
-        filters = self.tr("JSON (*.json)") if fmt == "json" else self.tr("Markdown (*.md)")
-        if self.ask_save_path is not None:
-            path = self.ask_save_path(self, title, suffix)
-        else:
-            path, _ = QFileDialog.getSaveFileName(self, title, f"conversation{suffix}", filters)
-        if path and self.controller is not None:
-            if not path.endswith(suffix):
-                path += suffix
-            task = self.controller.export(conversation_id, Path(path), fmt)
-            task.add_done_callback(
-                lambda t: (
-                    self.statusBar().showMessage(
-                        self.tr("Exported to {path}").format(path=path), 8000
-                    )
-                    if not t.cancelled() and t.result() is not None
-                    else None
-                )
+    def export_conversation(self, conversation_id: int, fmt: str, title: str = "") -> None:
+        """Ask where to export a conversation (suggesting its title), then write it."""
+        if self.controller is not None:
+            self.controller.spawn(
+                self._export(conversation_id, fmt, title),
+                self.tr("The conversation was not exported."),
             )
+
+    async def _export(self, conversation_id: int, fmt: str, title: str) -> None:
+        suffix = ".json" if fmt == "json" else ".md"
+        filters = self.tr("JSON (*.json)") if fmt == "json" else self.tr("Markdown (*.md)")
+        path = await dialogs.choose_save_path(
+            self,
+            self.tr("Export conversation"),
+            filters,
+            dialogs.suggested_file_name(title, suffix, fallback=self.tr("conversation")),
+        )
+        if not path or self.controller is None:
+            return
+        if not path.endswith(suffix):
+            path += suffix
+        await self.controller.export(conversation_id, Path(path), fmt)
+        self.statusBar().showMessage(self.tr("Exported to {path}").format(path=path), 8000)
 
     # -- geometry -----------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -51,6 +52,19 @@ _COPIED_FEEDBACK_MS = 1500
 # While streaming, re-render no more often than this many times the last render took, so a very
 # long reply cannot keep the UI thread busy rendering.
 _ADAPTIVE_FACTOR = 3
+#: A longer message shows its beginning and "Show all": laying out a 1 MB message took Qt
+#: 1.5-2 s (and minutes for one unbroken line wrapped at word boundaries), all on the UI thread.
+PREVIEW_CHARS = 32_000
+# A run this long without a space is wrapped anywhere: Qt's word-boundary-or-anywhere wrapping
+# is quadratic in the length of an unbroken run (200,000 characters: 9.4 s; anywhere: 0.4 s).
+_LONG_RUN = re.compile(r"\S{1000}")
+
+
+def wrap_mode_for(text: str) -> QTextOption.WrapMode:
+    """How to wrap ``text``: at word boundaries, unless it holds a very long unbroken run."""
+    if _LONG_RUN.search(text):
+        return QTextOption.WrapMode.WrapAnywhere
+    return QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere
 
 
 class _ContentBrowser(QTextBrowser):
@@ -172,7 +186,8 @@ class MessageWidget(QFrame):
         self._retry_deadline: float | None = None
         self._version_index = 0
         self._version_count = 1
-        self._actions_enabled = True
+        self._retryable = True
+        self._remember_available = True
         self._copied_shown = False
 
         self.setObjectName("userMessage" if self.is_user else "assistantMessage")
@@ -206,6 +221,9 @@ class MessageWidget(QFrame):
         self._browser.anchorClicked.connect(self._on_browser_anchor_clicked)
         self._browser.highlighted.connect(self._on_browser_highlighted)
         self._browser.setVisible(False)
+        self._expanded = False
+        self._more_button = self._make_button("showAllButton", self._on_more_button_clicked)
+        self._more_button.setVisible(False)
 
         self._status_label = QLabel(self)
         self._status_label.setObjectName("messageStatus")
@@ -266,6 +284,7 @@ class MessageWidget(QFrame):
         layout.setSpacing(4)
         layout.addLayout(header)
         layout.addWidget(self._browser)
+        layout.addWidget(self._more_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self._status_row)
         self._notes_layout = QVBoxLayout()
         self._notes_layout.setContentsMargins(0, 2, 0, 2)
@@ -343,7 +362,14 @@ class MessageWidget(QFrame):
         if self._dirty:
             self._render()
 
-    def set_status(self, status: str, error_text: str = "", retry_in: float | None = None) -> None:
+    def set_status(
+        self,
+        status: str,
+        error_text: str = "",
+        retry_in: float | None = None,
+        *,
+        retryable: bool = True,
+    ) -> None:
         """Show the message's state.
 
         Args:
@@ -353,6 +379,8 @@ class MessageWidget(QFrame):
             retry_in: Seconds until an automatic retry. The widget then shows
                 "<error_text> — Retrying in N s" counting down (so ``error_text`` should name only
                 the reason, e.g. "Rate limited") and hides Retry.
+            retryable: Whether trying again could help (``UserFacingError.retryable``); Retry is
+                offered only then (a message too long for the model would fail the same way).
 
         Raises:
             ValueError: For an unknown status.
@@ -361,6 +389,7 @@ class MessageWidget(QFrame):
             raise ValueError(f"unknown message status {status!r}")
         self._status = status
         self._error_text = error_text
+        self._retryable = retryable
         if retry_in is None:
             self._retry_deadline = None
             self._retry_timer.stop()
@@ -382,14 +411,6 @@ class MessageWidget(QFrame):
         self._version_count = count
         self._update_versions()
 
-    def set_created_at(self, created_at: datetime | None) -> None:
-        self._created_at = created_at
-        self._update_time_label()
-
-    def set_author(self, author: str) -> None:
-        self._author = author
-        self._update_role_label()
-
     def add_note(self, note: QWidget) -> None:
         """Show ``note`` (e.g. a ``MemoryNote``) under the message, above its actions."""
         note.setParent(self)
@@ -401,10 +422,10 @@ class MessageWidget(QFrame):
         items = (self._notes_layout.itemAt(i) for i in range(self._notes_layout.count()))
         return [w for item in items if item is not None and (w := item.widget()) is not None]
 
-    def set_actions_enabled(self, enabled: bool) -> None:
-        """Enable or disable the actions that change history (e.g. while another reply streams)."""
-        self._actions_enabled = enabled
-        self._update_actions()
+    def set_remember_available(self, available: bool) -> None:
+        """Offer Remember… or not (a temporary conversation writes nothing to memory)."""
+        self._remember_available = available
+        self._remember_button.setVisible(available)
 
     def retranslate(self) -> None:
         self._update_role_label()
@@ -470,10 +491,22 @@ class MessageWidget(QFrame):
         # Imported on first render: markdown + Pygments cost ~30 ms of start-up otherwise.
         from etos_desktop.ui.markdown_render import render_markdown
 
-        rendered = render_markdown(self._text, dark=dark, streaming=self._streaming)
+        cut = not self._streaming and not self._expanded and len(self._text) > PREVIEW_CHARS
+        shown = self._text[:PREVIEW_CHARS] if cut else self._text
+        rendered = render_markdown(shown, dark=dark, streaming=self._streaming)
         self._code_blocks = rendered.code_blocks
+        mode = wrap_mode_for(shown)
+        if self._browser.wordWrapMode() != mode:
+            self._browser.setWordWrapMode(mode)
         self._browser.setHtml(rendered.html)
         self._browser.setVisible(bool(self._text))
+        self._more_button.setVisible(cut)
+        if cut:
+            self._more_button.setText(
+                self.tr(
+                    "Show the whole message (%n more characters)", "", len(self._text) - len(shown)
+                )
+            )
         self._rendered_dark = dark
         self._dirty = False
         finished = time.perf_counter()
@@ -524,11 +557,11 @@ class MessageWidget(QFrame):
             text = self._error_text or self.tr("Streaming…")
         elif self._status == "interrupted":
             text = self._error_text or self.tr("Interrupted: the reply is incomplete.")
-            retry_visible = self.is_assistant
+            retry_visible = self.is_assistant and self._retryable
         elif self._status == "error":
             text = self._error_text or self.tr("Something went wrong.")
             kind = "error"
-            retry_visible = True
+            retry_visible = self._retryable
         else:
             text = ""
         self._status_label.setText(text)
@@ -548,7 +581,7 @@ class MessageWidget(QFrame):
         self._update_actions()
 
     def _update_actions(self) -> None:
-        idle = self._status != "streaming" and self._actions_enabled
+        idle = self._status != "streaming"
         self._regenerate_button.setEnabled(idle)
         self._edit_button.setEnabled(idle)
         self._delete_button.setEnabled(idle)
@@ -563,6 +596,14 @@ class MessageWidget(QFrame):
     def _on_render_timer_timeout(self) -> None:
         if self._dirty:
             self._render()
+
+    def _on_more_button_clicked(self) -> None:
+        self._expanded = True
+        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            self._render()
+        finally:
+            QGuiApplication.restoreOverrideCursor()
 
     def _on_copy_button_clicked(self) -> None:
         QGuiApplication.clipboard().setText(self._text)

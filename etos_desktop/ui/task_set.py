@@ -32,19 +32,23 @@ class TaskSet:
 
     def __init__(self, report: Reporter | None = None) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._failures: dict[asyncio.Task[Any], str] = {}
+        self._failures: dict[asyncio.Task[Any], tuple[str, Reporter | None]] = {}
         self._report = report
 
-    def spawn(self, coro: Coroutine[Any, Any, Any], failure: str = "") -> asyncio.Task[Any]:
+    def spawn(
+        self, coro: Coroutine[Any, Any, Any], failure: str = "", report: Reporter | None = None
+    ) -> asyncio.Task[Any]:
         """Start ``coro`` as a task and keep it until it ends.
 
         Args:
             coro: The work.
             failure: What was not done if it fails, already translated.
+            report: Shows this task's failure instead of the set's reporter (e.g. in the dialog
+                the action was started from).
         """
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
-        self._failures[task] = failure
+        self._failures[task] = (failure, report)
         task.add_done_callback(self._on_done)
         return task
 
@@ -53,20 +57,21 @@ class TaskSet:
 
     def _on_done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
-        failure = self._failures.pop(task, "")
+        failure, report = self._failures.pop(task, ("", None))
         if task.cancelled():
             return
         exc = task.exception()
         if exc is None:
             return
-        if self._report is None:
+        report = report or self._report
+        if report is None:
             sys.excepthook(type(exc), exc, exc.__traceback__)
             return
         if isinstance(exc, EtosError):
             log.info("%s %s: %s", failure or "task failed:", exc.code, exc.detail)
         else:
             log.error("%s unexpected error", failure or "task failed:", exc_info=exc)
-        self._report(failure, exc)
+        report(failure, exc)
 
     def cancel_all(self) -> None:
         """Cancel every task still running."""

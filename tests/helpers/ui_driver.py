@@ -10,18 +10,22 @@ goes through the app's real awaiting path.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QInputMethodEvent, QTextCursor
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
     QDialog,
     QFileDialog,
+    QLineEdit,
     QMessageBox,
+    QTextBrowser,
     QWidget,
 )
 
@@ -68,19 +72,32 @@ async def click(widget: QWidget, *, settle: bool = True) -> None:
     """Click ``widget`` with the left mouse button, as a person would."""
     assert widget.isVisible(), f"{widget.objectName() or widget} is not visible"
     assert widget.isEnabled(), f"{widget.objectName() or widget} is disabled"
-    center = QPoint(widget.width() // 2, widget.height() // 2)
-    QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, center)
+    point = QPoint(widget.width() // 2, widget.height() // 2)
+    if isinstance(widget, QAbstractButton) and not widget.hitButton(point):
+        # A check box reacts on its box and its text, not on the empty space to their right.
+        point = QPoint(min(8, widget.width() // 2), widget.height() // 2)
+    QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
     if settle:
         await asyncio.sleep(0)
 
 
 async def type_text(widget: QWidget, text: str, *, replace: bool = True) -> None:
-    """Type ``text`` into a line or text edit (selecting what is there first when ``replace``)."""
+    """Type ``text`` into a line or text edit (selecting what is there first when ``replace``).
+
+    ASCII is typed key by key; other text (Chinese…) arrives as an input method commits it, one
+    run at a time (QTest's key clicks take ASCII only).
+    """
     widget.setFocus()
     if replace:
         QTest.keyClick(widget, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
         QTest.keyClick(widget, Qt.Key.Key_Delete)
-    QTest.keyClicks(widget, text)
+    for run in re.findall(r"[\x20-\x7e]+|[^\x20-\x7e]+", text):
+        if run.isascii():
+            QTest.keyClicks(widget, run)
+        else:
+            event = QInputMethodEvent()
+            event.setCommitString(run)
+            QApplication.sendEvent(widget, event)
     await asyncio.sleep(0)
 
 
@@ -109,7 +126,13 @@ async def answer_box(button: str, *, timeout: float = TIMEOUT) -> str:
 async def choose_file(path: str, *, timeout: float = TIMEOUT) -> None:
     """Answer the file chooser the app opened with ``path`` (the one allowed stand-in)."""
     dialog = await find_dialog(QFileDialog, timeout=timeout)
-    dialog.selectFile(path)
+    # Typed into the name box, as a person would; selectFile() keeps the suggested name in
+    # save mode.
+    name_box = dialog.findChild(QLineEdit, "fileNameEdit")
+    if name_box is not None:
+        name_box.setText(path)
+    else:
+        dialog.selectFile(path)
     dialog.accept()
     await asyncio.sleep(0)
 
@@ -128,3 +151,26 @@ def _alive_and_visible(widget: QWidget) -> bool:
     import shiboken6
 
     return shiboken6.isValid(widget) and widget.isVisible()
+
+
+async def click_link(browser: QTextBrowser, href: str) -> None:
+    """Click the link to ``href`` in a text browser, where it is drawn."""
+    document = browser.document()
+    block = document.begin()
+    while block.isValid():
+        iterator = block.begin()
+        while not iterator.atEnd():
+            fragment = iterator.fragment()
+            if fragment.isValid() and fragment.charFormat().anchorHref() == href:
+                cursor = QTextCursor(document)
+                cursor.setPosition(fragment.position() + max(0, fragment.length() // 2))
+                point = browser.cursorRect(cursor).center()
+                viewport = browser.viewport()
+                QTest.mouseClick(
+                    viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point
+                )
+                await asyncio.sleep(0)
+                return
+            iterator += 1
+        block = block.next()
+    raise AssertionError(f"no link to {href!r} in the text")

@@ -21,13 +21,18 @@ import qasync
 from PySide6.QtCore import QtMsgType
 from PySide6.QtWidgets import QApplication
 
+from etos_desktop.app import install_asyncgen_hooks
+
 #: Qt messages that say nothing about the app (the offscreen plugin's).
 _IGNORED_QT = (re.compile(r"propagateSizeHints"), re.compile(r"This plugin does not support"))
 
 
 def _qasync_loop() -> asyncio.AbstractEventLoop:
     app = QApplication.instance() or QApplication([])
-    return qasync.QEventLoop(app, already_running=False)
+    loop = qasync.QEventLoop(app, already_running=False)
+    # As the app does (app.install_asyncgen_hooks): qasync does not finalise async generators.
+    install_asyncgen_hooks(loop)
+    return loop
 
 
 def pytest_asyncio_loop_factories(

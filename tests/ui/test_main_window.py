@@ -7,19 +7,31 @@ import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QTextBrowser
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QTextBrowser, QToolButton
 
 from etos_desktop.app import EtosApp
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+from etos_desktop.ui.conversation_list import RenameDialog
+from etos_desktop.ui.persona_dialog import PersonaOverrideDialog
+from tests.helpers.chat_app import first_outcome, history, idle, send, start_app, stop_app
+from tests.helpers.chat_view import assert_view_equals_reopen
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text
 from tests.helpers.qt_async import expect_signal
 from tests.helpers.stack import fast_provider_factory
-from tests.helpers.ui_driver import answer_box, click
+from tests.helpers.ui_driver import (
+    answer_box,
+    button_with_text,
+    choose_file,
+    click,
+    click_link,
+    find_dialog,
+    type_text,
+)
 
 TIMEOUT = 15
 
@@ -28,49 +40,15 @@ TIMEOUT = 15
 async def etos(
     qapp: QApplication, server: FakeOpenAIServer, isolated_environment: Path
 ) -> AsyncIterator[EtosApp]:
-    env = {
-        "ETOS_DATA_DIR": str(isolated_environment),
-        "OPENAI_BASE_URL": server.base_url,
-        "OPENAI_MODEL": "fake-chat",
-    }
-    sleeps: list[float] = []
-    app = EtosApp(qapp, env, local_candidates=[], provider_factory=fast_provider_factory(sleeps))
-    app.sleeps = sleeps  # type: ignore[attr-defined]
-    # Keyword-only memory: loading the built-in embedder in every test would cost ~1 s each.
-    app.settings.set("memory.embedder", "keywords")
-    app.window.show()
-    await app.start()
+    app = await start_app(qapp, server, isolated_environment, auto_title=True)
     yield app
-    app.window.close()
-    await app.shutdown()
-    app.window.deleteLater()
+    await stop_app(app)
 
 
-async def send(app: EtosApp, text: str) -> tuple[Any, ...]:
-    assert app.controller is not None
-    done = expect_signal(app.controller.busy_changed)
-    finished = asyncio.ensure_future(_first_of(app))
-    app.window.chat.composer.setPlainText(text)
-    app.window.chat.send_button.click()
-    await asyncio.wait_for(done, TIMEOUT)
-    result = await asyncio.wait_for(finished, TIMEOUT)
-    await idle(app)
-    return result
-
-
-async def _first_of(app: EtosApp) -> tuple[Any, ...]:
-    assert app.controller is not None
-    ok = expect_signal(app.controller.reply_finished)
-    bad = expect_signal(app.controller.reply_failed)
-    done, pending = await asyncio.wait({ok, bad}, return_when=asyncio.FIRST_COMPLETED)
-    for future in pending:
-        future.cancel()
-    return ("finished", *next(iter(done)).result()) if ok in done else ("failed", *bad.result())
-
-
-async def idle(app: EtosApp) -> None:
-    assert app.controller is not None
-    await asyncio.wait_for(app.controller.wait_idle(), TIMEOUT)
+def button(widget: object, name: str) -> QToolButton:
+    found = widget.findChild(QToolButton, name)  # type: ignore[attr-defined]
+    assert found is not None, name
+    return found
 
 
 async def test_starts_with_empty_data_dir_and_environment_provider(etos: EtosApp):
@@ -107,7 +85,8 @@ async def test_send_streams_persists_and_titles(etos: EtosApp, server: FakeOpenA
     model = etos.window.sidebar.model
     assert model.rowCount() == 1
     assert model.conversation(0).title == "Greeting and names"
-    assert chat.title.text() == "Greeting and names"
+    assert chat.title.full_text() == "Greeting and names"
+    await assert_view_equals_reopen(etos)
 
 
 async def test_error_is_shown_inline_with_action_and_message_kept(
@@ -125,9 +104,10 @@ async def test_error_is_shown_inline_with_action_and_message_kept(
     assert history[0].content == "are you there?"
     assert history[1].status == "error"
     # "Open settings" opens the providers page.
-    chat.banner_action.click()
+    await click(chat.banner_action)
     assert etos._settings_dialog is not None
     assert etos._settings_dialog.isVisible()
+    await assert_view_equals_reopen(etos)
 
 
 async def test_retry_after_server_error_creates_new_version(
@@ -140,14 +120,15 @@ async def test_retry_after_server_error_creates_new_version(
     chat = etos.window.chat
     assert chat.banner_action.text() == "Retry"
     assert etos.sleeps == [1.0, 2.0, 4.0]
-    finished = asyncio.ensure_future(_first_of(etos))
-    chat.banner_action.click()
+    finished = asyncio.ensure_future(first_outcome(etos))
+    await click(chat.banner_action)
     result = await asyncio.wait_for(finished, TIMEOUT)
     assert result[0] == "finished"
     assert result[1].content == "worked now"
     await idle(etos)
     versions = await etos.controller.repo.reply_versions(result[1].reply_to_id)
     assert [v.status for v in versions] == ["error", "complete"]
+    await assert_view_equals_reopen(etos)
 
 
 async def test_stop_keeps_partial_reply(etos: EtosApp, server: FakeOpenAIServer):
@@ -155,20 +136,19 @@ async def test_stop_keeps_partial_reply(etos: EtosApp, server: FakeOpenAIServer)
     controller = etos.controller
     chat = etos.window.chat
     first_delta = expect_signal(controller.reply_delta)
-    finished = asyncio.ensure_future(_first_of(etos))
-    chat.composer.setPlainText("go on")
-    chat.send_button.click()
+    await type_text(chat.composer, "go on")
+    await click(chat.send_button)
     await asyncio.wait_for(first_delta, TIMEOUT)
     assert chat.send_button.text() == "Stop"
-    chat.send_button.click()  # the same button stops
+    await click(chat.send_button)  # the same button stops
     await idle(etos)
-    finished.cancel()
     history = await controller.repo.current_history(controller.current.id)
     assert history[1].status == "interrupted"
     assert history[1].error_code == "stopped"
     assert history[1].content.startswith("w0")
     assert chat.send_button.text() == "Send"
     assert len(server.chat_requests()) == 1
+    await assert_view_equals_reopen(etos)
 
 
 async def test_regenerate_keeps_versions_and_switches(etos: EtosApp, server: FakeOpenAIServer):
@@ -178,8 +158,8 @@ async def test_regenerate_keeps_versions_and_switches(etos: EtosApp, server: Fak
     await idle(etos)
     chat = etos.window.chat
     first = result[1]
-    finished = asyncio.ensure_future(_first_of(etos))
-    chat.widget(first.id).regenerate_requested.emit(first.id)
+    finished = asyncio.ensure_future(first_outcome(etos))
+    await click(button(chat.widget(first.id), "regenerateButton"))
     result = await asyncio.wait_for(finished, TIMEOUT)
     await idle(etos)
     second = result[1]
@@ -187,88 +167,63 @@ async def test_regenerate_keeps_versions_and_switches(etos: EtosApp, server: Fak
     assert chat.widget(first.id) is None
     assert chat.widget(second.id).text() == "second version"
     # The new version shows its switcher at once: 2 of 2.
-    shown = chat.widget(second.id)
-    assert (shown._version_index, shown._version_count) == (1, 2)
+    view = await assert_view_equals_reopen(etos)
+    assert view.messages[-1].versions == "2/2"
     # The regenerate request carried the same conversation, without the first version.
     sent = server.chat_requests()[1].body["messages"]
     assert [m["content"] for m in sent[1:]] == ["say something"]
     # Switch back to version 1 of 2.
     opened = expect_signal(etos.controller.conversation_opened)
-    chat.widget(second.id).version_requested.emit(second.id, 0)
+    await click(button(chat.widget(second.id), "previousVersionButton"))
     await asyncio.wait_for(opened, TIMEOUT)
     await idle(etos)
     assert chat.widget(first.id) is not None
     history = await etos.controller.repo.current_history(etos.controller.current.id)
     assert history[-1].content == "first version"
     # The reopened view shows the switcher at version 1 of 2 (one query for all versions).
-    widget = chat.widget(first.id)
-    assert (widget._version_index, widget._version_count) == (0, 2)
+    view = await assert_view_equals_reopen(etos)
+    assert view.messages[-1].versions == "1/2"
 
 
-async def test_edit_and_resend_drops_what_followed(
-    etos: EtosApp, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
-):
-    etos.settings.set("chat.auto_title", False)
-    server.script(Text("answer one"), Text("answer two"), Text("answer edited"))
-    first = await send(etos, "question one")
-    await send(etos, "question two")
-    await idle(etos)
-    chat = etos.window.chat
-    user_id = first[1].reply_to_id
-    chat.widget(user_id).edit_requested.emit(user_id)
-    assert chat.composer.toPlainText() == "question one"
-    assert chat.edit_bar.isVisible()
-    chat.composer.setPlainText("question one, edited")
-    finished = asyncio.ensure_future(_first_of(etos))
-    await click(chat.send_button)
-    await answer_box("Send")
-    result = await asyncio.wait_for(finished, TIMEOUT)
-    await idle(etos)
-    assert result[1].content == "answer edited"
-    sent = server.chat_requests()[-1].body["messages"]
-    assert [m["content"] for m in sent[1:]] == ["question one, edited"]
-    history = await etos.controller.repo.current_history(etos.controller.current.id)
-    assert [m.content for m in history] == ["question one, edited", "answer edited"]
-
-
-async def test_conversation_list_actions(
-    etos: EtosApp, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
-):
+async def test_conversation_list_actions(etos: EtosApp, server: FakeOpenAIServer):
     etos.settings.set("chat.auto_title", False)
     await send(etos, "first chat")
-    await idle(etos)
     controller = etos.controller
-    sidebar = etos.window.sidebar
+    window = etos.window
+    sidebar = window.sidebar
     cid = controller.current.id
-    sidebar.rename_requested.emit(cid, "Renamed 对话")
+    sidebar.build_menu(sidebar.model.conversation(0)).actions()[0].trigger()  # Rename…
+    dialog = await find_dialog(RenameDialog)
+    await type_text(dialog.edit, "Renamed 对话")
+    await click(button_with_text(dialog, "Rename"))
     await idle(etos)
     assert sidebar.model.conversation(0).title == "Renamed 对话"
-    assert etos.window.chat.title.text() == "Renamed 对话"
-    sidebar.pin_requested.emit(cid, True)
+    assert window.chat.title.full_text() == "Renamed 对话"
+    window.pin_action.trigger()
     await idle(etos)
     assert sidebar.model.conversation(0).pinned
     # Search finds by message text.
-    sidebar.search.setText("nothing like this")
+    await type_text(sidebar.search, "nothing like this")
     await idle(etos)
     assert sidebar.model.rowCount() == 0
-    sidebar.search.setText("first")
+    await type_text(sidebar.search, "first")
     await idle(etos)
     assert sidebar.model.rowCount() == 1
     sidebar.search.clear()
     await idle(etos)
     # Archive hides it from the list; "Show archived" shows it.
-    sidebar.archive_requested.emit(cid, True)
+    window.archive_action.trigger()
     await idle(etos)
     assert sidebar.model.rowCount() == 0
-    sidebar.archived.setChecked(True)
+    await click(sidebar.archived)
     await idle(etos)
     assert sidebar.model.rowCount() == 1
     # Delete asks first; "Cancel" keeps it, "Delete" removes it.
-    sidebar.ask_delete(cid, "Renamed 对话")
+    sidebar.build_menu(sidebar.model.conversation(0)).actions()[-1].trigger()  # Delete…
     assert "Renamed 对话" in await answer_box("Cancel")
     await idle(etos)
     assert await controller.repo.get_conversation(cid) is not None
-    sidebar.ask_delete(cid, "Renamed 对话")
+    sidebar.build_menu(sidebar.model.conversation(0)).actions()[-1].trigger()
     await answer_box("Delete")
     await idle(etos)
     assert await controller.repo.get_conversation(cid) is None
@@ -279,13 +234,12 @@ async def test_export_markdown_and_json(etos: EtosApp, server: FakeOpenAIServer,
     etos.settings.set("chat.auto_title", False)
     server.script(Text("```python\nprint('你好')\n```"))
     await send(etos, "show code 请")
-    await idle(etos)
     window = etos.window
-    targets = iter([str(tmp_path / "out.md"), str(tmp_path / "out")])
-    window.ask_save_path = lambda _w, _title, _suffix: next(targets)  # type: ignore[method-assign]
-    window.export_conversation(etos.controller.current.id, "markdown")
+    window.export_md_action.trigger()
+    await choose_file(str(tmp_path / "out.md"))
     await idle(etos)
-    window.export_conversation(etos.controller.current.id, "json")
+    window.export_json_action.trigger()
+    await choose_file(str(tmp_path / "out"))
     await idle(etos)
     markdown = (tmp_path / "out.md").read_text(encoding="utf-8")
     assert "show code 请" in markdown
@@ -302,7 +256,7 @@ async def test_code_block_copy_button(etos: EtosApp, server: FakeOpenAIServer):
     result = await send(etos, "how do I install?")
     await idle(etos)
     widget = etos.window.chat.widget(result[1].id)
-    widget.findChild(QTextBrowser).anchorClicked.emit(QUrl("copy-code:0"))
+    await click_link(widget.findChild(QTextBrowser), "copy-code:0")
     assert QGuiApplication.clipboard().text() == "pnpm install"
 
 
@@ -341,7 +295,7 @@ async def test_long_conversation_opens_lazily(etos: EtosApp):
     assert rows[-1].content == "message 4999"
     assert chat.older_button.isVisible()
     older = expect_signal(controller.older_messages_loaded)
-    chat.older_button.click()
+    await click(chat.older_button)
     await asyncio.wait_for(older, TIMEOUT)
     await idle(etos)
     assert chat.widget_count() == 80
@@ -361,7 +315,7 @@ async def test_composer_enter_sends_shift_enter_newline(etos: EtosApp, server: F
     QApplication.sendEvent(composer, shift_enter)
     composer.insertPlainText("line two")
     assert composer.toPlainText() == "line one\nline two"
-    finished = asyncio.ensure_future(_first_of(etos))
+    finished = asyncio.ensure_future(first_outcome(etos))
     enter = QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Return, Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(composer, enter)
     await asyncio.wait_for(finished, TIMEOUT)
@@ -374,8 +328,8 @@ async def test_per_conversation_model_is_sent(etos: EtosApp, server: FakeOpenAIS
     await send(etos, "first")
     chat = etos.window.chat
     changed = expect_signal(etos.controller.conversation_changed)
-    chat.model_combo.setEditText("fake-chat-mini")
-    chat.model_combo.lineEdit().editingFinished.emit()
+    await type_text(chat.model_combo.lineEdit(), "fake-chat-mini")
+    QTest.keyClick(chat.model_combo.lineEdit(), Qt.Key.Key_Return)
     await asyncio.wait_for(changed, TIMEOUT)
     await idle(etos)
     assert etos.controller.current.model == "fake-chat-mini"
@@ -404,7 +358,7 @@ async def test_first_run_opens_provider_settings_and_offers_local_server(
         assert len(page.offer_buttons()) == 1
         assert [r.path for r in server.requests] == ["/v1/models"]
         saved = expect_signal(dialog.settings_saved)
-        page.offer_buttons()[0].click()
+        await click(page.offer_buttons()[0])
         await asyncio.wait_for(saved, TIMEOUT)
         await dialog.wait_idle()
         assert app.registry.is_configured()
@@ -468,13 +422,13 @@ async def test_strictness_setting_changes_the_floors_in_use(etos: EtosApp):
 async def test_per_conversation_persona_is_sent(etos: EtosApp, server: FakeOpenAIServer):
     etos.settings.set("chat.auto_title", False)
     await send(etos, "hello")
-    dialog = etos.window.edit_persona_override()
-    assert dialog is not None
+    etos.window.persona_action.trigger()
+    dialog = await find_dialog(PersonaOverrideDialog)
     assert dialog.name_edit.placeholderText() == "Etos"
-    dialog.name_edit.setText("Captain Byte")
-    dialog.prompt_edit.setPlainText("You speak like a cheerful ship's captain.")
+    await type_text(dialog.name_edit, "Captain Byte")
+    await type_text(dialog.prompt_edit, "You speak like a cheerful ship's captain.")
     changed = expect_signal(etos.controller.conversation_changed)
-    dialog._on_buttons_accepted()
+    await click(button_with_text(dialog, "Save"))
     await asyncio.wait_for(changed, TIMEOUT)
     await idle(etos)
     await send(etos, "who are you?")
@@ -498,16 +452,16 @@ async def test_delete_message_with_confirm(
     second = await send(etos, "two")
     chat = etos.window.chat
     user_id = second[1].reply_to_id
-    chat.widget(user_id).delete_requested.emit(user_id)
+    await click(button(chat.widget(user_id), "deleteButton"))
     await answer_box("Cancel")
     await idle(etos)
-    assert len(await etos.controller.repo.current_history(etos.controller.current.id)) == 4
-    chat.widget(user_id).delete_requested.emit(user_id)
+    assert len(await history(etos)) == 4
+    await click(button(chat.widget(user_id), "deleteButton"))
     await answer_box("Delete")
     await idle(etos)
-    history = await etos.controller.repo.current_history(etos.controller.current.id)
-    assert [m.content for m in history] == ["one", "first answer"]
+    assert [m.content for m in await history(etos)] == ["one", "first answer"]
     assert chat.widget_count() == 2
+    await assert_view_equals_reopen(etos)
 
 
 async def test_saved_memory_note_comes_back_when_the_conversation_is_reopened(
@@ -597,8 +551,8 @@ async def test_composer_is_free_as_soon_as_the_reply_ends(
             not_busy.set_result(None)
 
     controller.busy_changed.connect(on_busy)
-    etos.window.chat.composer.setPlainText("first")
-    etos.window.chat.send_button.click()
+    await type_text(etos.window.chat.composer, "first")
+    await click(etos.window.chat.send_button)
     try:
         await asyncio.wait_for(not_busy, 5)
     finally:
@@ -607,10 +561,10 @@ async def test_composer_is_free_as_soon_as_the_reply_ends(
     assert etos.window.chat.send_button.text() == "Send"
     release.clear()
     errors: list[object] = []
-    controller.error_occurred.connect(errors.append)
+    controller.task_failed.connect(lambda what, error: errors.append((what, error)))
     second = expect_signal(controller.reply_finished)
-    etos.window.chat.composer.setPlainText("second")
-    etos.window.chat.send_button.click()
+    await type_text(etos.window.chat.composer, "second")
+    await click(etos.window.chat.send_button)
     await asyncio.wait_for(second, TIMEOUT)
     release.set()
     await idle(etos)

@@ -41,34 +41,14 @@ from etos_desktop.ui.chat_memory_dialogs import (
 from etos_desktop.ui.context_dialog import ContextDialog
 from etos_desktop.ui.error_text import describe
 from etos_desktop.ui.message_widget import MemoryNote, MessageWidget
+from tests.helpers.chat_app import history, idle, start_app, stop_app
+from tests.helpers.chat_view import assert_view_equals_reopen
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Text, ToolCall
 from tests.helpers.memory_scenario import INSTALL_QUESTION, PNPM, SAVE_PNPM
 from tests.helpers.qt_async import expect_signal
-from tests.helpers.stack import fast_provider_factory
+from tests.helpers.ui_driver import click
 
 TIMEOUT = 15
-
-
-async def start_app(
-    qapp: QApplication, server: FakeOpenAIServer, data_dir: Path, embedder: str
-) -> EtosApp:
-    env = {
-        "ETOS_DATA_DIR": str(data_dir),
-        "OPENAI_BASE_URL": server.base_url,
-        "OPENAI_MODEL": "fake-chat",
-    }
-    app = EtosApp(qapp, env, local_candidates=[], provider_factory=fast_provider_factory([]))
-    app.settings.set("memory.embedder", embedder)
-    app.settings.set("chat.auto_title", False)
-    app.window.show()
-    await app.start()
-    return app
-
-
-async def stop_app(app: EtosApp) -> None:
-    app.window.close()
-    await app.shutdown()
-    app.window.deleteLater()
 
 
 @pytest.fixture
@@ -78,7 +58,7 @@ async def etos(
     isolated_environment: Path,
     use_embedder: UseEmbedder,
 ) -> AsyncIterator[EtosApp]:
-    app = await start_app(qapp, server, isolated_environment, "keywords")
+    app = await start_app(qapp, server, isolated_environment, embedder="keywords")
     assert app.memory is not None
     # Let the app finish choosing ("keywords": none) before the shared, loaded model goes in.
     await asyncio.wait_for(app._embedder_task, TIMEOUT)
@@ -87,16 +67,11 @@ async def etos(
     await stop_app(app)
 
 
-async def idle(app: EtosApp) -> None:
-    assert app.controller is not None
-    await asyncio.wait_for(app.controller.wait_idle(), TIMEOUT)
-
-
 async def type_and_send(app: EtosApp, text: str) -> None:
     """Send from the composer and wait until everything it started has ended."""
     chat = app.window.chat
     chat.composer.setPlainText(text)
-    chat.send_button.click()
+    await click(chat.send_button)
     await idle(app)
 
 
@@ -106,12 +81,6 @@ async def new_conversation(app: EtosApp, *, temporary: bool = False) -> None:
     (app.window.new_temp_action if temporary else app.window.new_action).trigger()
     await asyncio.wait_for(opened, TIMEOUT)
     await idle(app)
-
-
-async def history(app: EtosApp) -> list[Any]:
-    assert app.controller is not None
-    assert app.controller.current is not None
-    return await app.controller.repo.current_history(app.controller.current.id)
 
 
 async def last_reply(app: EtosApp) -> MessageWidget:
@@ -133,7 +102,7 @@ def tool_results(body: dict[str, Any]) -> list[str]:
 
 
 async def open_inspector(app: EtosApp, widget: MessageWidget) -> ContextDialog:
-    widget.findChild(QToolButton, "contextButton").click()
+    await click(widget.findChild(QToolButton, "contextButton"))
     await idle(app)
     dialogs = [d for d in app.window.findChildren(ContextDialog) if d.isVisible()]
     assert len(dialogs) == 1
@@ -159,7 +128,7 @@ async def test_done_when_remember_pnpm_then_new_conversation_carries_it(
 ):
     # The embedder the app picks for a user ("builtin": the embedded USE model), loaded in the
     # background as at every start.
-    app = await start_app(qapp, server, isolated_environment, "builtin")
+    app = await start_app(qapp, server, isolated_environment, embedder="builtin")
     try:
         await asyncio.wait_for(app._embedder_task, TIMEOUT)
         assert app.memory is not None
@@ -241,31 +210,32 @@ async def test_note_edit_then_undo_restores_the_replaced_memory(
     assert note.label.text() == f"Saved to memory as #2, replaces #1: {PNPM}"
 
     # Edit: a refused text keeps the editor open with the reason; a good one is saved.
-    note.edit_button.click()
+    await click(note.edit_button)
     editor = open_dialog(etos, MemoryTextDialog, "memoryEditDialog")
     assert editor.text_edit.toPlainText() == PNPM
     editor.text_edit.setPlainText("My token is sk-abcdefghijklmnopqrstuvwx1234")
-    editor.save_button.click()
+    await click(editor.save_button)
     await idle(etos)
     assert editor.isVisible()
     assert "looks like an API key" in editor.error_label.text()
     assert (await etos.memory.get(2)).content == PNPM
     editor.text_edit.setPlainText("The user installs JavaScript packages with pnpm")
     closed = expect_signal(editor.finished)
-    editor.save_button.click()
+    await click(editor.save_button)
     await idle(etos)
     assert await asyncio.wait_for(closed, TIMEOUT) == (QDialog.DialogCode.Accepted.value,)
     assert (await etos.memory.get(2)).content == "The user installs JavaScript packages with pnpm"
     assert note.label.text() == "Memory #2, edited: The user installs JavaScript packages with pnpm"
 
     # Undo: the new memory is deleted and the one it replaced is back.
-    note.undo_button.click()
+    await click(note.undo_button)
     await idle(etos)
     assert note.undone
     assert note.label.text() == "Undone — #2 is no longer in memory, and #1 is back."
     assert not note.undo_button.isVisible()
     assert await etos.memory.get(2) is None
     assert [(m.id, m.archived_at) for m in await memories(etos)] == [(1, None)]
+    await assert_view_equals_reopen(etos)
 
 
 async def test_undo_of_a_merged_save_keeps_the_memory_with_its_old_wording(
@@ -279,7 +249,7 @@ async def test_undo_of_a_merged_save_keeps_the_memory_with_its_old_wording(
     note = next(n for n in (await last_reply(etos)).notes() if isinstance(n, MemoryNote))
     assert note.label.text() == f"Saved to memory — merged into #1: {PNPM}"
     assert (await etos.memory.get(1)).content == PNPM
-    note.undo_button.click()
+    await click(note.undo_button)
     await idle(etos)
     restored = await etos.memory.get(1)
     assert (restored.content, restored.importance, restored.tags) == (
@@ -288,6 +258,7 @@ async def test_undo_of_a_merged_save_keeps_the_memory_with_its_old_wording(
         ("tools",),
     )
     assert note.label.text() == "Undone — memory #1 has its earlier wording again."
+    await assert_view_equals_reopen(etos)
 
 
 # -- ask mode: the approval dialog ------------------------------------------------------------
@@ -298,7 +269,7 @@ async def start_send(app: EtosApp, text: str) -> ApprovalDialog:
     assert app.controller is not None
     asked = expect_signal(app.controller.approval_requested)
     app.window.chat.composer.setPlainText(text)
-    app.window.chat.send_button.click()
+    await click(app.window.chat.send_button)
     await asyncio.wait_for(asked, TIMEOUT)
     dialogs = app.window.approval_dialogs
     assert len(dialogs) == 1
@@ -338,7 +309,7 @@ async def test_ask_shows_every_field_exactly_and_saves_the_edited_text(
 
     # The user drops the invisible character and rewords; that is what is stored.
     dialog.content_edit.setPlainText("用户现在喜欢喝乌龙茶")
-    dialog.save_button.click()
+    await click(dialog.save_button)
     await asyncio.wait_for(finished, TIMEOUT)
     await idle(etos)
     assert tool_results(server.chat_requests()[1].body) == [
@@ -356,6 +327,7 @@ async def test_ask_shows_every_field_exactly_and_saves_the_edited_text(
     note = next(n for n in (await last_reply(etos)).notes() if isinstance(n, MemoryNote))
     assert note.label.text() == "Saved to memory as #2, replaces #1: 用户现在喜欢喝乌龙茶"
     assert etos.window.approval_dialogs == []
+    await assert_view_equals_reopen(etos)
 
 
 async def test_ask_unchanged_text_is_saved_byte_for_byte(etos: EtosApp, server: FakeOpenAIServer):
@@ -368,7 +340,7 @@ async def test_ask_unchanged_text_is_saved_byte_for_byte(etos: EtosApp, server: 
     )
     finished = expect_signal(etos.controller.reply_finished)
     dialog = await start_send(etos, "记住我喜欢乌龙茶")
-    dialog.save_button.click()
+    await click(dialog.save_button)
     await asyncio.wait_for(finished, TIMEOUT)
     await idle(etos)
     assert [m.content for m in await memories(etos)] == [content]
@@ -382,12 +354,13 @@ async def test_ask_declined_saves_nothing(etos: EtosApp, server: FakeOpenAIServe
     server.script(SAVE_PNPM, Text("Okay, I won't."))
     finished = expect_signal(etos.controller.reply_finished)
     dialog = await start_send(etos, "remember I use pnpm")
-    dialog.decline_button.click()
+    await click(dialog.decline_button)
     await asyncio.wait_for(finished, TIMEOUT)
     await idle(etos)
     assert tool_results(server.chat_requests()[1].body) == [REFUSAL_TEXT["declined"]]
     assert await memories(etos) == []
     assert not [n for n in (await last_reply(etos)).notes() if isinstance(n, MemoryNote)]
+    await assert_view_equals_reopen(etos)
 
 
 async def test_ask_dialog_goes_away_when_the_reply_is_stopped(
@@ -412,7 +385,7 @@ async def test_ask_dialog_closed_with_the_window_declines(
     server: FakeOpenAIServer,
     isolated_environment: Path,
 ):
-    app = await start_app(qapp, server, isolated_environment, "keywords")
+    app = await start_app(qapp, server, isolated_environment, embedder="keywords")
     try:
         app.settings.set("memory.approval", "ask")
         server.script(SAVE_PNPM, Text("unused"))
@@ -465,18 +438,18 @@ async def test_remember_action_on_a_message(etos: EtosApp, server: FakeOpenAISer
     remember = user_widget.findChild(QToolButton, "rememberButton")
     assert remember.isVisible()
     assert etos.window.chat.widget(rows[1].id).findChild(QToolButton, "rememberButton").isVisible()
-    remember.click()
+    await click(remember)
     editor = open_dialog(etos, MemoryTextDialog, "rememberDialog")
     assert editor.text_edit.toPlainText() == rows[0].content
     editor.text_edit.setPlainText("I keep my bank PIN 1234 and card 4111 1111 1111 1111")
-    editor.save_button.click()
+    await click(editor.save_button)
     await idle(etos)
     assert editor.isVisible()
     assert "card number" in editor.error_label.text()
     editor.text_edit.setPlainText("The user drinks oolong tea every morning")
     editor.kind_combo.setCurrentIndex(editor.kind_combo.findData("preference"))
     closed = expect_signal(editor.finished)
-    editor.save_button.click()
+    await click(editor.save_button)
     await idle(etos)
     assert await asyncio.wait_for(closed, TIMEOUT) == (QDialog.DialogCode.Accepted.value,)
     stored = await memories(etos)
@@ -489,6 +462,7 @@ async def test_remember_action_on_a_message(etos: EtosApp, server: FakeOpenAISer
     ]
     # Nothing was sent for it, and the composer was left alone.
     assert len(server.chat_requests()) == 1
+    await assert_view_equals_reopen(etos)
 
 
 async def test_remember_command(etos: EtosApp, server: FakeOpenAIServer):
@@ -511,9 +485,10 @@ async def test_remember_command(etos: EtosApp, server: FakeOpenAIServer):
     assert [r.content for r in await history(etos)] == ["hi", "hello"]
     assert chat.memory_notes()[-1].label.text() == "Saved to memory as #2: My dog is called Biscuit"
     # The standalone note's Undo works like any other.
-    chat.memory_notes()[-1].undo_button.click()
+    await click(chat.memory_notes()[-1].undo_button)
     await idle(etos)
     assert [m.id for m in await memories(etos)] == [1]
+    await assert_view_equals_reopen(etos)
 
 
 async def test_refused_remember_command_keeps_the_text_and_says_why(
@@ -572,7 +547,7 @@ async def test_inspector_for_a_general_question_and_copy_as_json(
     )
     system = inspector.item_text("System message")
     assert system == body["messages"][0]["content"]
-    inspector.copy_button.click()
+    await click(inspector.copy_button)
     copied = json.loads(QGuiApplication.clipboard().text())
     assert copied["retrieval_query"] == "What is the capital of France?"
     assert copied["memories"] == []

@@ -103,18 +103,20 @@ class ChatRepository:
         return await self._db.run(lambda s: s.get(ConversationRow, conversation_id))
 
     async def list_conversations(
-        self, *, archived: bool = False, search: str = "", limit: int | None = None
+        self, *, archived: bool | None = False, search: str = "", limit: int | None = None
     ) -> list[ConversationRow]:
         """List conversations, pinned first, most recently updated next.
 
         Args:
-            archived: List the archived conversations instead of the active ones.
+            archived: ``False``: the active ones; ``True``: the archived ones; ``None``: both.
             search: Keep conversations whose title or any visible message contains this text.
             limit: At most this many.
         """
 
         def work(session: Session) -> list[ConversationRow]:
-            query = select(ConversationRow).where(ConversationRow.archived == archived)
+            query = select(ConversationRow)
+            if archived is not None:
+                query = query.where(ConversationRow.archived == archived)
             needle = search.strip()
             if needle:
                 pattern = _like_pattern(needle)
@@ -174,6 +176,25 @@ class ChatRepository:
             session.commit()
 
         await self._db.run(work)
+
+    async def delete_empty_conversations(self) -> int:
+        """Delete conversations that hold no message at all (left by earlier versions' "New").
+
+        A conversation now gets its row with its first message, so an empty one holds nothing.
+
+        Returns:
+            How many were deleted.
+        """
+
+        def work(session: Session) -> int:
+            has_messages = select(MessageRow.conversation_id).distinct()
+            result = session.exec(
+                delete(ConversationRow).where(col(ConversationRow.id).not_in(has_messages))
+            )
+            session.commit()
+            return int(result.rowcount or 0)
+
+        return await self._db.run(work)
 
     # -- messages -----------------------------------------------------------------------------
 

@@ -1,0 +1,67 @@
+"""Labels for text the app does not control: the model's, a server's or the user's.
+
+Qt guesses whether a label's or tooltip's text is rich text from its content (``mightBeRichText``),
+so a title the model wrote, a server's error body or a memory could render ``<img src="file://…">``
+or styled, spoofed text. Labels that show such text are set to plain text; tooltips, which have no
+text-format switch, are built here as escaped rich text. Long one-line text is elided, so it can
+never widen a window.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+
+def plain_tooltip(text: str) -> str:
+    """A tooltip that shows ``text`` literally (line breaks kept), whatever it contains."""
+    if not text:
+        return ""
+    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
+
+
+def make_plain(label: QLabel) -> QLabel:
+    """Make ``label`` show its text literally; returns it."""
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label
+
+
+class ElidedLabel(QLabel):
+    """A one-line plain-text label that elides its text to its width ("A long ti…").
+
+    Its size hint does not follow the text, so a long text never pushes its layout wider; the
+    whole text is in the tooltip when it is cut.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def full_text(self) -> str:
+        """The text before eliding."""
+        return self._full
+
+    def setText(self, text: str) -> None:
+        self._full = " ".join(text.split())
+        self._elide()
+
+    def sizeHint(self) -> QSize:
+        return QSize(80, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(40, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        width = max(0, self.contentsRect().width())
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, width)
+        super().setText(shown)
+        self.setToolTip(plain_tooltip(self._full) if shown != self._full else "")

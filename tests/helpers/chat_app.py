@@ -1,0 +1,94 @@
+"""The whole app on the test's qasync loop, and driving its chat as a person would."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import QApplication
+
+from etos_desktop.app import EtosApp
+from tests.helpers.fake_openai_server import FakeOpenAIServer
+from tests.helpers.qt_async import expect_signal
+from tests.helpers.stack import fast_provider_factory
+from tests.helpers.ui_driver import click, type_text
+
+TIMEOUT = 15
+
+
+async def start_app(
+    qapp: QApplication,
+    server: FakeOpenAIServer,
+    data_dir: Path,
+    *,
+    embedder: str = "keywords",
+    auto_title: bool = False,
+    env: dict[str, str] | None = None,
+) -> EtosApp:
+    """Start the app on ``data_dir`` with the Environment provider pointing at ``server``.
+
+    Retry waits are recorded in ``app.sleeps`` instead of slept.
+    """
+    environment = {
+        "ETOS_DATA_DIR": str(data_dir),
+        "OPENAI_BASE_URL": server.base_url,
+        "OPENAI_MODEL": "fake-chat",
+        **(env or {}),
+    }
+    sleeps: list[float] = []
+    app = EtosApp(
+        qapp, environment, local_candidates=[], provider_factory=fast_provider_factory(sleeps)
+    )
+    app.sleeps = sleeps  # type: ignore[attr-defined]
+    # Keyword-only memory unless asked: loading the built-in embedder costs ~1 s a test.
+    app.settings.set("memory.embedder", embedder)
+    app.settings.set("chat.auto_title", auto_title)
+    app.window.show()
+    await app.start()
+    return app
+
+
+async def stop_app(app: EtosApp) -> None:
+    """Close the window and shut the services down."""
+    app.window.close()
+    await app.shutdown()
+    app.window.deleteLater()
+
+
+async def idle(app: EtosApp) -> None:
+    """Wait until every task the chat controller started has ended."""
+    assert app.controller is not None
+    await asyncio.wait_for(app.controller.wait_idle(), TIMEOUT)
+
+
+async def first_outcome(app: EtosApp) -> tuple[Any, ...]:
+    """``("finished", row)`` or ``("failed", row, error)`` of the next reply."""
+    assert app.controller is not None
+    ok = expect_signal(app.controller.reply_finished)
+    bad = expect_signal(app.controller.reply_failed)
+    done, pending = await asyncio.wait({ok, bad}, return_when=asyncio.FIRST_COMPLETED)
+    for future in pending:
+        future.cancel()
+    return ("finished", *next(iter(done)).result()) if ok in done else ("failed", *bad.result())
+
+
+async def send(app: EtosApp, text: str) -> tuple[Any, ...]:
+    """Type ``text`` in the composer, click Send, and wait for the reply's outcome."""
+    chat = app.window.chat
+    outcome = asyncio.ensure_future(first_outcome(app))
+    if len(text) <= 200 and "\n" not in text:
+        await type_text(chat.composer, text)
+    else:  # as a paste: typed, Enter would send the first line
+        chat.composer.setPlainText(text)
+    await click(chat.send_button)
+    result = await asyncio.wait_for(outcome, TIMEOUT)
+    await idle(app)
+    return result
+
+
+async def history(app: EtosApp) -> list[Any]:
+    """The open conversation's current history, from the database."""
+    assert app.controller is not None
+    assert app.controller.current is not None
+    return await app.controller.repo.current_history(app.controller.current.id)
