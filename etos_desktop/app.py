@@ -49,12 +49,18 @@ HEAVY_MODULES = (
     "etos_desktop.core.chat.service",
     "etos_desktop.ui.chat_controller",
     "etos_desktop.ui.settings_dialog",
+    "etos_desktop.ui.markdown_render",
 )
 
 
 def _import_heavy() -> None:
     for name in HEAVY_MODULES:
         importlib.import_module(name)
+    # The first reply's first render would otherwise import the Markdown parser and the
+    # highlighter's lexers on the UI thread (a 100-200 ms stall); rendering is pure Python.
+    from etos_desktop.ui.markdown_render import render_markdown
+
+    render_markdown("**warm** `up`\n\n- a\n\n```python\nx = 1\n```\n```bash\nls\n```\n")
 
 
 def parse_args(argv: Sequence[str]) -> Any:

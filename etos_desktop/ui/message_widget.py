@@ -39,6 +39,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from etos_desktop.ui.labels import plain_tooltip
+
 __all__ = ["MemoryNote", "MessageWidget"]
 
 # Their look (object names userMessage/assistantMessage, messageRole…) is in resources/themes.
@@ -58,6 +60,53 @@ PREVIEW_CHARS = 32_000
 # A run this long without a space is wrapped anywhere: Qt's word-boundary-or-anywhere wrapping
 # is quadratic in the length of an unbroken run (200,000 characters: 9.4 s; anywhere: 0.4 s).
 _LONG_RUN = re.compile(r"\S{1000}")
+
+
+#: While a reply streams, its finished part is rendered once in pieces of at least this many
+#: characters, and only the rest is rendered again as it grows: re-rendering the whole reply every
+#: 80 ms made the UI loop stall 58-118 ms on a long reply (tests/bench/stall.py).
+STREAM_PIECE_CHARS = 1500
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_COPY_LINK_RE = re.compile(r'href="' + _COPY_CODE_SCHEME + r':(\d+)"')
+
+
+def stable_boundary(text: str, start: int) -> int:
+    """Where the finished Markdown blocks of ``text[start:]`` end (``start`` when none did).
+
+    A block is finished at a blank line outside a code fence that is followed by a line starting
+    at the margin (so a list item's indented continuation is not cut off). ``start`` must itself be
+    such a boundary (or 0).
+    """
+    fence = ""
+    boundary = start
+    position = start
+    previous_blank = False
+    for line in text[start:].splitlines(keepends=True):
+        stripped = line.strip()
+        if not fence and previous_blank and stripped and not line[0].isspace():
+            boundary = position
+        match = _FENCE_RE.match(line)
+        if match:
+            marker = match.group(1)
+            if not fence:
+                fence = marker
+            elif (
+                marker[0] == fence[0]
+                and len(marker) >= len(fence)
+                and not line[match.end() :].strip()
+            ):
+                fence = ""
+        previous_blank = not stripped and not fence
+        position += len(line)
+    return boundary
+
+
+def _renumber_copy_links(html: str, offset: int) -> str:
+    if not offset:
+        return html
+    return _COPY_LINK_RE.sub(
+        lambda m: f'href="{_COPY_CODE_SCHEME}:{int(m.group(1)) + offset}"', html
+    )
 
 
 def wrap_mode_for(text: str) -> QTextOption.WrapMode:
@@ -217,10 +266,12 @@ class MessageWidget(QFrame):
         header.addWidget(self._time_label)
         header.addStretch(1)
 
-        self._browser = _ContentBrowser(self)
-        self._browser.anchorClicked.connect(self._on_browser_anchor_clicked)
-        self._browser.highlighted.connect(self._on_browser_highlighted)
+        self._browser = self._make_browser()
         self._browser.setVisible(False)
+        # The finished pieces of a streaming reply (rendered once), above the growing rest.
+        self._pieces: list[_ContentBrowser] = []
+        self._piece_codes: list[str] = []
+        self._stable_len = 0
         self._expanded = False
         self._more_button = self._make_button("showAllButton", self._on_more_button_clicked)
         self._more_button.setVisible(False)
@@ -284,6 +335,7 @@ class MessageWidget(QFrame):
         layout.setSpacing(4)
         layout.addLayout(header)
         layout.addWidget(self._browser)
+        self._layout = layout
         layout.addWidget(self._more_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self._status_row)
         self._notes_layout = QVBoxLayout()
@@ -485,34 +537,86 @@ class MessageWidget(QFrame):
         # backgrounds, which make the Window colour meaningless.
         return self.palette().color(QPalette.ColorRole.WindowText).lightness() > 128
 
+    def _make_browser(self) -> _ContentBrowser:
+        browser = _ContentBrowser(self)
+        browser.anchorClicked.connect(self._on_browser_anchor_clicked)
+        browser.highlighted.connect(self._on_browser_highlighted)
+        return browser
+
+    def _drop_pieces(self) -> None:
+        for piece in self._pieces:
+            self._layout.removeWidget(piece)
+            piece.hide()
+            piece.deleteLater()
+        self._pieces.clear()
+        self._piece_codes.clear()
+        self._stable_len = 0
+
     def _render(self) -> None:
         started = time.perf_counter()
         dark = self._is_dark()
-        # Imported on first render: markdown + Pygments cost ~30 ms of start-up otherwise.
-        from etos_desktop.ui.markdown_render import render_markdown
-
-        cut = not self._streaming and not self._expanded and len(self._text) > PREVIEW_CHARS
-        shown = self._text[:PREVIEW_CHARS] if cut else self._text
-        rendered = render_markdown(shown, dark=dark, streaming=self._streaming)
-        self._code_blocks = rendered.code_blocks
-        mode = wrap_mode_for(shown)
-        if self._browser.wordWrapMode() != mode:
-            self._browser.setWordWrapMode(mode)
-        self._browser.setHtml(rendered.html)
-        self._browser.setVisible(bool(self._text))
-        self._more_button.setVisible(cut)
-        if cut:
-            self._more_button.setText(
-                self.tr(
-                    "Show the whole message (%n more characters)", "", len(self._text) - len(shown)
-                )
-            )
+        if self._rendered_dark is not None and dark != self._rendered_dark:
+            self._drop_pieces()
+        if self._streaming:
+            self._render_streaming(dark)
+        else:
+            self._render_whole(dark)
         self._rendered_dark = dark
         self._dirty = False
         finished = time.perf_counter()
         self._last_render_at = finished
         self._last_render_ms = (finished - started) * 1000
         self.content_rendered.emit()
+
+    def _render_whole(self, dark: bool) -> None:
+        # Imported on first render: markdown + Pygments cost ~30 ms of start-up otherwise.
+        from etos_desktop.ui.markdown_render import render_markdown
+
+        self._drop_pieces()
+        cut = not self._expanded and len(self._text) > PREVIEW_CHARS
+        shown = self._text[:PREVIEW_CHARS] if cut else self._text
+        rendered = render_markdown(shown, dark=dark, streaming=False)
+        self._code_blocks = rendered.code_blocks
+        self._show_html(self._browser, rendered.html, shown)
+        self._browser.setVisible(bool(self._text))
+        self._more_button.setVisible(cut)
+        if cut:
+            self._more_button.setText(
+                self.tr(
+                    "Show the whole message (%n more characters)",
+                    "",
+                    len(self._text) - len(shown),
+                )
+            )
+
+    def _render_streaming(self, dark: bool) -> None:
+        from etos_desktop.ui.markdown_render import render_markdown
+
+        boundary = stable_boundary(self._text, self._stable_len)
+        if boundary - self._stable_len >= STREAM_PIECE_CHARS:
+            piece_text = self._text[self._stable_len : boundary]
+            rendered = render_markdown(piece_text, dark=dark, streaming=False)
+            piece = self._make_browser()
+            html = _renumber_copy_links(rendered.html, len(self._piece_codes))
+            self._show_html(piece, html, piece_text)
+            self._layout.insertWidget(self._layout.indexOf(self._browser), piece)
+            piece.show()
+            self._pieces.append(piece)
+            self._piece_codes.extend(rendered.code_blocks)
+            self._stable_len = boundary
+        rest = self._text[self._stable_len :]
+        rendered = render_markdown(rest, dark=dark, streaming=True)
+        html = _renumber_copy_links(rendered.html, len(self._piece_codes))
+        self._show_html(self._browser, html, rest)
+        self._code_blocks = (*self._piece_codes, *rendered.code_blocks)
+        self._browser.setVisible(bool(rest))
+        self._more_button.setVisible(False)
+
+    def _show_html(self, browser: _ContentBrowser, html: str, text: str) -> None:
+        mode = wrap_mode_for(text)
+        if browser.wordWrapMode() != mode:
+            browser.setWordWrapMode(mode)
+        browser.setHtml(html)
 
     def _update_role_label(self) -> None:
         self._role_label.setText(self.tr("You") if self.is_user else self._author)
@@ -658,7 +762,9 @@ class MessageWidget(QFrame):
     def _on_browser_highlighted(self, url: QUrl) -> None:
         # Show where a link goes before it is clicked (link text can say anything).
         shown = url.toString() if url.scheme().lower() in ("http", "https") else ""
-        self._browser.setToolTip(shown)
+        browser = self.sender()
+        if isinstance(browser, QTextBrowser):
+            browser.setToolTip(plain_tooltip(shown))
 
 
 #: A note shows at most this much of a memory; the whole text is in its tooltip.
@@ -799,7 +905,7 @@ class MemoryNote(QFrame):
         else:
             text = self.tr("Saved to memory as #{id}: {text}")
         self.label.setText(text.format(id=self.memory_id, old=self.superseded, text=preview))
-        self.label.setToolTip(shown if preview != shown else "")
+        self.label.setToolTip(plain_tooltip(shown) if preview != shown else "")
         self.edit_button.setText(self.tr("Edit"))
         self.edit_button.setToolTip(self.tr("Change the wording of this memory"))
         self.undo_button.setText(self.tr("Undo"))

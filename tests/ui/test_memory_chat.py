@@ -40,6 +40,7 @@ from etos_desktop.ui.chat_memory_dialogs import (
 )
 from etos_desktop.ui.context_dialog import ContextDialog
 from etos_desktop.ui.error_text import describe
+from etos_desktop.ui.labels import plain_tooltip
 from etos_desktop.ui.message_widget import MemoryNote, MessageWidget
 from tests.helpers.chat_app import history, idle, start_app, stop_app
 from tests.helpers.chat_view import assert_view_equals_reopen
@@ -591,9 +592,11 @@ async def test_inspector_in_compatibility_mode_and_with_history(
 
 
 def test_note_texts(qapp: QApplication):
-    note = MemoryNote(7, "x" * 300)
-    assert note.label.text() == "Saved to memory as #7: " + "x" * 240 + "…"
-    assert note.label.toolTip() == "x" * 300
+    note = MemoryNote(7, "<b>" + "x" * 300)
+    assert note.label.text() == "Saved to memory as #7: <b>" + "x" * 237 + "…"
+    # The whole text in the tooltip, shown as typed (escaped), never as markup.
+    assert note.label.toolTip() == plain_tooltip("<b>" + "x" * 300)
+    assert "&lt;b&gt;" in note.label.toolTip()
     note.set_error("Memory #7 no longer exists.")
     assert note.error_label.text() == "Memory #7 no longer exists."
     note.set_undone()

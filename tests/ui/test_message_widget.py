@@ -316,3 +316,97 @@ def test_retranslate_on_language_change(
 
     QCoreApplication.sendEvent(widget, QEvent(QEvent.Type.LanguageChange))
     assert _button(widget, "copyButton").text() == "Copy"
+
+
+# -- streaming in pieces -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "expected"),
+    [
+        ("one\n\ntwo", 0, len("one\n\n")),
+        ("one\n\ntwo\n\nthree", 0, len("one\n\ntwo\n\n")),
+        ("no blank line yet", 0, 0),
+        # Inside a fence a blank line ends nothing.
+        ("```python\na = 1\n\nb = 2\n", 0, 0),
+        ("```python\na = 1\n\nb = 2\n```\n\nafter", 0, len("```python\na = 1\n\nb = 2\n```\n\n")),
+        # A longer closing fence closes; a shorter one or other text after it does not.
+        ("````\n```\n\nx\n````\n\nend", 0, len("````\n```\n\nx\n````\n\n")),
+        ("```\ncode ``` not closed\n\nstill code", 0, 0),
+        # A list item's indented continuation stays with its item.
+        ("- item\n\n  more of the item\n", 0, 0),
+        ("- item\n\n  more\n\nnext", 0, len("- item\n\n  more\n\n")),
+        # The scan starts at an earlier boundary.
+        ("one\n\ntwo\n\nthree", len("one\n\n"), len("one\n\ntwo\n\n")),
+    ],
+)
+def test_stable_boundary(text: str, start: int, expected: int) -> None:
+    assert message_widget_module.stable_boundary(text, start) == expected
+
+
+def test_a_streaming_reply_is_rendered_in_pieces_and_whole_at_the_end(
+    make_widget: Callable[..., MessageWidget], qtbot: QtBot
+) -> None:
+    widget = make_widget(render_interval_ms=0)
+    paragraphs = [
+        f"Paragraph {i}: " + "words " * 60 + f"\n\n```python\nprint({i})\n```\n\n"
+        for i in range(12)
+    ]
+    text = ""
+    for paragraph in paragraphs:
+        text += paragraph
+        widget.set_text(text, streaming=True)
+        widget.flush_render()
+    browsers = sorted(
+        (b for b in widget.findChildren(QTextBrowser) if b.isVisibleTo(widget)),
+        key=widget.layout().indexOf,
+    )
+    # The finished part is in pieces rendered once; only the rest is rendered again.
+    assert len(browsers) > 2
+    assert widget.code_blocks == tuple(f"print({i})" for i in range(12))
+    # Each piece's Copy links point at the right block in the whole reply.
+    links = []
+    for browser in browsers:
+        links += [
+            int(href.split(":")[1])
+            for href in _anchors(browser)
+            if href.startswith(message_widget_module._COPY_CODE_SCHEME)
+        ]
+    assert links == list(range(12))
+    widget.set_text(text, streaming=False)
+    qtbot.wait(1)  # the pieces are deleted later
+    browsers = [b for b in widget.findChildren(QTextBrowser) if b.isVisibleTo(widget)]
+    assert len(browsers) == 1
+    assert widget.code_blocks == tuple(f"print({i})" for i in range(12))
+    assert "Paragraph 11" in browsers[0].toPlainText()
+
+
+def test_a_long_message_shows_its_beginning_and_all_on_request(
+    make_widget: Callable[..., MessageWidget],
+) -> None:
+    widget = make_widget(role="user")
+    text = "x" * (message_widget_module.PREVIEW_CHARS + 5000)
+    widget.set_text(text, streaming=False)
+    (browser,) = [b for b in widget.findChildren(QTextBrowser) if b.isVisibleTo(widget)]
+    more = widget.findChild(QToolButton, "showAllButton")
+    assert more.isVisibleTo(widget)
+    assert "5,000" in more.text() or "5000" in more.text()
+    assert len(browser.toPlainText()) == message_widget_module.PREVIEW_CHARS
+    assert widget.text() == text
+    more.click()
+    assert len(browser.toPlainText()) == len(text)
+    assert not more.isVisibleTo(widget)
+
+
+def _anchors(browser: QTextBrowser) -> list[str]:
+    hrefs = []
+    block = browser.document().begin()
+    while block.isValid():
+        iterator = block.begin()
+        while not iterator.atEnd():
+            fragment = iterator.fragment()
+            if fragment.isValid() and fragment.charFormat().anchorHref():
+                hrefs.append(fragment.charFormat().anchorHref())
+            iterator += 1
+        block = block.next()
+    return list(dict.fromkeys(hrefs))
