@@ -321,12 +321,12 @@ class _CjkFriendlyState(StateInline):
         return scanned
 
 
-# markdown-it is linear, but pure Python, and some inline markup costs far more than plain text: an
-# unmatched "[" is re-scanned at every nesting level (measured ≈ 25-65 µs per "[" against ≈ 3 µs
-# per character of a dense reply), a "*" or "_" ≈ 10-20 µs. A model stuck in a loop can stream
-# 100 KB of "![" (4 s per render at the cap). Each paragraph is charged its markup; once a message
-# has spent this budget (≈ 300 ms of such markup), its remaining paragraphs are shown as plain
-# text. Real replies stay far below it: the 20 KB dense reply in tests/bench spends ≈ 2,000.
+# markdown-it is linear, but pure Python, and inline markup costs far more than plain text (≈ 3 µs
+# per character of a dense reply): an unmatched "[" is re-scanned at every nesting level, ≈ 25-65 µs
+# each; a "*", "_", "<" or "`" ≈ 10-20 µs; a backslash escape ≈ 2.5 µs. A model stuck in a loop can
+# stream 120 KB of "![" (4 s per render at the cap). Each paragraph is charged its markup; once a
+# message has spent this budget (≈ 300 ms of such markup), its remaining paragraphs are shown as
+# plain text. Real replies stay far below it: the 20 KB replies in tests/bench spend 1,300-1,600.
 _INLINE_MARKUP_BUDGET = 16_384
 _LINK_OPENER_COST = 4
 
@@ -338,6 +338,7 @@ def _inline_markup_cost(text: str) -> int:
         + text.count("_")
         + text.count("<")
         + text.count("`")
+        + text.count("\\")
     )
 
 

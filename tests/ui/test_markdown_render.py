@@ -196,6 +196,8 @@ def test_paragraphs_past_the_markup_budget_are_plain_text() -> None:
     assert "<strong>bold</strong>" in rendered.html
     assert "*a* *a*" in rendered.html
     assert "*after*" in rendered.html
+    escapes = "\\\\" * 20_000 + "\n\n*after*"  # 20,000 escaped backslashes cost budget too
+    assert "*after*" in render_markdown(escapes).html
     assert rendered.code_blocks == ("x = 1",)  # block structure is still Markdown
 
 
