@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication
 
+from etos_desktop.ui import markdown_render
 from etos_desktop.ui.markdown_render import (
     MAX_MARKDOWN_CHARS,
     RenderedMarkdown,
@@ -247,6 +248,17 @@ def test_unclosed_fence_renders_as_code_while_streaming() -> None:
     assert 'href="copy-code:0"' in rendered.html
     assert "```" not in rendered.html
     assert "<pre" in rendered.html
+
+
+def test_only_finished_blocks_are_kept_in_the_highlight_cache_while_streaming() -> None:
+    markdown_render._highlight_cached.cache_clear()
+
+    markdown_render.render_markdown(
+        "Done:\n\n```py\nx = 1\n```\n\n- growing:\n  ```py\n  y = 2", streaming=True
+    )
+
+    # The still-growing block would evict the finished ones every re-render needs.
+    assert markdown_render._highlight_cached.cache_info().currsize == 1
 
 
 def test_inline_triple_backticks_do_not_open_a_block() -> None:
