@@ -1,37 +1,48 @@
 """Markdown → HTML for chat messages, shaped for the rich-text subset QTextBrowser understands.
 
 Pure functions apart from the translated "Copy" label. Messages come from a model, so the input is
-untrusted: raw HTML is escaped, never rendered; only http(s) links survive; images become links;
-control characters and lone surrogates are replaced before anything else sees them.
+untrusted: raw HTML is escaped, never rendered; only http(s) links survive; images become links and
+are never loaded; control characters and lone surrogates are replaced before anything else sees
+them.
 
-The pipeline: fenced code blocks are cut out first (so tabs and the raw code survive for copying and
-an unclosed fence still renders), list indentation is brought to python-markdown's 4-space rule,
-inputs python-markdown is quadratic on are defused, python-markdown (tables, sane_lists; raw HTML
-off) renders the rest, and the code blocks come back highlighted by Pygments with inline styles
-(QTextBrowser has no CSS classes to speak of), each under a header with its language and a
-``copy-code:N`` link.
+markdown-it-py parses CommonMark (plus GFM tables and strikethrough) with raw HTML off, and is
+linear on the inputs python-markdown was quadratic on. What is the app's own: a fence rule that
+keeps a code block open past a less-indented line (models indent code in list items loosely, and a
+streaming reply's last block is open until its closing fence arrives); bare http(s) URLs made
+links; emphasis next to CJK punctuation (``**注意：**这是``), which CommonMark leaves as text; a
+budget on costly inline markup, past which paragraphs stay plain text; and a renderer that
+highlights fenced code with Pygments' inline styles (QTextBrowser has no CSS classes to speak of)
+under a header with the language and a ``copy-code:N`` link, and writes only http(s) anchors.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-import secrets
-import threading
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
-from xml.etree.ElementTree import Element
 
-import markdown
-from markdown.extensions import Extension
-from markdown.treeprocessors import Treeprocessor
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml, isWhiteSpace, unescapeAll
+from markdown_it.parser_block import ParserBlock
+from markdown_it.parser_inline import ParserInline
+from markdown_it.renderer import RendererHTML
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline.state_inline import Scanned
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 from PySide6.QtCore import QCoreApplication
+
+from etos_desktop.ui.theme import CodePalette, code_palette
 
 __all__ = [
     "COPY_CODE_SCHEME",
@@ -46,11 +57,15 @@ __all__ = [
 COPY_CODE_SCHEME = "copy-code"
 
 _ALLOWED_LINK_SCHEMES = ("http://", "https://")
-# Beyond these a message is shown as plain text: python-markdown's block parser is quadratic in
-# the number of blocks and every fenced block becomes a ~1 KB table (a megabyte of "```" lines took
-# 15 s and made 90 MB of HTML). No real reply comes near either limit.
+# Beyond these a message is shown as plain text. The parser is linear, but pure Python: a 128 KiB
+# run of "[" takes about 2 s (tests/bench/text_speed.py), and every fenced block becomes a ~1 KB
+# table that Qt lays out slowly. No real reply comes near either limit.
 MAX_MARKDOWN_CHARS = 128 * 1024
 MAX_CODE_BLOCKS = 256
+# Containers (quotes, lists) nested deeper than this make markdown-it drop the rest of the message;
+# such a message is shown as plain text instead. Each level costs recursion, and each unmatched "["
+# is re-scanned up to this many levels deep, so it stays at the CommonMark preset's 20.
+_MAX_NESTING = 20
 _MONO = "'JetBrains Mono', 'Cascadia Mono', Menlo, Consolas, 'DejaVu Sans Mono', monospace"
 _TAB_WIDTH = 4
 
@@ -68,45 +83,11 @@ class RenderedMarkdown:
     code_blocks: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Palette:
-    pygments_style: str
-    code_background: str
-    code_text: str
-    header_background: str
-    header_text: str
-    border: str
-    inline_code_background: str
-    quote_text: str
-
-
-_LIGHT = _Palette(
-    pygments_style="default",
-    code_background="#f6f8fa",
-    code_text="#1f2328",
-    header_background="#eaeef2",
-    header_text="#57606a",
-    border="#d0d7de",
-    inline_code_background="#eff1f3",
-    quote_text="#57606a",
-)
-_DARK = _Palette(
-    pygments_style="github-dark",
-    code_background="#0d1117",
-    code_text="#e6edf3",
-    header_background="#1c2128",
-    header_text="#8d96a0",
-    border="#30363d",
-    inline_code_background="#2d333b",
-    quote_text="#9198a1",
-)
-
-
 # --- input hygiene ---------------------------------------------------------------------------------
 
 # C0/C1 controls (except tab and newline), lone surrogates and the Unicode line/paragraph
-# separators. NUL truncates Qt strings, STX/ETX are python-markdown's own placeholder markers and a
-# lone surrogate makes the str → QString conversion fail, so none of them may reach the renderer.
+# separators. NUL truncates Qt strings, a lone surrogate makes the str → QString conversion fail,
+# and the rest would be invisible or move text about, so none of them may reach the view.
 _UNSAFE_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029]")
 
 
@@ -197,67 +178,187 @@ def escape_invisible(text: str) -> str:
     return _INVISIBLE_CANDIDATE_RE.sub(replace, text)
 
 
-# --- fenced code -----------------------------------------------------------------------------------
-
-# A fence may be indented (LLMs put code blocks inside list items); a backtick fence's info string
-# cannot contain a backtick, which keeps ```inline``` from opening a block (CommonMark §4.5).
-_FENCE_OPEN_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
+# --- parser rules ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Fence:
-    language: str
-    code: str
-    closed: bool
+def _fence(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """markdown-it's fence rule, except that a less-indented line does not end the block.
 
-
-def _extract_fences(text: str, token: str) -> tuple[str, list[_Fence]]:
-    """Replace each fenced block by a placeholder line ``<token>C<index>Q``; return the blocks.
-
-    An unclosed fence runs to the end of the text, as CommonMark says (and as a streaming reply needs:
-    its last block is open until the closing fence arrives).
+    CommonMark ends a fence inside a list item at the first line indented less than the item's
+    content; models often misindent one line of code there, and an unclosed fence must run to the
+    end while a reply streams. So a fence runs to its closing fence or to the end of its container
+    (a block quote still bounds it), as the python-markdown renderer did. ``meta["closed"]`` says
+    whether the closing fence was found.
     """
-    if "```" not in text and "~~~" not in text:
-        return text, []
-    lines = text.split("\n")
-    out: list[str] = []
-    fences: list[_Fence] = []
-    i = 0
-    n = len(lines)
-    while i < n:
-        line = lines[i]
-        match = _FENCE_OPEN_RE.match(line) if ("```" in line or "~~~" in line) else None
-        if match is None or (match["fence"][0] == "`" and "`" in match["info"]):
-            out.append(line)
-            i += 1
+    pos = state.bMarks[start_line] + state.tShift[start_line]
+    maximum = state.eMarks[start_line]
+    if state.is_code_block(start_line) or pos + 3 > maximum:
+        return False
+    marker = state.src[pos]
+    if marker not in "`~":
+        return False
+    mem = pos
+    pos = state.skipCharsStr(pos, marker)
+    length = pos - mem
+    if length < 3:
+        return False
+    markup = state.src[mem:pos]
+    params = state.src[pos:maximum]
+    # A backtick fence's info string cannot contain a backtick: ```inline``` is not a block.
+    if marker == "`" and marker in params:
+        return False
+    if silent:
+        return True
+    next_line = start_line
+    closed = False
+    while True:
+        next_line += 1
+        if next_line >= end_line:
+            break
+        pos = mem = state.bMarks[next_line] + state.tShift[next_line]
+        maximum = state.eMarks[next_line]
+        if pos >= maximum or state.src[pos] != marker or state.is_code_block(next_line):
             continue
-        indent = match["indent"]
-        fence = match["fence"]
-        info = match["info"].strip()
-        close_re = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-        body: list[str] = []
-        i += 1
-        closed = False
-        while i < n:
-            if close_re.match(lines[i]):
-                closed = True
-                i += 1
-                break
-            body_line = lines[i]
-            if indent:
-                # CommonMark: remove up to the fence's own indentation from each code line.
-                if body_line.startswith(indent):
-                    body_line = body_line[len(indent) :]
-                else:
-                    spaces = len(body_line) - len(body_line.lstrip(" "))
-                    body_line = body_line[min(spaces, len(indent)) :]
-            body.append(body_line)
-            i += 1
-        language = info.split(maxsplit=1)[0] if info else ""
-        language = "".join(c for c in language if unicodedata.category(c)[0] not in "CZ")
-        out.extend(("", f"{indent}{token}C{len(fences)}Q", ""))
-        fences.append(_Fence(language=language, code="\n".join(body), closed=closed))
-    return "\n".join(out), fences
+        pos = state.skipCharsStr(pos, marker)
+        if pos - mem < length or state.skipSpaces(pos) < maximum:
+            continue
+        closed = True
+        break
+    state.line = next_line + (1 if closed else 0)
+    token = state.push("fence", "code", 0)
+    token.info = params
+    # Up to the fence's own indentation is removed from each code line (CommonMark §4.5).
+    token.content = state.getLines(start_line + 1, next_line, state.sCount[start_line], True)
+    token.markup = markup
+    token.map = [start_line, state.line]
+    token.meta = {"closed": closed}
+    return True
+
+
+# ASCII only, so a URL directly followed by Chinese text ("见https://example.com了解") stops where
+# the URL does.
+_BARE_URL_RE = re.compile(r"https?://[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+", re.IGNORECASE)
+_SCHEME_BEFORE_RE = re.compile(r"(?:^|[^A-Za-z0-9.+-])(https?)$", re.IGNORECASE)
+_URL_TRAILING = ".,;:!?'\"*_~"
+
+
+def _trim_url(url: str) -> str:
+    while url and url[-1] in _URL_TRAILING + ")]":
+        if url[-1] == ")" and url.count("(") >= url.count(")"):
+            break
+        if url[-1] == "]" and url.count("[") >= url.count("]"):
+            break
+        url = url[:-1]
+    return url
+
+
+def _bare_url(state: StateInline, silent: bool) -> bool:
+    """Link a bare http(s) URL (models rarely write ``<…>`` autolinks).
+
+    Runs at the ``:`` after the scheme, like markdown-it's own linkify rule, so emphasis and
+    escapes never see the URL's ``_`` and ``*``.
+    """
+    pos = state.pos
+    src = state.src
+    if state.linkLevel > 0 or src[pos] != ":" or not src.startswith("//", pos + 1):
+        return False
+    scheme = _SCHEME_BEFORE_RE.search(state.pending[-6:])
+    if scheme is None:
+        return False
+    start = pos - len(scheme.group(1))
+    match = _BARE_URL_RE.match(src, start, state.posMax)
+    if match is None:
+        return False
+    url = _trim_url(match.group())
+    if len(url) <= len("https://"):
+        return False
+    if not silent:
+        state.pending = state.pending[: -len(scheme.group(1))]
+        token = state.push("link_open", "a", 1)
+        token.attrs = {"href": url}
+        token.markup = "linkify"
+        token.info = "auto"
+        token = state.push("text", "", 0)
+        token.content = url
+        token = state.push("link_close", "a", -1)
+        token.markup = "linkify"
+        token.info = "auto"
+    state.pos = start + len(url)
+    return True
+
+
+def _is_cjk(char: str) -> bool:
+    code = ord(char)
+    if code < 0x1100 or 0x1F000 <= code <= 0x1FAFF or 0x2600 <= code <= 0x27BF:
+        return False  # Latin and the like, or emoji (wide, but not CJK)
+    return unicodedata.east_asian_width(char) in ("W", "F", "H")
+
+
+class _CjkFriendlyState(StateInline):
+    """Inline state whose ``*`` and ``~~`` runs next to a CJK character open and close emphasis.
+
+    CommonMark does not close ``**注意：**这是`` (a punctuation mark inside, a letter outside), which
+    is how Chinese and Japanese are written and how models write them. This is the "CJK-friendly"
+    amendment (as in the markdown-it-cjk-friendly plugin): between two non-space characters, a
+    ``*`` run next to a CJK character both opens and closes. ``_`` keeps CommonMark's rule.
+    """
+
+    def scanDelims(self, start: int, canSplitWord: bool) -> Scanned:  # noqa: N803
+        scanned = super().scanDelims(start, canSplitWord)
+        if not canSplitWord or (scanned.can_open and scanned.can_close):
+            return scanned
+        src = self.src
+        before = start - 1
+        if before > 0 and "\ufe00" <= src[before] <= "\ufe0e":
+            before -= 1  # a variation selector belongs to the character before it
+        last = src[before] if before >= 0 else " "
+        end = start + scanned.length
+        following = src[end] if end < self.posMax else " "
+        if isWhiteSpace(ord(last)) or isWhiteSpace(ord(following)):
+            return scanned
+        if _is_cjk(last) or _is_cjk(following):
+            return Scanned(True, True, scanned.length)
+        return scanned
+
+
+# markdown-it is linear, but pure Python, and inline markup costs far more than plain text (≈ 3 µs
+# per character of a dense reply): an unmatched "[" is re-scanned at every nesting level, ≈ 25-65 µs
+# each; a "*", "_", "<" or "`" ≈ 10-20 µs; a backslash escape ≈ 2.5 µs. A model stuck in a loop can
+# stream 120 KB of "![" (4 s per render at the cap). Each paragraph is charged its markup; once a
+# message has spent this budget (≈ 300 ms of such markup), its remaining paragraphs are shown as
+# plain text. Real replies stay far below it: the 20 KB replies in tests/bench spend 1,300-1,600.
+_INLINE_MARKUP_BUDGET = 16_384
+_LINK_OPENER_COST = 4
+
+
+def _inline_markup_cost(text: str) -> int:
+    return (
+        _LINK_OPENER_COST * text.count("[")
+        + text.count("*")
+        + text.count("_")
+        + text.count("<")
+        + text.count("`")
+        + text.count("\\")
+    )
+
+
+def _inline_within_budget(state: StateCore) -> None:
+    """markdown-it's core ``inline`` rule, but paragraphs past the markup budget stay plain text."""
+    budget = _INLINE_MARKUP_BUDGET
+    for token in state.tokens:
+        if token.type != "inline":
+            continue
+        token.children = []
+        budget -= _inline_markup_cost(token.content)
+        if budget >= 0:
+            state.md.inline.parse(token.content, state.md, state.env, token.children)
+        else:
+            text = Token("text", "", 0)
+            text.content = token.content
+            token.children.append(text)
+
+
+# --- code blocks -----------------------------------------------------------------------------------
 
 
 @functools.lru_cache(maxsize=128)
@@ -283,12 +384,14 @@ def _highlight_uncached(code: str, language: str, style_name: str) -> str:
 _highlight_cached = functools.lru_cache(maxsize=256)(_highlight_uncached)
 
 
-def _code_block_html(index: int, fence: _Fence, palette: _Palette, *, cache: bool) -> str:
+def _code_block_html(
+    index: int, language: str, code: str, palette: CodePalette, *, cache: bool
+) -> str:
     highlighter = _highlight_cached if cache else _highlight_uncached
-    body = highlighter(fence.code, fence.language.lower(), palette.pygments_style)
+    body = highlighter(code, language.lower(), palette.pygments_style)
     if body.endswith("\n"):
         body = body[:-1]
-    label = escape(fence.language) if fence.language else _translate("code")
+    label = escape(language) if language else _translate("code")
     copy = escape(_translate("Copy"))
     # Qt's rich text has no flexbox: the header is a borderless two-cell table inside the framed
     # one-column table, so no cell border runs between the language and the Copy link.
@@ -312,365 +415,196 @@ def _translate(text: str) -> str:
     return QCoreApplication.translate("MarkdownRender", text)
 
 
-# --- list indentation ------------------------------------------------------------------------------
-#
-# Models indent nested lists the CommonMark way (2 spaces under "- ", 3 under "1. ") and start
-# lists right after a paragraph line; python-markdown wants 4 spaces per level and a blank line
-# before a list, and otherwise flattens the nesting or prints the markers as text. So list blocks
-# are re-indented to 4 spaces per level, judged by CommonMark's rule: a line belongs to an item when
-# it is indented at least to the item's content column.
-
-_LIST_ITEM_RE = re.compile(
-    r"^(?P<indent> *)(?P<marker>[-*+]|\d{1,9}\.)(?P<gap>[ \t]+|$)(?P<rest>.*)$"
-)
-_ANY_LIST_ITEM_RE = re.compile(r"^ *(?:[-*+]|\d{1,9}\.)(?:[ \t]|$)", re.MULTILINE)
-_THEMATIC_BREAK_RE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+# --- rendering -------------------------------------------------------------------------------------
 
 
-def _normalize_lists(text: str) -> str:
-    if _ANY_LIST_ITEM_RE.search(text) is None:
-        return text
-    out: list[str] = []
-    # (marker column, content column) of the open list items, outermost first.
-    items: list[tuple[int, int]] = []
-    previous_blank = True
-    for original in text.split("\n"):
-        if not original.strip():
-            out.append(original)
-            previous_blank = True
-            continue
-        line = original.expandtabs(_TAB_WIDTH) if "\t" in original else original
-        stripped = line.lstrip(" ")
-        indent = len(line) - len(stripped)
-        item = None
-        if not _THEMATIC_BREAK_RE.match(line):
-            item = _LIST_ITEM_RE.match(line)
-        if stripped.startswith(">") or (not items and (item is None or indent > 3)):
-            # Outside any list (blockquotes are left alone too).
-            items.clear()
-            out.append(original)
-        elif item is not None:
-            in_list = bool(items)
-            # More lenient than CommonMark: a marker indented two or more columns past its
-            # parent's marker nests ("1. a" then "  - b"), which is what the model meant.
-            while items and indent < items[-1][0] + 2:
-                items.pop()
-            marker = item["marker"]
-            if not in_list and not previous_blank and (marker[0] in "-*+" or marker == "1."):
-                out.append("")  # a bullet list or one starting at 1 may interrupt a paragraph
-            gap = len(item["gap"].expandtabs(_TAB_WIDTH))
-            width = len(marker) + (gap if 1 <= gap <= 4 and item["rest"] else 1)
-            out.append(f"{' ' * (4 * len(items))}{marker} {item['rest']}")
-            items.append((indent, indent + width))
-        else:
-            if previous_blank:
-                while items and indent < items[-1][1]:
-                    items.pop()
-            if not items:
-                out.append(original)
-            elif indent >= items[-1][1]:
-                extra = indent - items[-1][1]
-                out.append(f"{' ' * (4 * len(items) + extra)}{stripped}")
-            else:
-                out.append(original)  # a lazy continuation line; python-markdown takes it as is
-        previous_blank = False
-    return "\n".join(out)
+@dataclass(slots=True)
+class _RenderState:
+    """What one render call threads through markdown-it's ``env``."""
+
+    palette: CodePalette
+    streaming: bool
+    code_blocks: list[str]
+    # One entry per open link: whether its <a> was written (unsafe links and links inside links,
+    # which Qt cannot nest, are written as their text only).
+    anchors: list[bool]
 
 
-# --- defusing python-markdown's slow paths ---------------------------------------------------------
-#
-# A model stuck in a repetition loop can emit thousands of "![" or "---" lines, and python-markdown
-# is quadratic on some inputs (measured, 16 KB: 10 s for "![" repeated, 1 s for "a\n=\n" repeated).
-# Re-rendered every 80 ms while streaming, that would freeze the app, so such text is defused first.
-
-# Each '[' makes python-markdown's link patterns scan to its ']' (or to the end of the paragraph),
-# each "](" to its ')'. Measured ≈ 170 ns per scanned character, so this is ≈ 35 ms of scanning.
-_LINK_SCAN_BUDGET = 200_000
-# Every inline match rebuilds its paragraph's string: cost ≈ matches × paragraph length × 0.36 ns
-# (measured), so this is ≈ 50 ms. Over it, the paragraph is shown as plain text.
-_INLINE_COPY_BUDGET = 140_000_000
-_INLINE_MARKERS = ("`", "*", "_", "\\", "[", "<", "&", "~")
-_BLOCK_SPLIT_RE = re.compile(r"(\n[ \t]*\n)")
-_BRACKET_RE = re.compile(r"[\[\]()]")
-# Headings, thematic breaks and setext underlines: each one splits its block and python-markdown
-# re-joins the rest, so a long run of them in one block is quadratic. A blank line after each keeps
-# the meaning and makes the run linear.
-_BLOCK_BREAK_RE = re.compile(
-    r"^ {0,3}(?:#{1,6}(?:[ \t].*)?|[-*_](?:[ \t]*[-*_]){2,}[ \t]*|=+[ \t]*|-+[ \t]*)$",
-    re.MULTILINE,
-)
-_BLOCK_BREAK_RUN = 64
-# Each level of blockquote costs a recursion; a line of a million '>' took 7 s.
-_DEEP_QUOTE_RE = re.compile(r"^(?=(?:[ \t]*>){17})", re.MULTILINE)
+def _state(env: EnvType) -> _RenderState:
+    state = env["etos"]
+    assert isinstance(state, _RenderState)
+    return state
 
 
-def _link_scan_cost(block: str) -> int:
-    cost = 0
-    end = len(block)
-    brackets: list[int] = []
-    parens: list[tuple[int, bool]] = []
-    previous_close = -2
-    for match in _BRACKET_RE.finditer(block):
-        char = match.group()
-        position = match.start()
-        if char == "[":
-            brackets.append(position)
-        elif char == "]":
-            if brackets:
-                cost += position - brackets.pop()
-            previous_close = position
-        elif char == "(":
-            parens.append((position, position == previous_close + 1))
-        elif parens:
-            start, after_bracket = parens.pop()
-            if after_bracket:
-                cost += position - start
-    cost += sum(end - start for start in brackets)
-    cost += sum(end - start for start, after_bracket in parens if after_bracket)
-    return cost
+class _ChatRenderer(RendererHTML):
+    """markdown-it's HTML renderer, with the chat view's code blocks, links and images."""
 
+    def renderToken(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        # markdown-it puts a newline around block tags for readability; Qt reads the one after the
+        # last block, and the one between a tight item's text and its nested list, as a space.
+        return super().renderToken(tokens, idx, options, env).strip("\n")
 
-def _defuse(text: str, token: str) -> tuple[str, list[str]]:
-    """Rewrite the few inputs python-markdown is slow on; return the text and its plain blocks.
+    def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        state = _state(env)
+        token = tokens[idx]
+        info = unescapeAll(token.info).strip()
+        language = info.split(maxsplit=1)[0] if info else ""
+        language = "".join(c for c in language if unicodedata.category(c)[0] not in "CZ")
+        code = token.content[:-1] if token.content.endswith("\n") else token.content
+        index = len(state.code_blocks)
+        state.code_blocks.append(code)
+        # The still-growing last block of a streaming reply would only evict finished blocks that
+        # every re-render of the reply needs.
+        cache = bool(token.meta.get("closed")) or not state.streaming
+        return _code_block_html(index, language, code, state.palette, cache=cache)
 
-    A block (text between blank lines) too dense with inline markup is replaced by a placeholder
-    line ``<token>P<index>Q`` and returned, to be shown as plain text.
-    """
-    plain: list[str] = []
-    if ">" in text:
-        text = _DEEP_QUOTE_RE.sub("\\\\", text)
-    brackets = text.count("[") + text.count("]")
-    if brackets * len(text) > _LINK_SCAN_BUDGET or len(text) > 32_768:
-        parts = _BLOCK_SPLIT_RE.split(text)
-        for index in range(0, len(parts), 2):
-            block = parts[index]
-            size = len(block)
-            markers = sum(block.count(marker) for marker in _INLINE_MARKERS)
-            if markers * size > _INLINE_COPY_BUDGET:
-                parts[index] = f"{token}P{len(plain)}Q"
-                plain.append(block)
-                continue
-            if (block.count("[") + block.count("]")) * size <= _LINK_SCAN_BUDGET:
-                continue
-            if _link_scan_cost(block) > _LINK_SCAN_BUDGET:
-                # Shown as literal brackets: the block loses its links, the app stays responsive.
-                parts[index] = block.replace("[", "\\[")
-        text = "".join(parts)
-    if len(_BLOCK_BREAK_RE.findall(text)) > _BLOCK_BREAK_RUN:
-        text = _BLOCK_BREAK_RE.sub("\\g<0>\n", text)
-    return text, plain
-
-
-# --- the markdown pass -----------------------------------------------------------------------------
-
-# Bare URLs are linked (models rarely write <…> autolinks). ASCII only, so a URL directly followed by
-# Chinese text ("见https://example.com了解") stops where the URL does.
-_BARE_URL_RE = re.compile(r"https?://[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+")
-_URL_TRAILING = ".,;:!?'\""
-
-
-def _trim_url(url: str) -> str:
-    while url and url[-1] in _URL_TRAILING + ")]":
-        if url[-1] == ")" and url.count("(") >= url.count(")"):
-            break
-        if url[-1] == "]" and url.count("[") >= url.count("]"):
-            break
-        url = url[:-1]
-    return url
-
-
-class _ChatTreeprocessor(Treeprocessor):
-    """Drops unsafe links, turns images into links, links bare URLs and styles for Qt."""
-
-    palette: _Palette = _LIGHT
-
-    def run(self, root: Element) -> None:
-        self._walk(root, linkify=True)
-        self._space_after_lists(root)
-
-    @staticmethod
-    def _space_after_lists(root: Element) -> None:
-        # Qt puts a list's bottom margin on its last item's own line, i.e. above a list nested in
-        # that item, so lists get no bottom margin and whatever follows one gets a top margin.
-        for parent in root.iter():
-            previous: Element | None = None
-            for child in parent:
-                if previous is not None and previous.tag in ("ul", "ol"):
-                    style = child.get("style", "")
-                    child.set("style", style.replace("margin-top: 0px;", "") + " margin-top: 8px;")
-                previous = child
-
-    def _walk(self, element: Element, *, linkify: bool) -> None:
-        tag = element.tag
-        if tag in ("a", "code", "pre"):
-            linkify = False
-        self._style(element)
-        if linkify and element.text:
-            self._linkify_text(element)
-        index = 0
-        while index < len(element):
-            child = element[index]
-            if child.tag == "img":
-                child = self._image_to_link(element, index, child)
-            self._walk(child, linkify=linkify)
-            inserted = 0
-            if linkify and child.tail:
-                inserted = self._linkify_tail(element, index, child)
-            index += 1 + inserted
-
-    def _style(self, element: Element) -> None:
-        palette = self.palette
-        tag = element.tag
-        if tag == "a":
-            href = element.get("href", "")
-            if not href.lower().startswith(_ALLOWED_LINK_SCHEMES):
-                element.tag = "span"
-                element.attrib.clear()
-        elif tag == "code":
-            element.set(
-                "style",
-                f"font-family: {_MONO}; background-color: {palette.inline_code_background};",
-            )
-        elif tag == "pre":  # indented code blocks (fenced ones never reach markdown)
-            element.set(
-                "style",
-                f"font-family: {_MONO}; background-color: {palette.code_background}; "
-                f"color: {palette.code_text}; white-space: pre-wrap;",
-            )
-        elif tag == "p":
-            element.set("style", "margin-top: 0px; margin-bottom: 8px;")
-        elif tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
-            size = {"h1": "x-large", "h2": "large"}.get(tag, "medium")
-            element.set("style", f"font-size: {size}; margin-top: 10px; margin-bottom: 6px;")
-        elif tag == "blockquote":
-            element.set("style", f"color: {palette.quote_text}; margin-left: 12px;")
-        elif tag == "table":
-            element.set("border", "1")
-            element.set("cellspacing", "0")
-            element.set("cellpadding", "5")
-            element.set(
-                "style",
-                f"border-collapse: collapse; border-style: solid; "
-                f"border-color: {palette.border}; margin-bottom: 8px;",
-            )
-        elif tag == "th":
-            element.set("bgcolor", palette.header_background)
-        elif tag in ("ul", "ol"):
-            element.set("style", "margin-top: 0px; margin-bottom: 0px;")
-
-    def _image_to_link(self, parent: Element, index: int, image: Element) -> Element:
-        src = image.get("src", "")
-        alt = image.get("alt", "") or src
-        link = Element("a")
-        if src.lower().startswith(_ALLOWED_LINK_SCHEMES):
-            link.set("href", src)
-        link.text = "🖼 " + alt
-        link.tail = image.tail
-        parent[index] = link
-        return link
-
-    @staticmethod
-    def _split(text: str) -> list[str | Element] | None:
-        if "http" not in text:
-            return None
-        pieces: list[str | Element] = []
-        last = 0
-        for match in _BARE_URL_RE.finditer(text):
-            url = _trim_url(match.group())
-            if len(url) <= len("https://"):
-                continue
-            start = match.start()
-            pieces.append(text[last:start])
-            link = Element("a", href=url)
-            link.text = url
-            pieces.append(link)
-            last = start + len(url)
-        if not pieces:
-            return None
-        pieces.append(text[last:])
-        return pieces
-
-    def _linkify_text(self, element: Element) -> None:
-        pieces = self._split(element.text or "")
-        if pieces is None:
-            return
-        element.text = pieces[0]  # type: ignore[assignment]
-        self._insert(element, 0, pieces[1:])
-
-    def _linkify_tail(self, parent: Element, index: int, child: Element) -> int:
-        pieces = self._split(child.tail or "")
-        if pieces is None:
-            return 0
-        child.tail = pieces[0]  # type: ignore[assignment]
-        return self._insert(parent, index + 1, pieces[1:])
-
-    @staticmethod
-    def _insert(parent: Element, position: int, pieces: list[str | Element]) -> int:
-        # pieces alternate link, text, link, text, …
-        count = 0
-        for link, tail in zip(pieces[0::2], pieces[1::2], strict=True):
-            assert isinstance(link, Element)
-            link.tail = tail  # type: ignore[assignment]
-            parent.insert(position + count, link)
-            count += 1
-        return count
-
-
-class _ChatExtension(Extension):
-    def extendMarkdown(self, md: markdown.Markdown) -> None:
-        # Raw HTML is never rendered: without these two it stays text and is escaped on output.
-        md.preprocessors.deregister("html_block")
-        md.inlinePatterns.deregister("html")
-        md.treeprocessors.register(_ChatTreeprocessor(md), "etos_chat", 15)
-
-
-class _Renderer:
-    """One python-markdown instance (building one costs more than a short message's render)."""
-
-    def __init__(self) -> None:
-        self._md = markdown.Markdown(
-            extensions=["tables", "sane_lists", _ChatExtension()],
-            output_format="html",
+    def code_block(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        palette = _state(env).palette
+        content = tokens[idx].content.expandtabs(_TAB_WIDTH).removesuffix("\n")
+        return (
+            f'<pre style="font-family: {_MONO}; background-color: {palette.code_background}; '
+            f'color: {palette.code_text}; white-space: pre-wrap;">'
+            f"{escape(content, quote=False)}</pre>"
         )
-        processor = self._md.treeprocessors["etos_chat"]
-        assert isinstance(processor, _ChatTreeprocessor)
-        self._processor = processor
 
-    def convert(self, text: str, palette: _Palette) -> str:
-        self._processor.palette = palette
-        try:
-            return self._md.reset().convert(text)
-        finally:
-            self._md.reset()
+    def code_inline(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        palette = _state(env).palette
+        return (
+            f'<code style="font-family: {_MONO}; '
+            f'background-color: {palette.inline_code_background};">'
+            f"{escape(tokens[idx].content, quote=False)}</code>"
+        )
+
+    def link_open(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        anchors = _state(env).anchors
+        href = str(tokens[idx].attrGet("href") or "")
+        # Only the href: a title would become a tooltip, which Qt shows as rich text.
+        written = not any(anchors) and href.lower().startswith(_ALLOWED_LINK_SCHEMES)
+        anchors.append(written)
+        return f'<a href="{escapeHtml(href)}">' if written else ""
+
+    def link_close(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        anchors = _state(env).anchors
+        return "</a>" if anchors and anchors.pop() else ""
+
+    def html_block(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        return escapeHtml(tokens[idx].content)  # never parsed (raw HTML is off); text if it were
+
+    def html_inline(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        return escapeHtml(tokens[idx].content)
+
+    def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        # Never an <img>: QTextBrowser would load a file: or remote source.
+        token = tokens[idx]
+        src = str(token.attrGet("src") or "")
+        alt = self.renderInlineAsText(token.children, options, env) if token.children else ""
+        text = escape("🖼 " + (alt or src), quote=False)
+        if any(_state(env).anchors) or not src.lower().startswith(_ALLOWED_LINK_SCHEMES):
+            return text
+        return f'<a href="{escapeHtml(src)}">{text}</a>'
 
 
-_local = threading.local()
+_BLOCK_AFTER_LIST = frozenset(
+    {
+        "paragraph_open",
+        "heading_open",
+        "blockquote_open",
+        "table_open",
+        "bullet_list_open",
+        "ordered_list_open",
+        "hr",
+    }
+)
+_HEADING_SIZES = {"h1": "x-large", "h2": "large"}
 
 
-def _renderer() -> _Renderer:
-    renderer: _Renderer | None = getattr(_local, "renderer", None)
-    if renderer is None:
-        renderer = _Renderer()
-        _local.renderer = renderer
-    return renderer
+def _style(tokens: list[Token], palette: CodePalette) -> None:
+    """Set the attributes Qt's rich text needs; it ignores most CSS and all classes."""
+    previous: Token | None = None
+    for token in tokens:
+        kind = token.type
+        style = ""
+        if kind == "paragraph_open":
+            style = "margin-top: 0px; margin-bottom: 8px;"
+        elif kind == "heading_open":
+            size = _HEADING_SIZES.get(token.tag, "medium")
+            style = f"font-size: {size}; margin-top: 10px; margin-bottom: 6px;"
+        elif kind == "blockquote_open":
+            style = f"color: {palette.quote_text}; margin-left: 12px;"
+        elif kind == "table_open":
+            token.attrs.update({"border": "1", "cellspacing": "0", "cellpadding": "5"})
+            style = (
+                f"border-collapse: collapse; border-style: solid; "
+                f"border-color: {palette.border}; margin-bottom: 8px;"
+            )
+        elif kind == "th_open":
+            token.attrSet("bgcolor", palette.header_background)
+        elif kind in ("bullet_list_open", "ordered_list_open"):
+            style = "margin-top: 0px; margin-bottom: 0px;"
+        if (
+            previous is not None
+            and previous.type in ("bullet_list_close", "ordered_list_close")
+            and kind in _BLOCK_AFTER_LIST
+            and token.level == previous.level
+        ):
+            # Qt puts a list's bottom margin on its last item's own line, i.e. above a list nested
+            # in that item, so lists get no bottom margin and whatever follows one a top margin.
+            style = style.replace("margin-top: 0px;", "") + " margin-top: 8px;"
+        if style:
+            token.attrSet("style", style.strip())
+        previous = token
 
 
-# python-markdown pops blocks off the front of a list, which is quadratic in the number of blocks
-# (87,000 blocks took 2.4 s); converting at most this many at a time keeps it linear. Only a list or
-# an indented paragraph that straddles a cut renders differently.
-_BLOCKS_PER_CONVERSION = 2000
+class _BlockParser(ParserBlock):
+    """markdown-it's block parser, noting when containers nest deeper than it will parse."""
+
+    def tokenize(self, state: StateBlock, start_line: int, end_line: int) -> None:
+        # markdown-it silently drops what lies deeper than maxNesting; the message is then shown as
+        # plain text instead.
+        if state.level >= _MAX_NESTING:
+            state.env["too_deep"] = True
+        super().tokenize(state, start_line, end_line)
 
 
-def _convert(source: str, palette: _Palette) -> str:
-    renderer = _renderer()
-    parts = _BLOCK_SPLIT_RE.split(source)
-    if len(parts) <= 2 * _BLOCKS_PER_CONVERSION:
-        return renderer.convert(source, palette)
-    step = 2 * _BLOCKS_PER_CONVERSION
-    return "\n".join(
-        renderer.convert("".join(parts[start : start + step - 1]), palette)
-        for start in range(0, len(parts), step)
-    )
+class _InlineParser(ParserInline):
+    """markdown-it's inline parser, with the CJK-friendly emphasis rule."""
+
+    def parse(self, src: str, md: MarkdownIt, env: EnvType, tokens: list[Token]) -> list[Token]:
+        state = _CjkFriendlyState(src, md, env, tokens)
+        self.tokenize(state)
+        for rule in self.ruler2.getRules(""):
+            rule(state)
+        return state.tokens
+
+
+@functools.cache
+def _parser() -> MarkdownIt:
+    # The instance holds no per-render state (that travels in env), so one serves every thread.
+    options = {"html": False, "maxNesting": _MAX_NESTING, "xhtmlOut": False}
+    md = MarkdownIt("commonmark", options, renderer_cls=_ChatRenderer)
+    md.block = _BlockParser()
+    md.inline = _InlineParser()
+    md.configure("commonmark", options)  # the preset's choice of rules, for the new parsers
+    md.enable(["table", "strikethrough"])
+    md.disable(["html_block", "html_inline"])  # "html": False already; never a raw-HTML token
+    md.block.ruler.at("fence", _fence, {"alt": ["paragraph", "reference", "blockquote", "list"]})
+    md.inline.ruler.before("linkify", "bare_url", _bare_url)
+    md.core.ruler.at("inline", _inline_within_budget)
+    return md
 
 
 def _plain_html(text: str) -> str:
@@ -694,32 +628,16 @@ def render_markdown(text: str, *, dark: bool = False, streaming: bool = False) -
     Returns:
         The HTML and the raw code of each fenced block (what ``copy-code:N`` links refer to).
     """
-    palette = _DARK if dark else _LIGHT
     text = _sanitize(text)
-    # Letters and digits only, so python-markdown leaves the placeholder alone; random, so a
-    # message cannot forge one.
-    token = f"XETOSCODE{secrets.token_hex(6)}Q"
     if len(text) > MAX_MARKDOWN_CHARS:
         return RenderedMarkdown(html=_plain_html(text), code_blocks=())
-    source, fences = _extract_fences(text, token)
-    if len(fences) > MAX_CODE_BLOCKS:
+    palette = code_palette(dark=dark)
+    md = _parser()
+    state = _RenderState(palette=palette, streaming=streaming, code_blocks=[], anchors=[])
+    env: EnvType = {"etos": state}
+    tokens = md.parse(text, env)
+    if env.get("too_deep") or sum(token.type == "fence" for token in tokens) > MAX_CODE_BLOCKS:
         return RenderedMarkdown(html=_plain_html(text), code_blocks=())
-    source, plain = _defuse(_normalize_lists(source), token)
-    html = _convert(source, palette)
-    if not fences and not plain:
-        return RenderedMarkdown(html=html, code_blocks=())
-    fragments = {
-        "C": [
-            _code_block_html(index, fence, palette, cache=fence.closed or not streaming)
-            for index, fence in enumerate(fences)
-        ],
-        "P": [_plain_html(block) for block in plain],
-    }
-
-    def substitute(match: re.Match[str]) -> str:
-        kind = match.group(1) or match.group(3)
-        number = match.group(2) or match.group(4)
-        return fragments[kind][int(number)]
-
-    html = re.sub(rf"<p[^>]*>{token}([CP])(\d+)Q</p>|{token}([CP])(\d+)Q", substitute, html)
-    return RenderedMarkdown(html=html, code_blocks=tuple(fence.code for fence in fences))
+    _style(tokens, palette)
+    html = md.renderer.render(tokens, md.options, env)
+    return RenderedMarkdown(html=html, code_blocks=tuple(state.code_blocks))

@@ -54,6 +54,52 @@ DARK = Colors(
 )
 
 
+@dataclass(frozen=True)
+class CodePalette:
+    """Colours of rendered Markdown: code blocks, inline code, quotes and tables.
+
+    ``pygments_style`` names the Pygments style whose inline colours highlight the code; the rest are
+    ``#rrggbb`` strings.
+    """
+
+    pygments_style: str
+    code_background: str
+    code_text: str
+    #: A code block's language-and-Copy bar, and table header cells.
+    header_background: str
+    header_text: str
+    border: str
+    inline_code_background: str
+    quote_text: str
+
+
+LIGHT_CODE = CodePalette(
+    pygments_style="default",
+    code_background="#f6f8fa",
+    code_text="#1f2328",
+    header_background="#eaeef2",
+    header_text="#57606a",
+    border="#d0d7de",
+    inline_code_background="#eff1f3",
+    quote_text="#57606a",
+)
+DARK_CODE = CodePalette(
+    pygments_style="github-dark",
+    code_background="#0d1117",
+    code_text="#e6edf3",
+    header_background="#1c2128",
+    header_text="#8d96a0",
+    border="#30363d",
+    inline_code_background="#2d333b",
+    quote_text="#9198a1",
+)
+
+
+def code_palette(*, dark: bool) -> CodePalette:
+    """The Markdown code palette for a dark or a light background."""
+    return DARK_CODE if dark else LIGHT_CODE
+
+
 def is_dark(widget: QWidget | None = None) -> bool:
     """Whether ``widget`` (or the application) draws light text on a dark background."""
     palette = widget.palette() if widget is not None else QGuiApplication.palette()

@@ -9,7 +9,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import re
 
 import pytest
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QApplication
 
+from etos_desktop.ui import markdown_render
 from etos_desktop.ui.markdown_render import (
     MAX_MARKDOWN_CHARS,
     RenderedMarkdown,
@@ -91,6 +94,144 @@ def test_links_are_kept_only_for_http_and_https() -> None:
     assert "<img" not in html
 
 
+def test_every_link_is_http_or_https_however_it_is_spelled() -> None:
+    text = "\n\n".join(
+        [
+            "<javascript:alert(1)> <file:///etc/passwd>",
+            "[a](JAVASCRIPT:alert(1)) [b](&#106;avascript:alert(1)) [c]( javascript:alert(1) )",
+            "[d](data:text/html;base64,PHNjcmlwdD4=) [e](file:///etc/passwd)",
+            "[f](mailto:a@example.com) [g](/relative/path) [h](copy-code:0)",
+            "[i][r]\n\n[r]: vbscript:msgbox(1)",
+            "[ok](https://example.com/ok)",
+        ]
+    )
+
+    html = render_markdown(text).html
+
+    assert re.findall(r'href="([^"]*)"', html) == ["https://example.com/ok"]
+
+
+def test_images_are_never_loaded_and_anchors_never_nest() -> None:
+    text = (
+        '![local](file:///etc/hosts) ![remote](https://example.com/a.png "t")\n\n'
+        "![ref][img]\n\n[img]: https://example.com/b.png\n\n"
+        "[![inner](https://example.com/c.png)](https://example.com/page)\n\n"
+        '<img src="https://example.com/d.png"> <IMG SRC=file:///e.png>\n\n'
+        "![data](data:image/png;base64,iVBORw0KGgo=)"
+    )
+
+    html = render_markdown(text).html
+
+    assert "<img" not in html.lower()
+    assert re.findall(r'href="([^"]*)"', html) == [
+        "https://example.com/a.png",
+        "https://example.com/b.png",
+        "https://example.com/page",  # the image inside the link is its text, not a second <a>
+        "https://example.com/d.png",  # raw HTML is text, and a URL in text is a link
+    ]
+    assert "🖼 inner" in html
+    assert "🖼 data" in html
+
+
+def test_link_titles_are_dropped_because_qt_shows_them_as_rich_text_tooltips() -> None:
+    text = '[a](https://example.com "<img src=file:///etc/hosts>") ![b](https://e.com/b.png "t")'
+
+    html = render_markdown(text).html
+
+    assert "title" not in html
+    assert "etc/hosts" not in html
+
+
+def test_chinese_emphasis_next_to_fullwidth_punctuation_closes() -> None:
+    # CommonMark alone leaves these asterisks as text; models write Chinese this way.
+    html = render_markdown(
+        "**注意：**这是重点。这是**“引号”**的例子，*斜体，*后面，~~旧（废弃）~~新"
+    ).html
+
+    assert "<strong>注意：</strong>这是" in html
+    assert "<strong>“引号”</strong>的" in html
+    assert "<em>斜体，</em>后面" in html
+    assert "<s>旧（废弃）</s>新" in html
+    assert "*" not in html
+
+
+def test_bare_urls_survive_emphasis_and_underscores() -> None:
+    html = render_markdown("**https://example.com/x** and https://example.com/a_b_c_d_").html
+
+    assert re.findall(r'href="([^"]*)"', html) == [
+        "https://example.com/x",
+        "https://example.com/a_b_c_d",
+    ]
+    assert "<strong><a" in html
+
+
+def test_deep_nesting_renders_without_losing_text() -> None:
+    staircase = "".join("  " * depth + f"- item{depth}\n" for depth in range(300))
+
+    html = render_markdown(staircase).html  # python-markdown raised RecursionError here
+
+    assert all(f"item{depth}<" in html or f"item{depth}\n" in html for depth in range(300))
+    assert "deepest" in render_markdown("> " * 60_000 + "deepest").html
+    assert "q399" in render_markdown("".join(">" * d + f" q{d}\n" for d in range(1, 400))).html
+
+
+def test_real_replies_stay_under_the_markup_budget() -> None:
+    text = "\n\n".join(
+        f"**Item {i}**: see [docs {i}](https://example.com/{i}) and `snake_case_{i}`"
+        for i in range(1000)
+    )
+
+    html = render_markdown(text).html
+
+    assert html.count('href="https://example.com/') == 1000
+    assert html.count("<strong>") == 1000
+
+
+def test_paragraphs_past_the_markup_budget_are_plain_text() -> None:
+    # A model stuck in a loop: each "*a*" costs markdown-it real time; past the budget the rest of
+    # the message is shown as text instead of freezing the window.
+    text = "**bold** first\n\n" + "*a* " * 20_000 + "\n\n*after*\n\n```py\nx = 1\n```"
+
+    rendered = render_markdown(text)
+
+    assert "<strong>bold</strong>" in rendered.html
+    assert "*a* *a*" in rendered.html
+    assert "*after*" in rendered.html
+    escapes = "\\\\" * 20_000 + "\n\n*after*"  # 20,000 escaped backslashes cost budget too
+    assert "*after*" in render_markdown(escapes).html
+    assert rendered.code_blocks == ("x = 1",)  # block structure is still Markdown
+
+
+def test_task_list_markers_stay_text_and_no_form_controls() -> None:
+    html = render_markdown("- [ ] todo\n- [x] done").html
+
+    assert "<input" not in html
+    assert "[ ] todo" in html
+
+
+def test_qt_reads_no_stray_spaces_between_blocks(qapp: QApplication) -> None:
+    html = render_markdown("Intro\n\n- a\n  - nested\n- b\n\n> quote\n\nend").html
+    document = QTextDocument()
+
+    document.setHtml(html)
+
+    lines = document.toPlainText().split("\n")
+    assert [line.strip(" \u2022") for line in lines] == [
+        "Intro",
+        "a",
+        "nested",
+        "b",
+        "quote",
+        "end",
+    ]
+    assert lines[-1] == "end"
+    assert all(line == line.rstrip() for line in lines)
+
+
+def test_ordered_list_keeps_its_start_number() -> None:
+    assert re.search(r'<ol[^>]* start="3"', render_markdown("3. three\n4. four").html)
+
+
 def test_bare_url_next_to_chinese_text_stops_at_the_url() -> None:
     html = render_markdown("详见https://example.com/guide了解更多").html
 
@@ -107,6 +248,17 @@ def test_unclosed_fence_renders_as_code_while_streaming() -> None:
     assert 'href="copy-code:0"' in rendered.html
     assert "```" not in rendered.html
     assert "<pre" in rendered.html
+
+
+def test_only_finished_blocks_are_kept_in_the_highlight_cache_while_streaming() -> None:
+    markdown_render._highlight_cached.cache_clear()
+
+    markdown_render.render_markdown(
+        "Done:\n\n```py\nx = 1\n```\n\n- growing:\n  ```py\n  y = 2", streaming=True
+    )
+
+    # The still-growing block would evict the finished ones every re-render needs.
+    assert markdown_render._highlight_cached.cache_info().currsize == 1
 
 
 def test_inline_triple_backticks_do_not_open_a_block() -> None:
@@ -219,8 +371,8 @@ def test_one_megabyte_renders() -> None:
 )
 @pytest.mark.timeout(10)
 def test_pathological_input_does_not_hang(text: str) -> None:
-    # python-markdown alone takes seconds to minutes on these (see markdown_render's comments);
-    # the timeout marker fails the test if the guard stops working.
+    # python-markdown took seconds to minutes on these; markdown-it is linear on them (times in
+    # tests/bench/text_speed.py). The timeout marker fails the test if that stops being true.
     assert render_markdown(text).html
 
 
