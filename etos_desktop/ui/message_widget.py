@@ -569,7 +569,7 @@ class MessageWidget(QFrame):
         self.content_rendered.emit()
 
     def _render_whole(self, dark: bool) -> None:
-        # Imported on first render: markdown + Pygments cost ~30 ms of start-up otherwise.
+        # Imported on first render: markdown-it + Pygments cost ~30 ms of start-up otherwise.
         from etos_desktop.ui.markdown_render import render_markdown
 
         self._drop_pieces()
@@ -884,7 +884,7 @@ class MemoryNote(QFrame):
             self.set_busy(False)
 
     def retranslate(self) -> None:
-        # Imported here: markdown_render pulls in markdown and Pygments (see MessageWidget._render).
+        # Imported here: markdown_render pulls in markdown-it and Pygments (see MessageWidget._render).
         from etos_desktop.ui.markdown_render import escape_invisible
 
         shown = escape_invisible(self._content)
