@@ -227,6 +227,9 @@ class MemoryPage(SettingsPage):
 
         self.embedding_label = plain_label(group)
         self.embedding_label.setObjectName("embedderDescription")
+        self.embedding_label.setAlignment(
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        )
         self.reembed_button = QPushButton(group)
         self.reembed_button.clicked.connect(self._on_reembed_button_clicked)
         self.reembed_progress = QProgressBar(group)
@@ -239,7 +242,7 @@ class MemoryPage(SettingsPage):
         embed_row.addWidget(self.embedding_label, 1)
         embed_row.addWidget(self.reembed_progress)
         embed_row.addWidget(self.reembed_cancel_button)
-        embed_row.addWidget(self.reembed_button, 0, Qt.AlignmentFlag.AlignTop)
+        embed_row.addWidget(self.reembed_button)
 
         box = QVBoxLayout(group)
         box.setContentsMargins(8, 6, 8, 6)
@@ -310,9 +313,9 @@ class MemoryPage(SettingsPage):
         self.restore_button = self._action_button(self._on_restore_button_clicked)
         self.delete_button = self._action_button(self.request_delete)
         self.history_button = self._action_button(self._on_history_button_clicked)
-        self.more_button = QToolButton(self)
+        # A push button draws its menu arrow beside the text (a tool button's overlaps it).
+        self.more_button = QPushButton(self)
         self.more_button.setObjectName("memoryMoreButton")
-        self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.more_menu = QMenu(self.more_button)
         self.import_action = QAction(self.more_menu)
         self.import_action.triggered.connect(self._on_import_action_triggered)

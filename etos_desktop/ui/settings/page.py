@@ -68,6 +68,7 @@ def plain_label(parent: QWidget, *, wrap: bool = True) -> QLabel:
     label = QLabel(parent)
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(wrap)
+    label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
 
@@ -85,6 +86,8 @@ def help_label(parent: QWidget) -> QLabel:
     label = QLabel(parent)
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(True)
+    # Under its field: a form may give it more height than its lines need.
+    label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
     set_state(label, "muted")
     return label
 

@@ -157,7 +157,9 @@ class ProvidersPage(SettingsPage):
         self.provider_list = QListWidget(self)
         self.provider_list.setMinimumWidth(150)
         self.provider_list.setMaximumWidth(210)
-        self.provider_list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        # A long name (and "— default", "(not saved)") wraps instead of scrolling sideways.
+        self.provider_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.provider_list.setWordWrap(True)
         self.provider_list.setStyleSheet("QListWidget::item { padding: 2px; }")
         self.provider_list.currentItemChanged.connect(self._on_provider_list_current_changed)
         left.addWidget(self.provider_list, 1)

@@ -337,12 +337,12 @@ async def test_the_dialog_fits_a_smaller_main_window(
 ) -> None:
     parent = QWidget()
     qtbot.addWidget(parent)
-    parent.resize(740, 520)
+    parent.resize(760, 520)
     parent.show()
     dialog = open_settings(qtbot, ctx, memory=access, parent=parent)
-    assert dialog.size() == QSize(740, 520)
+    assert dialog.size() == QSize(760, 520)
     assert await _visit_every_page(dialog) == {name: [] for name in dialog.page_names()}
-    assert dialog.size() == QSize(740, 520)
+    assert dialog.size() == QSize(760, 520)
     await close_settings(dialog, ctx)
 
 

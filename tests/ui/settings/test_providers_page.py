@@ -17,7 +17,6 @@ from etos_desktop.core.providers.presets import LOCAL_CANDIDATES
 from etos_desktop.core.providers.secrets import SecretStore
 from etos_desktop.core.settings.paths import secrets_path, settings_path
 from etos_desktop.ui.error_text import describe
-from etos_desktop.ui.settings.providers_controller import first_chat_model
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault
 from tests.helpers.qt_async import wait_signal
 from tests.helpers.settings_env import (
@@ -117,15 +116,6 @@ async def test_fetch_preselects_the_first_chat_model_and_skips_embedding_models(
         await wait_signal(page.models_fetched)
         assert page.chat_combo.currentText() == "qwen2.5:7b"
         await close_settings(dialog, ctx)
-
-
-def test_first_chat_model_skips_embedding_rerank_and_speech_models() -> None:
-    assert first_chat_model(["text-embedding-3-large", "whisper-1", "tts-1", "gpt-4o"]) == "gpt-4o"
-    assert first_chat_model(["BAAI/bge-reranker-v2-m3", "bge-m3", "e5-large", "deepseek-chat"]) == (
-        "deepseek-chat"
-    )
-    assert first_chat_model(["gte-qwen2", "m3e-base"]) == ""
-    assert first_chat_model(["gemma3:4b"]) == "gemma3:4b"  # "e5" only as its own name part
 
 
 class MemoryKeyring(KeyringBackend):
