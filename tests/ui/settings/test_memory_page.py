@@ -22,8 +22,8 @@ from typing import Any
 import numpy
 import pytest
 import shiboken6
-from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtCore import QCoreApplication, QPoint, Qt
+from PySide6.QtWidgets import QFileDialog, QMenu
 
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.memory.access import MemoryAccess
@@ -714,3 +714,18 @@ async def test_closing_the_page_while_a_dialog_is_open_ends_the_wait(
     await wait_until(lambda: not shiboken6.isValid(dialog) or not dialog.isVisible())
     assert visible_dialogs(QFileDialog) == []
     assert engine.memories() == []
+
+
+async def test_hidden_columns_are_shown_from_the_header_menu(page: MemoryPage) -> None:
+    created = COLUMNS.index("created")
+    assert page.table.isColumnHidden(created)
+    assert page.table.isColumnHidden(COLUMNS.index("confidence"))
+    assert not page.table.isColumnHidden(COLUMNS.index("source"))
+    page.table.horizontalHeader().customContextMenuRequested.emit(QPoint(10, 5))
+    menu = await find_dialog(QMenu)
+    titles = {action.text(): action for action in menu.actions()}
+    assert "Memory" not in titles  # the text always shows
+    assert not titles["Created"].isChecked()
+    titles["Created"].trigger()
+    assert not page.table.isColumnHidden(created)
+    menu.close()
