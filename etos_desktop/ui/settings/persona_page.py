@@ -85,6 +85,9 @@ class PersonaPage(SettingsPage):
         self.reset_avatar_button.clicked.connect(self.reset_avatar)
         self.avatar_path_label = help_label(self)
         self.avatar_path_label.setWordWrap(False)
+        self.avatar_path_label.setAlignment(
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        )
         self.avatar_path_label.setSizePolicy(
             QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred
         )
