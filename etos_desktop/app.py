@@ -48,7 +48,7 @@ HEAVY_MODULES = (
     "etos_desktop.core.storage.repositories",
     "etos_desktop.core.chat.service",
     "etos_desktop.ui.chat_controller",
-    "etos_desktop.ui.settings_dialog",
+    "etos_desktop.ui.settings.dialog",
     "etos_desktop.ui.markdown_render",
 )
 
@@ -389,7 +389,7 @@ class EtosApp:
         """Show the settings dialog (non-modal), at ``page`` if given."""
         if self.registry is None or self.secrets is None:
             return None
-        from etos_desktop.ui.settings_dialog import SettingsDialog
+        from etos_desktop.ui.settings.dialog import SettingsDialog
 
         if self._settings_dialog is None:
             dialog = SettingsDialog(

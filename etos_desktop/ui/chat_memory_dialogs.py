@@ -4,7 +4,7 @@ All of them are non-modal to the event loop (shown with ``open()``, never ``exec
 through signals. Texts are shown *exactly*: invisible and control characters appear as
 ``\u200b``-style escapes (DESIGN §5.1, §9), and an escape the user leaves in place is stored as
 the character it stands for. (The Memory page in Settings has its own dialogs in
-``memory_dialogs``.)
+``settings.memory_dialogs``.)
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from etos_desktop.core.memory.records import MemoryKind
 from etos_desktop.core.memory.tools import SaveRequest
 from etos_desktop.ui.markdown_render import escape_invisible
-from etos_desktop.ui.memory_dialogs import kind_name
+from etos_desktop.ui.memory_text import kind_name
 
 __all__ = [
     "ApprovalDialog",

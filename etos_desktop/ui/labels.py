@@ -16,11 +16,14 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 
+def escaped_html(text: str) -> str:
+    """``text`` as HTML that shows it literally (markup as typed, line breaks kept)."""
+    return html.escape(text).replace("\n", "<br>")
+
+
 def plain_tooltip(text: str) -> str:
-    """A tooltip that shows ``text`` literally (line breaks kept), whatever it contains."""
-    if not text:
-        return ""
-    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
+    """A tooltip that shows ``text`` literally (``""`` stays ``""``: no tooltip)."""
+    return f"<qt>{escaped_html(text)}</qt>" if text else ""
 
 
 def make_plain(label: QLabel) -> QLabel:

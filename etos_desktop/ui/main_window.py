@@ -458,7 +458,7 @@ class MainWindow(QMainWindow):
 
     def _max_memory_chars(self) -> int:
         memory = self.controller.memory if self.controller is not None else None
-        return memory.engine.max_content_chars if memory is not None else 0
+        return memory.max_content_chars if memory is not None else 0
 
     def _on_chat_remember_requested(self, message_id: int, text: str) -> None:
         from etos_desktop.ui.chat_memory_dialogs import MemoryTextDialog

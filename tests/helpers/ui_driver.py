@@ -21,10 +21,13 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
+    QCheckBox,
     QDialog,
     QFileDialog,
     QLineEdit,
     QMessageBox,
+    QStyle,
+    QStyleOptionButton,
     QTextBrowser,
     QWidget,
 )
@@ -72,11 +75,14 @@ async def click(widget: QWidget, *, settle: bool = True) -> None:
     """Click ``widget`` with the left mouse button, as a person would."""
     assert widget.isVisible(), f"{widget.objectName() or widget} is not visible"
     assert widget.isEnabled(), f"{widget.objectName() or widget} is disabled"
-    point = QPoint(widget.width() // 2, widget.height() // 2)
-    if isinstance(widget, QAbstractButton) and not widget.hitButton(point):
-        # A check box reacts on its box and its text, not on the empty space to their right.
-        point = QPoint(min(8, widget.width() // 2), widget.height() // 2)
-    QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+    center = QPoint(widget.width() // 2, widget.height() // 2)
+    if isinstance(widget, QCheckBox):
+        # On the box itself: a check box laid out wider than its text ignores clicks beside it.
+        option = QStyleOptionButton()
+        widget.initStyleOption(option)
+        box = widget.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, option, widget)
+        center = box.center()
+    QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, center)
     if settle:
         await asyncio.sleep(0)
 
@@ -126,25 +132,23 @@ async def answer_box(button: str, *, timeout: float = TIMEOUT) -> str:
 async def choose_file(path: str, *, timeout: float = TIMEOUT) -> None:
     """Answer the file chooser the app opened with ``path`` (the one allowed stand-in)."""
     dialog = await find_dialog(QFileDialog, timeout=timeout)
-    # Typed into the name box, as a person would; selectFile() keeps the suggested name in
-    # save mode.
-    name_box = dialog.findChild(QLineEdit, "fileNameEdit")
-    if name_box is not None:
-        name_box.setText(path)
-    else:
-        dialog.selectFile(path)
+    dialog.selectFile(path)
+    # selectFile leaves the name field alone while it has focus, as a save dialog's has: type
+    # the path there, as a person would.
+    name_field = dialog.findChild(QLineEdit, "fileNameEdit")
+    if name_field is not None and name_field.text() != path:
+        name_field.setText(path)
     dialog.accept()
     await asyncio.sleep(0)
 
 
-async def cancel_file_chooser(*, timeout: float = TIMEOUT) -> QFileDialog:
-    """Cancel the file chooser the app opened; return it (already closing)."""
+async def cancel_file_chooser(*, timeout: float = TIMEOUT) -> str:
+    """Cancel the file chooser the app opened; return the folder it had opened in."""
     dialog = await find_dialog(QFileDialog, timeout=timeout)
     directory = dialog.directory().absolutePath()
     dialog.reject()
-    dialog.setProperty("testDirectory", directory)
     await asyncio.sleep(0)
-    return dialog
+    return directory
 
 
 def _alive_and_visible(widget: QWidget) -> bool:

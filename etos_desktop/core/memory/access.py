@@ -2,7 +2,9 @@
 
 The engine is synchronous: its database work runs on the DB thread and its vector math in the
 caller's thread. This facade runs every call in a small worker pool, so the event loop (the UI
-thread) never waits on embedding, vector search or the disk.
+thread) never waits on embedding, vector search or the disk. It is the only way the UI reaches
+the engine: besides the engine's own calls it reads and previews import files, builds export
+documents and describes the active embedder in parts the UI can put into words.
 """
 
 from __future__ import annotations
@@ -12,13 +14,88 @@ import concurrent.futures
 import functools
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+from urllib.parse import urlsplit
 
+from etos_desktop.core.memory import transfer
+from etos_desktop.core.memory.embedding import Embedder
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.records import DeletedMemory, Memory, Revision, SaveResult
 from etos_desktop.core.memory.search import Hit
 
 T = TypeVar("T")
+
+#: Key prefixes of the embedders the app builds (``embedders.py``).
+_BUILTIN_PREFIX = "use-m3:"
+_ENDPOINT_PREFIX = "openai:"
+
+
+@dataclass(frozen=True)
+class EmbedderInfo:
+    """The active embedder in parts the UI can put into words (its key is jargon).
+
+    Attributes:
+        kind: ``"builtin"`` (the embedded multilingual model), ``"endpoint"`` (an embeddings
+            model on the user's server) or ``"other"`` (an embedder of a script or a test).
+        model: The model: the endpoint's model id, else the key's name part (``"use-m3"``).
+        dimension: The length of its vectors.
+        host: The endpoint's ``host[:port]``; ``""`` for the others.
+    """
+
+    kind: Literal["builtin", "endpoint", "other"]
+    model: str
+    dimension: int
+    host: str = ""
+
+
+@dataclass(frozen=True)
+class EmbeddingState:
+    """Which embedder matches memories by meaning, and how many memories it has vectors for.
+
+    Attributes:
+        embedder: The active embedder; ``None`` when memories are matched by keywords only.
+        embedded: Memories with a vector of the active embedder.
+        total: All memories, archived ones included.
+    """
+
+    embedder: EmbedderInfo | None
+    embedded: int
+    total: int
+
+
+def describe_embedder(embedder: Embedder | None) -> EmbedderInfo | None:
+    """Describe ``embedder`` from its key (``"use-m3:512"``, ``"openai:<url>:<model>:<dim>"``).
+
+    Returns:
+        The description, or ``None`` for no embedder (keyword matching only).
+    """
+    if embedder is None:
+        return None
+    key = embedder.key
+    if key.startswith(_BUILTIN_PREFIX):
+        return EmbedderInfo("builtin", key.split(":", 1)[0], embedder.dimension)
+    model = getattr(embedder, "model", None)
+    suffix = f":{model}:{embedder.dimension}"
+    if key.startswith(_ENDPOINT_PREFIX) and isinstance(model, str) and key.endswith(suffix):
+        # The URL and the model id may both hold colons; the model id is known, so cut it off.
+        base_url = key[len(_ENDPOINT_PREFIX) : -len(suffix)]
+        return EmbedderInfo("endpoint", model, embedder.dimension, urlsplit(base_url).netloc)
+    return EmbedderInfo("other", key.rsplit(":", 1)[0], embedder.dimension)
+
+
+def _read_import_file(path: Path) -> bytes:
+    """Read an import file, refusing a huge one before reading it (blocking).
+
+    Raises:
+        ImportInvalid: The file is larger than any export could be.
+        OSError: The file cannot be read.
+    """
+    if path.stat().st_size > transfer.MAX_IMPORT_BYTES:
+        raise transfer.ImportInvalid("file too large", reason="too_large")
+    return path.read_bytes()
 
 
 class MemoryAccess:
@@ -34,6 +111,11 @@ class MemoryAccess:
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=workers, thread_name_prefix="etos-memory"
         )
+
+    @property
+    def max_content_chars(self) -> int:
+        """The longest memory text accepted (setting ``memory.max_content_chars``)."""
+        return self.engine.max_content_chars
 
     async def _call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -106,6 +188,72 @@ class MemoryAccess:
     ) -> int:
         """Re-embed every memory for the active embedder (cancellable)."""
         return await self._call(self.engine.reembed, progress, cancel)
+
+    async def embedding_state(self) -> EmbeddingState:
+        """The active embedder and how many memories have its vectors."""
+        embedder = self.engine.embedder
+        embedded, total = await self._call(self.engine.embedding_status)
+        return EmbeddingState(describe_embedder(embedder), embedded, total)
+
+    async def preview_import_file(self, path: Path, *, now: datetime) -> transfer.ImportPreview:
+        """Read, validate and preview an import file; nothing is written.
+
+        Args:
+            path: A memory export (``transfer.export_json``).
+            now: The current time (what counts as active).
+
+        Returns:
+            What importing it would add, update and skip.
+
+        Raises:
+            ImportInvalid: The file is not a usable memory export.
+            OSError: The file cannot be read.
+        """
+
+        def read() -> transfer.ImportPreview:
+            document = transfer.parse_import(
+                _read_import_file(path), now=now, max_content_chars=self.engine.max_content_chars
+            )
+            return self.engine.preview_import(document)
+
+        return await self._call(read)
+
+    async def apply_import(self, preview: transfer.ImportPreview) -> transfer.ImportResult:
+        """Apply a preview in one transaction (``MemoryEngine.import_memories``)."""
+        return await self._call(self.engine.import_memories, preview)
+
+    async def export_json(self, *, now: datetime, app_version: str) -> tuple[str, int]:
+        """Every memory (archived ones too) as an export document.
+
+        Returns:
+            The JSON text and how many memories it holds.
+        """
+
+        def build() -> tuple[str, int]:
+            memories = self._all_by_id()
+            text = transfer.export_json(memories, exported_at=now, app_version=app_version)
+            return text, len(memories)
+
+        return await self._call(build)
+
+    async def export_markdown(
+        self, *, now: datetime, labels: transfer.MarkdownLabels, tz: tzinfo
+    ) -> tuple[str, int]:
+        """Every memory (archived ones too) as a Markdown document with the given words.
+
+        Returns:
+            The Markdown text and how many memories it holds.
+        """
+
+        def build() -> tuple[str, int]:
+            memories = self._all_by_id()
+            text = transfer.export_markdown(memories, exported_at=now, labels=labels, tz=tz)
+            return text, len(memories)
+
+        return await self._call(build)
+
+    def _all_by_id(self) -> list[Memory]:
+        return sorted(self.engine.memories(include_inactive=True), key=lambda m: m.id)
 
     def close(self) -> None:
         """Stop the worker threads (blocking; waits for running calls)."""

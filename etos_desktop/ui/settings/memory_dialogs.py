@@ -1,19 +1,19 @@
-"""The Memory page's dialogs and words: the memory editor, a memory's history, the import preview.
+"""The Memory page's dialogs: the memory editor, the import preview and a memory's history.
 
-Every memory text shown here has its invisible and control characters spelled out
-(``escape_invisible``) and its markup shown as typed, as DESIGN §5.1 asks of the approval dialog.
-The dialogs open with ``open()`` and are awaited through their ``finished`` signal, never with
-``exec()``: no modal loop runs inside a coroutine on the qasync loop.
+Every memory text shown here has its invisible and control characters spelled out and its
+markup shown as typed (``memory_text``). The editor and the preview are opened with ``open()``
+and awaited (``ui.dialogs.await_dialog``), their fields read as they finish: no modal loop runs
+inside a coroutine on the qasync loop, and closing Settings while one is open ends the wait.
 """
 
 from __future__ import annotations
 
 import contextlib
 import html
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import (
@@ -32,114 +32,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from etos_desktop.core.errors import EtosError
 from etos_desktop.core.memory import transfer
 from etos_desktop.core.memory.errors import MemoryRejected
 from etos_desktop.core.memory.policy import check_content
-from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource, Revision
+from etos_desktop.core.memory.records import Memory, MemoryKind, Revision
 from etos_desktop.ui.dialogs import await_dialog, await_result
-from etos_desktop.ui.error_text import describe
 from etos_desktop.ui.markdown_render import escape_invisible
-
-#: The longest text shown in a table cell (the tooltip and the editor show all of it).
-CELL_CHARS: Final = 200
-#: Colours of a status line by state.
-STATE_COLORS: Final = {"ok": "#2e7d32", "error": "#c62828", "warning": "#a15c00"}
+from etos_desktop.ui.memory_text import (
+    kind_name,
+    local_time,
+    memory_error_text,
+    one_line,
+    rich_escaped,
+    source_name,
+)
+from etos_desktop.ui.settings.page import error_label, set_state
+from etos_desktop.ui.theme import colors
 
 
 def _tr(text: str, n: int = -1) -> str:
-    return QCoreApplication.translate("MemoryPage", text, None, n)
-
-
-def kind_name(kind: str) -> str:
-    """The translated name of a memory kind."""
-    names = {
-        MemoryKind.FACT: _tr("Fact"),
-        MemoryKind.PREFERENCE: _tr("Preference"),
-        MemoryKind.INSTRUCTION: _tr("Instruction"),
-        MemoryKind.EPISODE: _tr("Episode"),
-        MemoryKind.INSIGHT: _tr("Insight"),
-    }
-    return names.get(kind, kind)
-
-
-def source_name(source: str) -> str:
-    """The translated name of where a memory came from."""
-    names = {
-        MemorySource.USER_STATEMENT: _tr("Said in chat"),
-        MemorySource.ASSISTANT_ACTION: _tr("Assistant"),
-        MemorySource.MANUAL: _tr("Added by you"),
-        MemorySource.IMPORTED: _tr("Imported"),
-        MemorySource.CONSOLIDATION: _tr("Consolidation"),
-    }
-    return names.get(source, source)
-
-
-def status_of(memory: Memory, now: datetime) -> str:
-    """``"active"``, ``"superseded"``, ``"archived"`` or ``"expired"``."""
-    if memory.superseded_by is not None:
-        return "superseded"
-    if memory.archived_at is not None:
-        return "archived"
-    if not memory.is_active(now):
-        return "expired"
-    return "active"
-
-
-def status_name(memory: Memory, now: datetime) -> str:
-    """The translated status of a memory, with its successor for a superseded one."""
-    status = status_of(memory, now)
-    if status == "superseded":
-        return _tr("Superseded by #{id}").format(id=memory.superseded_by)
-    return {
-        "active": _tr("Active"),
-        "archived": _tr("Archived"),
-        "expired": _tr("Expired"),
-    }[status]
-
-
-def one_line(text: str) -> str:
-    """Text for a table cell: invisible characters spelled out, line breaks shown as ⏎."""
-    shown = escape_invisible(text).replace("\r\n", "\n").replace("\n", " ⏎ ").replace("\t", " ")
-    return shown if len(shown) <= CELL_CHARS else shown[: CELL_CHARS - 1] + "…"
-
-
-def rich_escaped(text: str) -> str:
-    """Text as HTML: invisible characters spelled out, markup shown as typed."""
-    return html.escape(escape_invisible(text)).replace("\n", "<br>")
-
-
-def local_time(value: datetime, fmt: str = "%Y-%m-%d") -> str:
-    """A time as local-time text (a date by default)."""
-    return value.astimezone().strftime(fmt)
-
-
-def memory_error_text(error: EtosError) -> str:
-    """Words for the errors memory actions raise; the write checks' words are in ``error_text``."""
-    code = error.code
-    params = error.params
-    if code == "memory_import_stale":
-        return _tr("Memories changed while the import was being prepared. Import the file again.")
-    if code == "memory_import_invalid":
-        reason = params.get("reason")
-        if reason == "too_large":
-            return _tr("The file is too large to be a memory export.")
-        if reason == "not_json":
-            return _tr("The file cannot be read: it is not a JSON file, or it is damaged.")
-        if reason == "unsupported_version":
-            return _tr(
-                "The file was exported by a newer version of ETOS Desktop (format {version}). Update the app to import it."
-            ).format(version=params.get("version", "?"))
-        if reason == "too_many":
-            return _tr("The file holds too many memories ({count}; at most {limit}).").format(
-                count=params.get("count", "?"), limit=params.get("limit", "?")
-            )
-        if reason == "duplicate_id":
-            return _tr("The file is damaged: two memories in it have the same number.")
-        if reason == "bad_structure":
-            return _tr("The file is damaged: its list of memories cannot be read.")
-        return _tr("This file is not a memory export of ETOS Desktop.")
-    return describe(error).message
+    return QCoreApplication.translate("MemoryDialogs", text, None, n)
 
 
 def entry_problem_text(problem: transfer.InvalidEntry) -> str:
@@ -205,14 +117,6 @@ class MemoryFields:
         )
 
 
-#: Shows the editor: ``(parent, fields, title) → fields, or None when cancelled``.
-EditorFunction = Callable[[QWidget, MemoryFields, str], Awaitable[MemoryFields | None]]
-#: Asks for a file: ``(parent, caption, name filter, suggested path) → path, or None``.
-PathFunction = Callable[[QWidget, str, str, str], Awaitable[str | None]]
-#: Shows an import preview: ``(parent, preview) → whether to apply it``.
-PreviewFunction = Callable[[QWidget, transfer.ImportPreview], Awaitable[bool]]
-
-
 # -- the editor -------------------------------------------------------------------------------
 
 
@@ -238,10 +142,7 @@ class MemoryEditorDialog(QDialog):
         self.invisible_label.setWordWrap(True)
         self.invisible_label.setTextFormat(Qt.TextFormat.PlainText)
         self.invisible_label.hide()
-        self.error_label = QLabel(self)
-        self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(f"color: {STATE_COLORS['error']};")
-        self.error_label.hide()
+        self.error_label = error_label(self)
         self.kind_combo = QComboBox(self)
         for kind in MemoryKind:
             self.kind_combo.addItem(kind_name(kind), kind.value)
@@ -306,6 +207,8 @@ class MemoryEditorDialog(QDialog):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+        elif event.type() == QEvent.Type.PaletteChange:
+            set_state(self.error_label, "error")
         super().changeEvent(event)
 
     def fields(self) -> MemoryFields:
@@ -368,6 +271,7 @@ class ImportPreviewDialog(QDialog):
         self.setObjectName("memoryImportPreview")
         self.preview = preview
         self.summary_label = QLabel(self)
+        self.summary_label.setTextFormat(Qt.TextFormat.PlainText)
         self.summary_label.setWordWrap(True)
         self.details = QTextBrowser(self)
         self.buttons = QDialogButtonBox(self)
@@ -403,7 +307,10 @@ class ImportPreviewDialog(QDialog):
 
         section(
             self.tr("To add"),
-            [f"{rich_escaped(one_line(e.content))} <i>({kind_name(e.kind)})</i>" for e in p.to_add],
+            [
+                f"{rich_escaped(one_line(e.content))} <i>({html.escape(kind_name(e.kind))})</i>"
+                for e in p.to_add
+            ],
         )
         section(
             self.tr("To update"),
@@ -518,10 +425,15 @@ def _snapshot_value(name: str, value: Any) -> str:
     return str(value)
 
 
-def history_html(memory: Memory | None, revisions: Sequence[Revision]) -> str:
+def history_html(memory: Memory | None, revisions: Sequence[Revision], *, muted: str) -> str:
     """A memory's history as HTML: each change, newest first, with its fields before and after.
 
     Every text is escaped (markup shown as typed, invisible characters spelled out).
+
+    Args:
+        memory: The memory now (``None`` once deleted).
+        revisions: Its recorded changes, oldest first.
+        muted: The colour of the values before a change (``theme.colors().muted``).
     """
     parts: list[str] = []
     if memory is not None:
@@ -563,7 +475,7 @@ def history_html(memory: Memory | None, revisions: Sequence[Revision]) -> str:
         for name, old, new in rows:
             parts.append(
                 f"<tr><td valign='top'>{html.escape(_field_name(name))}</td>"
-                f"<td valign='top' style='color:#8a8a8a'>{rich_escaped(_snapshot_value(name, old))}"
+                f"<td valign='top' style='color:{muted}'>{rich_escaped(_snapshot_value(name, old))}"
                 f"</td><td valign='top'>{rich_escaped(_snapshot_value(name, new))}</td></tr>"
             )
         parts.append("</table>")
@@ -603,9 +515,10 @@ class MemoryHistoryDialog(QDialog):
         memory_id = self.memory.id if self.memory is not None else ""
         self.setWindowTitle(self.tr("History of memory #{id}").format(id=memory_id))
         self.close_button.setText(self.tr("Close"))
-        self.browser.setHtml(history_html(self.memory, self.revisions))
+        self.browser.setHtml(history_html(self.memory, self.revisions, muted=colors(self).muted))
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
+        # A theme switch changes the colour of the "before" values too.
+        if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.PaletteChange):
             self.retranslate()
         super().changeEvent(event)
