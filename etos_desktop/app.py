@@ -330,7 +330,7 @@ class EtosApp:
         self._embedder_mode = mode
         self._endpoint = self._endpoint_signature()
         if mode == "keywords":
-            self.memory.engine.set_embedder(None, self._tuning_for(None))
+            self.memory.set_embedder(None, self._tuning_for(None))
             return
         loop = asyncio.get_running_loop()
         endpoint = None
@@ -351,7 +351,7 @@ class EtosApp:
             )
         if choice.embedder is None:
             return
-        self.memory.engine.set_embedder(choice.embedder, self._tuning_for(choice.embedder.key))
+        self.memory.set_embedder(choice.embedder, self._tuning_for(choice.embedder.key))
         log.info("memory embedder: %s", choice.embedder.key)
         embedded = await self.memory.reembed(cancel=self._reembed_cancel)
         if embedded:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from etos_desktop.core.memory.records import MemoryKind
 from etos_desktop.core.memory.tools import SaveRequest
+from etos_desktop.ui import theme
 from etos_desktop.ui.markdown_render import escape_invisible
 from etos_desktop.ui.memory_text import kind_name
 
@@ -100,7 +101,7 @@ class EscapeHighlighter(QSyntaxHighlighter):
     def __init__(self, document: QTextDocument | QObject) -> None:
         super().__init__(document)
         self._format = QTextCharFormat()
-        self._format.setForeground(QColor("#b54708"))
+        self._format.setForeground(QColor(theme.colors().invisible))
         self._format.setBackground(QColor(245, 158, 11, 50))
 
     def highlightBlock(self, text: str) -> None:
@@ -166,7 +167,7 @@ class ApprovalDialog(QDialog):
         self.invisible_warning = QLabel(self)
         self.invisible_warning.setObjectName("invisibleWarning")
         self.invisible_warning.setWordWrap(True)
-        self.invisible_warning.setStyleSheet("color: #b54708;")
+        self.invisible_warning.setStyleSheet(theme.state_style("warning", self))
         self.invisible_warning.setText(
             self.tr(
                 "⚠ This contains %n invisible or control character(s), shown as \\u escapes. "
@@ -350,7 +351,7 @@ class MemoryTextDialog(QDialog):
         self.error_label.setObjectName("memoryError")
         self.error_label.setWordWrap(True)
         self.error_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.error_label.setStyleSheet("color: #e5484d;")
+        self.error_label.setStyleSheet(theme.state_style("error", self))
         self.error_label.hide()
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
@@ -406,7 +407,7 @@ class MemoryTextDialog(QDialog):
         else:
             self.counter.setText(self.tr("{n} characters").format(n=length))
         too_long = bool(self._max_chars) and length > self._max_chars
-        self.counter.setStyleSheet("color: #e5484d;" if too_long else "")
+        self.counter.setStyleSheet(theme.state_style("error" if too_long else "", self))
         self.save_button.setEnabled(length > 0 and not too_long)
 
     def _on_save_clicked(self) -> None:

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from etos_desktop.ui import theme
 from etos_desktop.ui.labels import plain_tooltip
 
 __all__ = ["MemoryNote", "MessageWidget"]
@@ -809,11 +810,7 @@ class MemoryNote(QFrame):
         self._content = content
         self._state = "saved"  # saved, edited, undone
         # Tinted like the message frames, so it reads in light and dark themes alike.
-        self.setStyleSheet(
-            "QFrame#memoryNote { background-color: rgba(124, 108, 242, 0.10);"
-            " border: 1px solid rgba(124, 108, 242, 0.35); border-radius: 6px; }"
-            " QLabel#memoryNoteError { color: #e5484d; }"
-        )
+        self._apply_colors()
         self.label = QLabel(self)
         self.label.setObjectName("memoryNoteText")
         self.label.setTextFormat(Qt.TextFormat.PlainText)
@@ -921,10 +918,23 @@ class MemoryNote(QFrame):
         self.edit_button.setVisible(not done)
         self.undo_button.setVisible(not done)
 
+    def _apply_colors(self) -> None:
+        colors = theme.colors(self)
+        sheet = (
+            f"QFrame#memoryNote {{ background-color: {colors.accent_tint};"
+            f" border: 1px solid {colors.accent_border}; border-radius: 6px; }}"
+            f" QLabel#memoryNoteError {{ color: {colors.error}; }}"
+        )
+        # Setting a style sheet changes the palette again: only when it differs.
+        if sheet != self.styleSheet():
+            self.setStyleSheet(sheet)
+
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+        elif event.type() == QEvent.Type.PaletteChange:
+            self._apply_colors()
 
     def _on_edit_button_clicked(self) -> None:
         self.edit_requested.emit(self.memory_id)

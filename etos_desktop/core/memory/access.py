@@ -25,6 +25,7 @@ from etos_desktop.core.memory.embedding import Embedder
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.records import DeletedMemory, Memory, Revision, SaveResult
 from etos_desktop.core.memory.search import Hit
+from etos_desktop.core.memory.tuning import Tuning
 
 T = TypeVar("T")
 
@@ -116,6 +117,10 @@ class MemoryAccess:
     def max_content_chars(self) -> int:
         """The longest memory text accepted (setting ``memory.max_content_chars``)."""
         return self.engine.max_content_chars
+
+    def set_embedder(self, embedder: Embedder | None, tuning: Tuning | None = None) -> None:
+        """Switch the active embedder and its tuning (``MemoryEngine.set_embedder``; cheap)."""
+        self.engine.set_embedder(embedder, tuning)
 
     async def _call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
