@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-# Before anything imports Qt: tests need no display.
-os.environ["QT_QPA_PLATFORM"] = "offscreen"
+# Before anything imports Qt: tests need no display. The end-to-end smoke test runs its scenario
+# in a child pytest on a real X server (Xvfb) and asks for the xcb platform through ETOS_TEST_QPA.
+os.environ["QT_QPA_PLATFORM"] = os.environ.get("ETOS_TEST_QPA", "offscreen")
 os.environ.setdefault("QT_LOGGING_RULES", "qt.qpa.*=false")
 
 

@@ -1,118 +1,17 @@
-"""UI tests run on a qasync loop so ``@asyncSlot`` coroutines really execute (STYLE recipe 1).
+"""UI tests: a qasync loop and the UI guards (``tests/helpers/ui_session.py``) for each."""
 
-Every UI test is guarded: an exception that reaches ``sys.excepthook`` (an ``@asyncSlot`` or a
-task), a Qt warning, or an ERROR log line fails it, unless the test declares it with
-``ui_guard.expect(pattern)``.
-"""
+from tests.helpers.ui_session import (
+    UiGuard,
+    collect_garbage_on_gui_thread,
+    keep_loop_when_windows_close,
+    pytest_asyncio_loop_factories,
+    ui_guard,
+)
 
-from __future__ import annotations
-
-import asyncio
-import gc
-import logging
-import re
-import sys
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from types import TracebackType
-
-import pytest
-import qasync
-from PySide6.QtCore import QtMsgType
-from PySide6.QtWidgets import QApplication
-
-from etos_desktop.app import install_asyncgen_hooks
-
-#: Qt messages that say nothing about the app (the offscreen plugin's).
-_IGNORED_QT = (re.compile(r"propagateSizeHints"), re.compile(r"This plugin does not support"))
-
-
-def _qasync_loop() -> asyncio.AbstractEventLoop:
-    app = QApplication.instance() or QApplication([])
-    loop = qasync.QEventLoop(app, already_running=False)
-    # As the app does (app.install_asyncgen_hooks): qasync does not finalise async generators.
-    install_asyncgen_hooks(loop)
-    return loop
-
-
-def pytest_asyncio_loop_factories(
-    config: pytest.Config, item: pytest.Item
-) -> Mapping[str, Callable[[], asyncio.AbstractEventLoop]]:
-    return {"qasync": _qasync_loop}
-
-
-@dataclass
-class UiGuard:
-    """What went wrong during a UI test, and what the test said it expects to go wrong."""
-
-    exceptions: list[BaseException] = field(default_factory=list)
-    error_logs: list[str] = field(default_factory=list)
-    expected: list[re.Pattern[str]] = field(default_factory=list)
-
-    def expect(self, pattern: str) -> None:
-        """Allow exceptions, ERROR log lines and Qt warnings matching ``pattern`` (a regex)."""
-        self.expected.append(re.compile(pattern, re.S))
-
-    def _allowed(self, text: str) -> bool:
-        return any(p.search(text) for p in self.expected)
-
-    def problems(self, qt_messages: list[str]) -> list[str]:
-        found = [f"exception: {e!r}" for e in self.exceptions if not self._allowed(repr(e))]
-        found += [f"ERROR log: {m}" for m in self.error_logs if not self._allowed(m)]
-        found += [f"Qt: {m}" for m in qt_messages if not self._allowed(m)]
-        return found
-
-
-class _ErrorRecords(logging.Handler):
-    def __init__(self, guard: UiGuard) -> None:
-        super().__init__(logging.ERROR)
-        self.guard = guard
-
-    def emit(self, record: logging.LogRecord) -> None:
-        text = record.getMessage()
-        if record.exc_info and record.exc_info[1] is not None:
-            text += f" [{record.exc_info[1]!r}]"
-        self.guard.error_logs.append(text)
-
-
-@pytest.fixture(autouse=True)
-def ui_guard(qtlog: object, monkeypatch: pytest.MonkeyPatch) -> Iterator[UiGuard]:
-    """Fail the test on an unhandled task/slot exception, a Qt warning or an ERROR log line."""
-    guard = UiGuard()
-
-    def hook(_type: type[BaseException], exc: BaseException, _tb: TracebackType | None) -> None:
-        guard.exceptions.append(exc)
-
-    monkeypatch.setattr(sys, "excepthook", hook)
-    handler = _ErrorRecords(guard)
-    root = logging.getLogger()
-    root.addHandler(handler)
-    yield guard
-    root.removeHandler(handler)
-    qt_messages = [
-        record.message
-        for record in qtlog.records  # type: ignore[attr-defined]
-        if record.type in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg)
-        and not any(p.search(record.message) for p in _IGNORED_QT)
-    ]
-    problems = guard.problems(qt_messages)
-    assert not problems, "the UI test hit problems:\n" + "\n".join(problems)
-
-
-@pytest.fixture(autouse=True)
-def keep_loop_when_windows_close(qapp: QApplication) -> Iterator[None]:
-    """Closing the last window must not quit the app and stop the qasync loop under a test."""
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
-
-
-@pytest.fixture(autouse=True)
-def collect_garbage_on_gui_thread() -> Iterator[None]:
-    """Collect cyclic garbage here, never on a worker thread, where freeing Qt objects crashes."""
-    gc.collect()
-    gc.disable()
-    yield
-    gc.collect()
-    gc.enable()
+__all__ = [
+    "UiGuard",
+    "collect_garbage_on_gui_thread",
+    "keep_loop_when_windows_close",
+    "pytest_asyncio_loop_factories",
+    "ui_guard",
+]

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -136,6 +137,8 @@ class MemoryEditorDialog(QDialog):
         self._max_chars = max_chars
         self.content_edit = QPlainTextEdit(self)
         self.content_edit.setPlainText(fields.content)
+        # Editing usually adds to the text: start at its end.
+        self.content_edit.moveCursor(QTextCursor.MoveOperation.End)
         self.content_edit.setTabChangesFocus(True)
         self.content_edit.textChanged.connect(self._on_content_edit_text_changed)
         self.invisible_label = QLabel(self)
