@@ -13,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import event
 
 from etos_desktop.core.chat.events import MemorySaved, ReplyFinished, UserMessageSaved
 from etos_desktop.core.context.assembler import ContextTrace
@@ -32,6 +34,7 @@ from etos_desktop.core.memory.tools import REFUSAL_TEXT, SaveRequest
 from etos_desktop.core.providers.config import ProviderConfig
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text, ToolCall
 from tests.helpers.memory_scenario import INSTALL_QUESTION, PNPM, SAVE_PNPM
+from tests.helpers.sqlite_pages import SqliteFile
 from tests.helpers.stack import Stack, chat_stack
 
 GENERAL_QUESTION = "What is the capital of France?"
@@ -455,3 +458,76 @@ async def test_tool_rounds_are_bounded_and_the_last_round_must_answer(
     assert requests[-1].body["tool_choice"] == "none"
     assert len(tool_results(requests[-1].body["messages"])) == MAX_TOOL_ROUNDS
     assert events[-1].message.status in ("complete", "interrupted")
+
+
+# -- a deleted memory leaves the files (issue 9, defect 2) -------------------------------------
+
+
+def _secure_delete_off(dbapi_connection: Any, _record: Any) -> None:
+    # Runs before the app's own pragmas: the default of SQLite builds without SECURE_DELETE
+    # (Windows, macOS). This machine's build has it on, which would hide a missing pragma.
+    dbapi_connection.execute("PRAGMA secure_delete = OFF")
+
+
+async def test_a_deleted_memory_is_gone_from_the_files_except_the_conversations_messages(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        event.listen(ms.stack.db.engine, "connect", _secure_delete_off, insert=True)
+        db_path = tmp_path / "etos.db"
+        wal_path = tmp_path / "etos.db-wal"
+        # A second reader keeps the WAL alive (as any open connection does), so only the app's
+        # own checkpoint can empty it.
+        reader = sqlite3.connect(db_path)
+        try:
+            reader.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            # The user's words and the model's save_memory call (conversation 1).
+            await save_pnpm_by_tool(ms, server)
+            [memory] = await ms.memory.memories()
+            conversation = await ms.new_conversation()
+            # Two replies that use it: injected both times, and found by search_memory once.
+            server.script(ToolCall("search_memory", '{"query": "package manager"}'), Text("pnpm i"))
+            await ms.send(conversation, INSTALL_QUESTION)
+            await ms.send(conversation, "And how do I add a package with it?")
+            traces = reader.execute(
+                "SELECT message_id, trace_json FROM context_trace WHERE trace_json LIKE ?",
+                (f"%{PNPM}%",),
+            ).fetchall()
+            assert len(traces) == 2
+            assert wal_path.exists()
+            assert PNPM.encode() in wal_path.read_bytes()
+
+            await ms.memory.delete(memory.id)
+
+            wal = wal_path.read_bytes() if wal_path.exists() else b""
+            data = db_path.read_bytes()
+            pages = SqliteFile(data)
+            for needle in (PNPM, "JavaScript", "javascript"):
+                assert needle.encode() not in wal, needle
+                owners = pages.owners(needle.encode())
+                assert set(owners) == ({"message"} if needle != "javascript" else set()), (
+                    needle,
+                    owners,
+                )
+            # What was sent is still told truthfully: the memory's id and metadata, no text.
+            for message_id, _old in traces:
+                raw = reader.execute(
+                    "SELECT trace_json FROM context_trace WHERE message_id = ?", (message_id,)
+                ).fetchone()[0]
+                trace = ContextTrace.from_json(raw)
+                assert [m.id for m in trace.memories] == [memory.id]
+                [block] = [b for b in trace.blocks if b.kind == "memories"]
+                date = memory.created_at.date().isoformat()
+                line = f"- #{memory.id} (preference, {date}, confidence 1.0) "
+                assert line + f"[deleted memory #{memory.id}]" in block.text.splitlines()
+            # The conversations keep their own messages: the words, the call, the results.
+            contents = [
+                row[0] or ""
+                for row in reader.execute(
+                    "SELECT content || coalesce(tool_calls_json, '') FROM message"
+                )
+            ]
+            assert sum(PNPM in c for c in contents) == 2  # the save_memory call, the results
+            assert any("Remember that I use pnpm" in c for c in contents)
+        finally:
+            reader.close()

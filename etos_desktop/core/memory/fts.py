@@ -66,11 +66,21 @@ def delete(session: Session, memory_id: int) -> None:
     session.execute(text("DELETE FROM memory_fts WHERE rowid = :id"), {"id": memory_id})
 
 
+def delete_many(session: Session, memory_ids: Sequence[int]) -> None:
+    """Remove several memories from the index (one statement per rowid: FTS5 looks each up)."""
+    if memory_ids:
+        session.execute(
+            text("DELETE FROM memory_fts WHERE rowid = :id"),
+            [{"id": memory_id} for memory_id in memory_ids],
+        )
+
+
 def purge(session: Session) -> None:
     """Merge the index's segments so deleted rows' tokens are gone from the file, not just hidden.
 
     FTS5 records a delete as a marker in a newer segment; the old segment keeps the tokens until
-    segments merge. A real delete (DESIGN §3) needs them gone, so deletes call this.
+    segments merge. A real delete (DESIGN §3) needs them gone, so a delete calls this once per
+    transaction, after all its rows are gone (never per row: see ``store.erase_many``).
     """
     session.execute(text("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')"))
 

@@ -23,6 +23,7 @@ from etos_desktop.core.memory.search import Candidate
 from etos_desktop.core.memory.segmentation import index_text
 from etos_desktop.core.memory.vectors import FloatArray, VectorRow, timestamp, to_blob
 from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, MemoryVectorRow
+from etos_desktop.core.storage.traces import chunks
 
 #: The fields a revision's before/after snapshot holds.
 SNAPSHOT_FIELDS = (
@@ -339,19 +340,147 @@ def revisions(session: Session, memory_id: int) -> list[MemoryRevisionRow]:
     return list(session.exec(statement).all())
 
 
-def erase(session: Session, row: MemoryRow, *, actor: str, now: datetime) -> None:
-    """Really delete a memory: row, vectors, index entry and revision texts; leave a tombstone.
+def revisions_of(session: Session, memory_ids: Sequence[int]) -> dict[int, list[MemoryRevisionRow]]:
+    """The histories of several memories, each oldest first (memories without one are missing)."""
+    out: dict[int, list[MemoryRevisionRow]] = {}
+    for part in chunks(memory_ids):
+        statement = (
+            select(MemoryRevisionRow)
+            .where(col(MemoryRevisionRow.memory_id).in_(part))
+            .order_by(col(MemoryRevisionRow.created_at), col(MemoryRevisionRow.id))
+        )
+        for revision in session.exec(statement):
+            out.setdefault(revision.memory_id, []).append(revision)
+    return out
 
-    ``secure_delete`` makes SQLite overwrite the freed pages and the index is merged so the
-    deleted tokens leave the file too (the caller checkpoints the WAL after committing).
+
+def vectors_of(
+    session: Session, memory_ids: Sequence[int]
+) -> dict[int, list[tuple[str, int, int, bytes]]]:
+    """Every stored vector of several memories as ``(embedder_key, chunk_no, dim, blob)``."""
+    out: dict[int, list[tuple[str, int, int, bytes]]] = {}
+    for part in chunks(memory_ids):
+        statement = select(MemoryVectorRow).where(col(MemoryVectorRow.memory_id).in_(part))
+        for v in session.exec(statement):
+            out.setdefault(v.memory_id, []).append((v.embedder_key, v.chunk_no, v.dim, v.vector))
+    return out
+
+
+def superseded_by_any(session: Session, memory_ids: Sequence[int]) -> dict[int, list[int]]:
+    """For each of ``memory_ids``, the memories it superseded (``superseded_by`` points at it)."""
+    out: dict[int, list[int]] = {}
+    for part in chunks(memory_ids):
+        statement = sa_select(col(MemoryRow.id), col(MemoryRow.superseded_by)).where(
+            col(MemoryRow.superseded_by).in_(part)
+        )
+        for old_id, new_id in session.execute(statement):
+            out.setdefault(int(new_id), []).append(int(old_id))
+    return out
+
+
+def erase_many(session: Session, memory_ids: Sequence[int], *, actor: str, now: datetime) -> None:
+    """Really delete memories: rows, vectors, index entries, revision texts; leave tombstones.
+
+    The full-text index is merged once for all of them, so the deleted tokens leave the file
+    too: FTS5 records a delete as a marker and keeps the old segment until a merge. (One
+    ``optimize`` per memory made SQLite report a malformed image after about a thousand of them
+    in one transaction, and cost ~5 ms each.) ``secure_delete`` (set on every connection by the
+    storage module) zeroes the freed pages; the caller checkpoints the WAL after committing.
+    The copies of the texts in context traces are the caller's (``traces.erase_from_traces``).
+
+    Args:
+        session: A session on the DB thread; the caller commits.
+        memory_ids: Existing memories.
+        actor: Who deleted them (the tombstones' actor).
+        now: The tombstones' time.
     """
-    assert row.id is not None
-    session.connection().exec_driver_sql("PRAGMA secure_delete = ON")
-    memory_id = row.id
-    session.exec(delete(MemoryRevisionRow).where(col(MemoryRevisionRow.memory_id) == memory_id))
-    fts.delete(session, memory_id)
-    drop_vectors(session, memory_id)
-    session.delete(row)
-    session.flush()
+    ids = list(dict.fromkeys(memory_ids))
+    if not ids:
+        return
+    for part in chunks(ids):
+        session.exec(delete(MemoryRevisionRow).where(col(MemoryRevisionRow.memory_id).in_(part)))
+        session.exec(delete(MemoryVectorRow).where(col(MemoryVectorRow.memory_id).in_(part)))
+        session.exec(delete(MemoryRow).where(col(MemoryRow.id).in_(part)))
+    fts.delete_many(session, ids)
     fts.purge(session)
-    add_revision(session, memory_id, RevisionAction.DELETE, actor=actor, now=now)
+    session.execute(
+        sa_insert(MemoryRevisionRow),
+        [
+            {
+                "memory_id": memory_id,
+                "created_at": now,
+                "action": RevisionAction.DELETE.value,
+                "actor": actor,
+                "before_json": None,
+                "after_json": None,
+            }
+            for memory_id in ids
+        ],
+    )
+
+
+def write_back(
+    session: Session,
+    rows: Sequence[MemoryRow],
+    *,
+    revisions: Sequence[dict[str, Any]],
+    vectors: Sequence[tuple[int, tuple[str, int, int, bytes]]],
+    actor: str,
+    now: datetime,
+) -> None:
+    """Write deleted memories back with their ids, index entries, vectors and histories.
+
+    Their tombstones are replaced by the old revisions plus an ``undelete`` revision each.
+
+    Args:
+        session: A session on the DB thread; the caller commits.
+        rows: The memories as they were (with their ids).
+        revisions: Their old revisions' columns (without ids).
+        vectors: ``(memory_id, (embedder_key, chunk_no, dim, blob))`` for each stored vector.
+        actor: Who undid the delete.
+        now: The ``undelete`` revisions' time.
+    """
+    ids = [row.id for row in rows if row.id is not None]
+    for part in chunks(ids):
+        session.exec(delete(MemoryRevisionRow).where(col(MemoryRevisionRow.memory_id).in_(part)))
+    session.execute(sa_insert(MemoryRow), [row.model_dump() for row in rows])
+    fts.insert_many(session, [(row.id, body(row)) for row in rows if row.id is not None])
+    if vectors:
+        session.execute(
+            sa_insert(MemoryVectorRow),
+            [
+                {
+                    "embedder_key": key,
+                    "memory_id": memory_id,
+                    "chunk_no": chunk_no,
+                    "dim": dim,
+                    "vector": blob,
+                }
+                for memory_id, (key, chunk_no, dim, blob) in vectors
+            ],
+        )
+    undeletes = [
+        {
+            "memory_id": row.id,
+            "created_at": now,
+            "action": RevisionAction.UNDELETE.value,
+            "actor": actor,
+            "before_json": None,
+            "after_json": json.dumps(snapshot(row), ensure_ascii=False),
+        }
+        for row in rows
+    ]
+    session.execute(sa_insert(MemoryRevisionRow), [*revisions, *undeletes])
+
+
+def relink(session: Session, links: Iterable[tuple[int, int | None]]) -> None:
+    """Set ``superseded_by`` of ``(old, new)`` pairs where both exist and old has no successor."""
+    pairs = [(old, new) for old, new in links if new is not None]
+    if pairs:
+        session.execute(
+            text(
+                "UPDATE memory SET superseded_by = :new WHERE id = :old AND superseded_by IS NULL "
+                "AND EXISTS (SELECT 1 FROM memory WHERE id = :new)"
+            ),
+            [{"old": old, "new": new} for old, new in pairs],
+        )

@@ -5,8 +5,10 @@ from __future__ import annotations
 import sqlite3
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import event
 from sqlmodel import SQLModel
 
 from etos_desktop.core.clock import FakeClock
@@ -155,9 +157,16 @@ def test_archive_keeps_everything_hides_it_and_restore_undoes_it(engine: MemoryE
     assert [r.action for r in engine.history(memory_id)] == ["create", "archive", "restore"]
 
 
+def _secure_delete_off(dbapi_connection: Any, _record: Any) -> None:
+    # Before the app's own pragmas: the default of SQLite builds without SECURE_DELETE (the
+    # Windows and macOS ones). This machine's build has it on, which hid a missing pragma.
+    dbapi_connection.execute("PRAGMA secure_delete = OFF")
+
+
 def test_delete_is_real_leaves_a_tombstone_and_can_be_undone(
     engine: MemoryEngine, tmp_path: Path
 ) -> None:
+    event.listen(engine._db.engine, "connect", _secure_delete_off, insert=True)
     keep = engine.add("I like tea")
     memory_id = engine.add("zebracorn lives in the garden")
     engine.edit(memory_id, "zebracorn lives in the old garden")
@@ -372,3 +381,49 @@ def test_add_many_loads_dated_drafts_in_batches(engine: MemoryEngine, clock: Fak
 def test_engine_refuses_to_run_on_the_db_thread(engine: MemoryEngine) -> None:
     with pytest.raises(RuntimeError):
         engine._db.call_raw(engine.count_active)
+
+
+def _integrity(path: Path) -> str:
+    conn = sqlite3.connect(path)
+    try:
+        return str(conn.execute("PRAGMA integrity_check").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_ten_thousand_memories_are_deleted_at_once_and_undone(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    # Issue 9, defect 1: an FTS "optimize" per memory inside one transaction made SQLite report
+    # "database disk image is malformed" after about a thousand of them, and rolled back.
+    places = ("Hangzhou", "Berlin", "Lyon", "Osaka", "Porto", "Quito", "Tartu")
+    things = ("green tea", "pnpm", "the cello", "rock climbing", "sourdough", "Rust", "chess")
+    texts = [
+        f"Note {i}: the user mentioned {things[i % 7]} while talking about {places[i % 5]}"
+        for i in range(10_000)
+    ]
+    path = tmp_path / "big.db"
+    with MemoryEngine.open(path, embedder=HashEmbedder(32), clock=clock) as engine:
+        ids = engine.add_many(texts, batch_size=1000)
+        deleted = engine.delete_many(ids)
+        assert engine.count_active() == 0
+        assert engine.search("sourdough Osaka", mode="keyword", apply_floor=False) == []
+        assert (
+            engine._db.call(
+                lambda s: s.connection().exec_driver_sql("SELECT count(*) FROM memory_fts").scalar()
+            )
+            == 0
+        )
+        assert [r.action for r in engine.history(ids[4321])] == ["delete"]
+        assert _integrity(path) == "ok"
+
+        restored = engine.undo_delete_many(deleted)
+        assert [m.id for m in restored] == ids
+        assert engine.count_active() == 10_000
+        assert engine.get(ids[4321]).content == texts[4321]  # type: ignore[union-attr]
+        assert [r.action for r in engine.history(ids[4321])] == ["create", "undelete"]
+        hits = engine.search("Note 4321 sourdough", mode="keyword", apply_floor=False, k=3)
+        assert ids[4321] in [h.id for h in hits]
+        assert engine.embedding_status() == (10_000, 10_000)
+        assert _vector_keys(engine, ids[4321]) == [("hash:32", 0)]
+    assert _integrity(path) == "ok"
