@@ -373,9 +373,12 @@ async def test_remember_command_saves_without_a_turn(
         stored = await ms.memory.get(1)
         assert stored is not None
         assert (stored.content, stored.source) == ("I use pnpm", "user_statement")
+        # The user's own words: credited to the user, not the assistant (issue 9, defect 4).
+        assert [(r.action, r.actor) for r in await ms.memory.history(1)] == [("create", "user")]
         # Said again: the same memory, not a second copy.
         again = await ms.send(conversation, "/REMEMBER   I use pnpm")
         assert again == [MemorySaved(None, 1, True, None, "I use pnpm")]
+        assert [r.actor for r in await ms.memory.history(1)] == ["user", "user"]
         with pytest.raises(InvalidInput) as empty:
             await ms.send(conversation, "/remember")
         assert empty.value.params["reason"] == "empty"

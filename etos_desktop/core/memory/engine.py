@@ -64,7 +64,7 @@ VECTOR_CANDIDATES: Final = 100
 _PATCH_LIMIT: Final = 0.2
 
 _ACTOR_BY_SOURCE: Final = {
-    MemorySource.USER_STATEMENT: "assistant",
+    MemorySource.USER_STATEMENT: "user",
     MemorySource.ASSISTANT_ACTION: "assistant",
     MemorySource.MANUAL: "user",
     MemorySource.IMPORTED: "import",

@@ -89,9 +89,19 @@ def test_create_records_a_revision_and_indexes_text(engine: MemoryEngine) -> Non
     assert revision.after["content"] == "我对花生过敏"
 
 
-def test_source_decides_the_default_actor(engine: MemoryEngine) -> None:
-    memory_id = engine.add("The user likes jazz", source="assistant_action")
-    assert engine.history(memory_id)[0].actor == "assistant"
+@pytest.mark.parametrize(
+    ("source", "actor"),
+    [
+        ("assistant_action", "assistant"),
+        ("user_statement", "user"),  # /remember and Remember…: the user's own words
+        ("manual", "user"),
+        ("imported", "import"),
+        ("consolidation", "consolidation"),
+    ],
+)
+def test_source_decides_the_default_actor(engine: MemoryEngine, source: str, actor: str) -> None:
+    memory_id = engine.save("The user likes jazz", source=source).id
+    assert engine.history(memory_id)[0].actor == actor
 
 
 def test_edit_reembeds_reindexes_and_drops_other_embedders_vectors(
