@@ -926,10 +926,9 @@ class MemoryEngine:
                 if existing:
                     memory_id = min(existing)
                     raise InvalidInput(f"memory #{memory_id} exists", memory_id=memory_id)
-                rows = [MemoryRow(**{**d.row, "superseded_by": None}) for d in snapshots]
                 store.write_back(
                     session,
-                    rows,
+                    [{**d.row, "superseded_by": None} for d in snapshots],
                     revisions=[r for d in snapshots for r in d.revisions],
                     vectors=[(d.memory_id, v) for d in snapshots for v in d.vectors],
                     actor=actor,
