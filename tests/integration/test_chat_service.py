@@ -294,6 +294,26 @@ async def test_environment_provider_without_saved_config(tmp_path: Path):
     )
 
 
+async def test_environment_provider_without_a_model_uses_the_servers_first_chat_model(
+    tmp_path: Path,
+):
+    # Only OPENAI_API_KEY and OPENAI_BASE_URL set: the first message used to fail with "Choose
+    # a chat model" (issue 8). The server lists its models; embedding models are skipped.
+    models = ["bge-m3", "llama3.1:8b", "nomic-embed-text", "qwen2.5:7b"]
+    with FakeOpenAIServer(api_key="sk-env-only-key-42", models=models) as srv:
+        env = {"OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "sk-env-only-key-42"}
+        async with chat_stack(tmp_path, srv.base_url, env=env, save_provider=False) as s:
+            conv = await s.repo.create_conversation()
+            first = await s.run(s.chat.send(conv.id, "hi"))
+            second = await s.run(s.chat.send(conv.id, "and again"))
+            assert isinstance(first[-1], ReplyFinished)
+            assert isinstance(second[-1], ReplyFinished)
+            history = await s.repo.current_history(conv.id)
+            assert [m.model for m in history if m.role == "assistant"] == ["llama3.1:8b"] * 2
+        assert [r.body["model"] for r in srv.chat_requests()] == ["llama3.1:8b"] * 2
+        assert [r.path for r in srv.requests].count("/v1/models") == 1  # asked once
+
+
 async def test_not_configured(tmp_path: Path):
     async with chat_stack(tmp_path, "http://127.0.0.1:9/v1", save_provider=False) as s:
         conv = await s.repo.create_conversation()
