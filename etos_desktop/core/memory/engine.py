@@ -846,24 +846,24 @@ class MemoryEngine:
 
         def write(session: Any) -> list[DeletedMemory]:
             try:
-                rows = store.rows_by_id(session, wanted)
+                rows = store.columns_by_id(session, wanted)
                 missing = [memory_id for memory_id in wanted if memory_id not in rows]
                 if missing:
                     raise MemoryNotFound(f"no memory #{missing[0]}", memory_id=missing[0])
                 revisions = store.revisions_of(session, wanted)
                 vectors = store.vectors_of(session, wanted)
                 superseded = store.superseded_by_any(session, wanted)
+                indexed = fts.bodies_of(session, wanted)
                 erased = traces.erase_from_traces(session, wanted)
                 snapshots = [
                     DeletedMemory(
-                        row=rows[memory_id].model_dump(),
-                        revisions=tuple(
-                            r.model_dump(exclude={"id"}) for r in revisions.get(memory_id, ())
-                        ),
+                        row=rows[memory_id],
+                        revisions=tuple(revisions.get(memory_id, ())),
                         vectors=tuple(vectors.get(memory_id, ())),
                         superseded_ids=tuple(superseded.get(memory_id, ())),
                         deleted_at=now,
                         trace_lines=tuple(erased.get(memory_id, ())),
+                        indexed=indexed.get(memory_id, ""),
                     )
                     for memory_id in wanted
                 ]
@@ -929,6 +929,7 @@ class MemoryEngine:
                 store.write_back(
                     session,
                     [{**d.row, "superseded_by": None} for d in snapshots],
+                    bodies={d.memory_id: d.indexed for d in snapshots if d.indexed},
                     revisions=[r for d in snapshots for r in d.revisions],
                     vectors=[(d.memory_id, v) for d in snapshots for v in d.vectors],
                     actor=actor,

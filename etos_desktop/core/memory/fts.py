@@ -143,6 +143,18 @@ def document_frequencies(session: Session, terms: Sequence[str]) -> dict[str, in
     return {str(t): int(n) for t, n in session.execute(statement, {"terms": list(terms)})}
 
 
+def bodies_of(session: Session, memory_ids: Sequence[int]) -> dict[int, str]:
+    """The indexed texts of several memories (ids not indexed are left out)."""
+    statement = text("SELECT rowid, body FROM memory_fts WHERE rowid IN :ids").bindparams(
+        bindparam("ids", expanding=True)
+    )
+    out: dict[int, str] = {}
+    for start in range(0, len(memory_ids), 500):
+        part = list(memory_ids[start : start + 500])
+        out.update((int(r[0]), str(r[1])) for r in session.execute(statement, {"ids": part}))
+    return out
+
+
 def body_of(session: Session, memory_id: int) -> str | None:
     """The indexed text of one memory (``None`` when it is not indexed)."""
     row = session.execute(

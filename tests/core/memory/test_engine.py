@@ -81,6 +81,14 @@ def test_delete_many_is_all_or_nothing_and_undoable(engine):
         engine.delete_many([a, b, 999_999])
     assert engine.get(a) is not None
     assert engine.get(b) is not None
+    before = [engine.get(a), engine.get(b)]
+
+    def changes(memory_id: int) -> list[tuple[object, ...]]:
+        return [
+            (r.created_at, r.action, r.actor, r.before, r.after) for r in engine.history(memory_id)
+        ]
+
+    history = [changes(a), changes(b)]
     snapshots = engine.delete_many([a, b])
     assert [s.row["id"] for s in snapshots] == [a, b]
     assert engine.get(a) is None
@@ -90,3 +98,7 @@ def test_delete_many_is_all_or_nothing_and_undoable(engine):
         engine.undo_delete(snapshot)
     assert engine.get(a).content == "I drink oolong tea every morning"
     assert engine.get(b).content == "My sister lives in Chengdu"
+    # Exactly as they were (times, ids, every field), with their history plus the undelete.
+    assert [engine.get(a), engine.get(b)] == before
+    assert [changes(a)[:-1], changes(b)[:-1]] == history
+    assert [engine.history(i)[-1].action for i in (a, b)] == ["undelete", "undelete"]
