@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import random
 import shutil
 import statistics
@@ -147,27 +148,36 @@ def build_store(path: Path, texts: list[str]) -> None:
     engine.close()
 
 
-def measure(template: Path, folder: Path, rounds: int) -> dict[str, list[float]]:
-    """Time delete-all, undo-all and single deletes on fresh copies of ``template``."""
+def measure(template: Path, folder: Path, rounds: int) -> dict[str, list[tuple[float, float]]]:
+    """Time delete-all, undo-all and single deletes on fresh copies of ``template``.
+
+    Each figure is ``(wall seconds, CPU seconds of the process)``: on a shared machine the CPU
+    time moves much less with the load than the wall time does.
+    """
     from etos_desktop.core.memory.engine import MemoryEngine
 
-    figures: dict[str, list[float]] = {"delete all": [], "undo all": [], "delete one": []}
+    figures: dict[str, list[tuple[float, float]]] = {
+        "delete all": [],
+        "undo all": [],
+        "delete one": [],
+    }
+
+    def timed(name: str, fn: Any) -> Any:
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = fn()
+        figures[name].append((time.perf_counter() - wall, time.process_time() - cpu))
+        return result
+
     for round_no in range(rounds):
         path = folder / f"round-{round_no}.db"
         shutil.copy(template, path)
         with MemoryEngine.open(path, embedder=RandomEmbedder(), clock=FakeClock()) as engine:
             ids = [m.id for m in engine.memories(include_inactive=True)]
-            started = time.perf_counter()
-            deleted = engine.delete_many(ids)
-            figures["delete all"].append(time.perf_counter() - started)
-            started = time.perf_counter()
-            engine.undo_delete_many(deleted)
-            figures["undo all"].append(time.perf_counter() - started)
+            deleted = timed("delete all", functools.partial(engine.delete_many, ids))
+            timed("undo all", functools.partial(engine.undo_delete_many, deleted))
             assert engine.count_active() == len(ids)
             for memory_id in random.Random(round_no).sample(ids, 20 // rounds + 1):
-                started = time.perf_counter()
-                engine.delete(memory_id)
-                figures["delete one"].append(time.perf_counter() - started)
+                timed("delete one", functools.partial(engine.delete, memory_id))
         path.unlink()
     return figures
 
@@ -194,10 +204,12 @@ def main() -> int:
             )
             figures = measure(template, folder, args.rounds)
             for name, values in figures.items():
-                ms = [1000 * v for v in values]
+                wall = [1000 * w for w, _ in values]
+                cpu = [1000 * c for _, c in values]
                 print(
-                    f"  {name:<10}  median {statistics.median(ms):8.1f} ms   "
-                    f"min {min(ms):8.1f}   max {max(ms):8.1f}   (n={len(ms)})"
+                    f"  {name:<10}  wall median {statistics.median(wall):8.1f} ms "
+                    f"(min {min(wall):8.1f}, max {max(wall):8.1f})   "
+                    f"CPU median {statistics.median(cpu):8.1f} ms   (n={len(values)})"
                 )
     print(f"\nload average at end: {retrieval_speed.load_average()}")
     return 0
