@@ -447,19 +447,18 @@ async def test_memory_turned_off_sends_no_tools_and_no_block(
 async def test_tool_rounds_are_bounded_and_the_last_round_must_answer(
     tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
 ):
-    from etos_desktop.core.chat.service import MAX_TOOL_ROUNDS
-
+    # The bound itself, not the constant (set to 400, a test using the constant still passed).
     search = ToolCall("search_memory", '{"query": "anything"}')
-    server.script(*[search] * (MAX_TOOL_ROUNDS + 2), Text("done"))
+    server.script(*[search] * 6, Text("done"))
     async with memory_stack(tmp_path, server, use_embedder) as ms:
         conversation = await ms.new_conversation()
         events = await ms.send(conversation, "look it up again and again")
     requests = server.chat_requests()
-    # MAX_TOOL_ROUNDS rounds acted on, then one last request that may not call tools.
-    assert len(requests) == MAX_TOOL_ROUNDS + 1
+    # Four rounds acted on, then one last request that may not call tools.
+    assert len(requests) == 5
     assert all("tool_choice" not in r.body for r in requests[:-1])
     assert requests[-1].body["tool_choice"] == "none"
-    assert len(tool_results(requests[-1].body["messages"])) == MAX_TOOL_ROUNDS
+    assert len(tool_results(requests[-1].body["messages"])) == 4
     assert events[-1].message.status in ("complete", "interrupted")
 
 
@@ -534,3 +533,65 @@ async def test_a_deleted_memory_is_gone_from_the_files_except_the_conversations_
             assert any("Remember that I use pnpm" in c for c in contents)
         finally:
             reader.close()
+
+
+# -- per-kind caps and access counts (untested before issue 9) ---------------------------------
+
+JAPAN_EPISODES = [
+    "The user spent a week hiking in the Japanese Alps near Kamikochi last autumn",
+    "The user took the night bus from Tokyo to Kyoto and visited temples on the trip to Japan",
+    "On the Japan trip the user ate ramen in Fukuoka and took the ferry to Busan",
+    "The user got lost in Osaka during the trip to Japan and found a tiny jazz bar",
+]
+JAPAN_FACTS = [
+    "The user is learning Japanese and can read hiragana and katakana",
+    "The user wants to travel to Japan again to see Hokkaido in winter",
+]
+
+
+async def test_at_most_two_episodes_are_sent_per_turn(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    question = "What did I do on my trip to Japan, and what do I want to do there next?"
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        for text in JAPAN_EPISODES:
+            await ms.memory.save(text, "episode")
+        for text in JAPAN_FACTS:
+            await ms.memory.save(text, "fact")
+        found = await ms.memory.search(question, k=10)
+        # Without the cap, more than two episodes would be sent.
+        assert sum(h.kind == "episode" for h in found[:5]) > 2
+        conversation = await ms.new_conversation()
+        await ms.send(conversation, question)
+    block = memory_block_of(messages(server, 0))
+    assert block is not None
+    lines = [line for line in block.splitlines() if line.startswith("- #")]
+    assert sum("(episode," in line for line in lines) == 2
+    assert sum("(fact," in line for line in lines) == 2  # the room goes to other kinds
+
+
+async def test_memories_sent_with_a_reply_are_counted_as_accessed(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        pnpm = (await ms.memory.save(PNPM, "preference")).id
+        other = (await ms.memory.save("The user's cat is called Pixel", "fact")).id
+        conversation = await ms.new_conversation()
+        await ms.send(conversation, INSTALL_QUESTION)
+        first = await ms.memory.get(pnpm)
+        assert first is not None
+        assert first.access_count == 1
+        assert first.last_accessed_at is not None
+        # Nothing relevant (a new conversation: a short follow-up would borrow the question).
+        await ms.send(await ms.new_conversation(), GENERAL_QUESTION)
+        await ms.send(conversation, INSTALL_QUESTION)
+        temporary = await ms.new_conversation(temporary=True)
+        await ms.send(temporary, INSTALL_QUESTION)  # memory is off there
+        counted = await ms.memory.get(pnpm)
+        untouched = await ms.memory.get(other)
+    assert counted is not None
+    assert untouched is not None
+    assert counted.access_count == 2
+    assert counted.last_accessed_at is not None
+    assert counted.last_accessed_at > first.last_accessed_at
+    assert (untouched.access_count, untouched.last_accessed_at) == (0, None)
