@@ -24,7 +24,6 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTranslator
 
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.memory.access import MemoryAccess
-from etos_desktop.core.memory.embedding import HashEmbedder
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.records import MemoryDraft
 from etos_desktop.core.memory.transfer import ImportPreview
@@ -41,6 +40,7 @@ from etos_desktop.ui.memory_page import (
     MemoryTableModel,
 )
 from etos_desktop.ui.settings_dialog import SettingsDialog
+from tests.helpers.embedders import HashEmbedder
 from tests.helpers.qt_async import expect_signal
 
 ZWSP = "\u200b"
@@ -200,17 +200,17 @@ async def page(
 
 
 def populate(engine: MemoryEngine, clock: FakeClock) -> dict[str, int]:
-    ids = {"pnpm": engine.add("I use pnpm for JavaScript projects", "preference", tags=["js"])}
+    ids = {"pnpm": engine.save("I use pnpm for JavaScript projects", "preference", tags=["js"]).id}
     clock.advance(minutes=1)
-    ids["lily"] = engine.add("我的女儿叫莉莉", "fact", source="user_statement", confidence=0.4)
+    ids["lily"] = engine.save("我的女儿叫莉莉", "fact", source="user_statement", confidence=0.4).id
     clock.advance(minutes=1)
-    ids["old"] = engine.add("Lives in Berlin", "fact")
+    ids["old"] = engine.save("Lives in Berlin", "fact").id
     clock.advance(minutes=1)
     ids["new"] = engine.supersede(ids["old"], "Lives in Shanghai")
-    ids["rust"] = engine.add("Was learning Rust", "episode")
+    ids["rust"] = engine.save("Was learning Rust", "episode").id
     engine.archive(ids["rust"])
-    ids["hidden"] = engine.add(f"Likes{ZWSP} <b>tea</b>", "preference")
-    ids["trip"] = engine.add("Is in Japan this week", "episode", valid_until=clock.now())
+    ids["hidden"] = engine.save(f"Likes{ZWSP} <b>tea</b>", "preference").id
+    ids["trip"] = engine.save("Is in Japan this week", "episode", valid_until=clock.now()).id
     clock.advance(minutes=1)
     return ids
 
@@ -378,7 +378,7 @@ async def test_a_refused_memory_says_why_and_saves_nothing(
 async def test_edit_reembeds_when_the_text_changes(
     page: MemoryPage, engine: MemoryEngine, editor: Editor, clock: FakeClock
 ) -> None:
-    memory_id = engine.add("I use npm for JavaScript", "preference", tags=["js"])
+    memory_id = engine.save("I use npm for JavaScript", "preference", tags=["js"]).id
     await page.refresh()
     page.select_ids([memory_id])
     clock.advance(minutes=1)
@@ -407,9 +407,9 @@ async def test_edit_reembeds_when_the_text_changes(
 async def test_bulk_archive_and_restore(
     page: MemoryPage, engine: MemoryEngine, clock: FakeClock
 ) -> None:
-    a = engine.add("Likes hiking")
-    b = engine.add("Likes swimming")
-    c = engine.add("Likes chess")
+    a = engine.save("Likes hiking").id
+    b = engine.save("Likes swimming").id
+    c = engine.save("Likes chess").id
     await page.refresh()
     page.select_ids([a, b])
     assert page.archive_button.isEnabled()
@@ -429,8 +429,8 @@ async def test_bulk_archive_and_restore(
 async def test_delete_confirms_and_undo_brings_it_back(
     page: MemoryPage, engine: MemoryEngine, confirms: Confirms
 ) -> None:
-    keep = engine.add("Has a cat named Miso")
-    gone = engine.add("Works at a bakery")
+    keep = engine.save("Has a cat named Miso").id
+    gone = engine.save("Works at a bakery").id
     engine.edit(gone, "Works at a bakery on weekends")
     await page.refresh()
     page.select_ids([gone])
@@ -464,7 +464,7 @@ async def test_delete_confirms_and_undo_brings_it_back(
 async def test_undo_ends_when_the_panel_closes(
     page: MemoryPage, engine: MemoryEngine, confirms: Confirms
 ) -> None:
-    gone = engine.add("Works at a bakery")
+    gone = engine.save("Works at a bakery").id
     await page.refresh()
     page.select_ids([gone])
     await act(page, page.delete_button)
@@ -504,7 +504,7 @@ async def test_clear_all_says_how_many_and_can_be_undone(
 async def test_history_lists_each_change_before_and_after(
     page: MemoryPage, engine: MemoryEngine, clock: FakeClock
 ) -> None:
-    memory_id = engine.add("Likes green tea")
+    memory_id = engine.save("Likes green tea").id
     clock.advance(hours=1)
     engine.edit(memory_id, f"Likes green{ZWSP} tea <i>without</i> sugar")
     engine.archive(memory_id)
@@ -632,7 +632,7 @@ async def test_a_corrupt_import_says_so_and_changes_nothing(
     content: bytes,
     words: str,
 ) -> None:
-    memory_id = engine.add("Keeps a diary")
+    memory_id = engine.save("Keeps a diary").id
     await page.refresh()
     path = tmp_path / "broken.json"
     path.write_bytes(content)
@@ -678,7 +678,7 @@ async def test_the_preview_dialog_shows_what_happens(
     from etos_desktop.core.memory.transfer import parse_import
     from etos_desktop.ui.memory_dialogs import ImportPreviewDialog
 
-    engine.add("Plays the cello")
+    engine.save("Plays the cello")
     text = json.dumps(
         {
             "format": "etos-desktop.memories",
@@ -806,7 +806,7 @@ async def test_the_settings_dialog_shows_the_page_and_saves_its_settings(
         without.show_page("memory")
     without.done(0)
 
-    memory_id = engine.add("Likes jazz")
+    memory_id = engine.save("Likes jazz").id
     dialog = SettingsDialog(
         settings, secrets, registry, probe=_no_servers, local_candidates=(), env={}, memory=access
     )

@@ -2,8 +2,8 @@
 
 Usable from a plain script (benchmarks) and from the app's worker threads::
 
-    engine = MemoryEngine.open(path, embedder=HashEmbedder())
-    memory_id = engine.add("I use pnpm for JavaScript projects", kind="preference")
+    engine = MemoryEngine.open(path, embedder=UseEmbedder())
+    memory_id = engine.save("I use pnpm for JavaScript projects", kind="preference").id
     hits = engine.search("which package manager do I like?", k=5)
     engine.close()
 
@@ -437,42 +437,6 @@ class MemoryEngine:
             before=before,
             after=store.snapshot(target),
         )
-
-    def add(
-        self,
-        text: str,
-        kind: str = MemoryKind.FACT,
-        created_at: datetime | None = None,
-        *,
-        source: str = MemorySource.MANUAL,
-        importance: float = 0.5,
-        confidence: float = 1.0,
-        tags: Sequence[str] = (),
-        trigger_context: str | None = None,
-        supersedes: int | None = None,
-        valid_until: datetime | None = None,
-        bulk: bool = False,
-        actor: str | None = None,
-    ) -> int:
-        """Save a memory and return the id that holds it (see :meth:`save` for everything else).
-
-        Returns:
-            The new memory's id, or the id of the active near-duplicate that took the wording.
-        """
-        return self.save(
-            text,
-            kind,
-            created_at,
-            source=source,
-            importance=importance,
-            confidence=confidence,
-            tags=tags,
-            trigger_context=trigger_context,
-            supersedes=supersedes,
-            valid_until=valid_until,
-            bulk=bulk,
-            actor=actor,
-        ).id
 
     def add_many(
         self,

@@ -206,7 +206,7 @@ class DeletedMemory:
 
 @dataclass(frozen=True)
 class MemoryDraft:
-    """A memory to add in bulk (``MemoryEngine.add_many``); fields mirror ``MemoryEngine.add``."""
+    """A memory to add in bulk (``MemoryEngine.add_many``); fields mirror ``MemoryEngine.save``."""
 
     text: str
     kind: str = MemoryKind.FACT

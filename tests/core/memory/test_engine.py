@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from etos_desktop.core.clock import FakeClock
-from etos_desktop.core.memory.embedding import HashEmbedder
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.records import MemoryDraft
 from etos_desktop.core.memory.search import Hit
+from tests.helpers.embedders import HashEmbedder
 
 README = Path(__file__).resolve().parents[3] / "README.md"
 
@@ -60,7 +60,7 @@ def test_engine_is_safe_from_worker_threads(engine: MemoryEngine) -> None:
     def worker(n: int) -> list[int]:
         found = []
         for i in range(8):
-            memory_id = engine.add(f"worker{n} note{i} about gardening")
+            memory_id = engine.save(f"worker{n} note{i} about gardening").id
             hits = engine.search(f"worker{n} note{i} gardening", k=3)
             found.append(int(hits[0].id == memory_id))
         return found
@@ -75,8 +75,8 @@ def test_engine_is_safe_from_worker_threads(engine: MemoryEngine) -> None:
 def test_delete_many_is_all_or_nothing_and_undoable(engine):
     from etos_desktop.core.memory.errors import MemoryNotFound
 
-    a = engine.add("I drink oolong tea every morning", "preference")
-    b = engine.add("My sister lives in Chengdu", "fact")
+    a = engine.save("I drink oolong tea every morning", "preference").id
+    b = engine.save("My sister lives in Chengdu", "fact").id
     with pytest.raises(MemoryNotFound):
         engine.delete_many([a, b, 999_999])
     assert engine.get(a) is not None
