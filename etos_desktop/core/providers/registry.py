@@ -248,7 +248,10 @@ class ProviderRegistry:
         return picked
 
     async def aclose(self) -> None:
-        """Close every provider's HTTP connections."""
+        """Close every provider's HTTP connections (and stop a model listing under way)."""
+        for task in self._picked_models.values():
+            task.cancel()
+        self._picked_models.clear()
         providers = [p for _, p in self._cache.values()] + self._retired
         self._cache.clear()
         self._retired.clear()
