@@ -15,6 +15,9 @@ What is measured, for each store size N (a fresh copy of the same file per round
 * **undo all** — ``MemoryEngine.undo_delete_many`` of those snapshots, in one transaction.
 * **delete one** — one memory deleted alone from the full store (what the Memory page's Delete
   does), about 20 of them; its cost is dominated by merging the index of the whole store.
+* **baseline** (N ≤ 1,000 only) — delete-all the way it was done before issue 9, in the same
+  run on a copy of the same file: one transaction, the index merged once per memory. Above
+  about 1,000 memories it fails, so there is no baseline at 10k.
 
 The store looks like a real user's: the memory texts of the retrieval benchmark set plus the
 generated ones (``retrieval_speed.memory_texts``), spread over 700 days, with a 512-float vector
@@ -160,6 +163,7 @@ def measure(template: Path, folder: Path, rounds: int) -> dict[str, list[tuple[f
         "delete all": [],
         "undo all": [],
         "delete one": [],
+        "baseline": [],
     }
 
     def timed(name: str, fn: Any) -> Any:
@@ -179,7 +183,36 @@ def measure(template: Path, folder: Path, rounds: int) -> dict[str, list[tuple[f
             for memory_id in random.Random(round_no).sample(ids, 20 // rounds + 1):
                 timed("delete one", functools.partial(engine.delete, memory_id))
         path.unlink()
+        if len(ids) <= BASELINE_LIMIT:
+            shutil.copy(template, path)
+            with MemoryEngine.open(path, embedder=RandomEmbedder(), clock=FakeClock()) as engine:
+                timed("baseline", functools.partial(_delete_all_as_before, engine, ids))
+            path.unlink()
     return figures
+
+
+#: Above this the baseline fails ("database disk image is malformed" at about 1,000).
+BASELINE_LIMIT = 1000
+
+
+def _delete_all_as_before(engine: Any, ids: list[int]) -> None:
+    """Delete-all as before issue 9: one transaction, the full-text index merged per memory.
+
+    (``store.erase_many`` of one id at a time: its deletes, then an FTS ``optimize``, as the old
+    per-memory ``erase`` did; without the trace rewrite, which did not exist.)
+    """
+    from etos_desktop.core.memory import store
+    from etos_desktop.core.storage.database import checkpoint
+
+    now = FakeClock().now()
+
+    def write(session: Any) -> None:
+        for memory_id in ids:
+            store.erase_many(session, [memory_id], actor="user", now=now)
+        session.commit()
+        checkpoint(session)
+
+    engine._db.call(write)
 
 
 def main() -> int:
@@ -204,6 +237,8 @@ def main() -> int:
             )
             figures = measure(template, folder, args.rounds)
             for name, values in figures.items():
+                if not values:
+                    continue
                 wall = [1000 * w for w, _ in values]
                 cpu = [1000 * c for _, c in values]
                 print(
@@ -211,6 +246,11 @@ def main() -> int:
                     f"(min {min(wall):8.1f}, max {max(wall):8.1f})   "
                     f"CPU median {statistics.median(cpu):8.1f} ms   (n={len(values)})"
                 )
+            if figures["baseline"]:
+                ratio = statistics.median(w for w, _ in figures["baseline"]) / statistics.median(
+                    w for w, _ in figures["delete all"]
+                )
+                print(f"  delete all is {ratio:.1f}x faster than the baseline (same run, wall)")
     print(f"\nload average at end: {retrieval_speed.load_average()}")
     return 0
 
