@@ -4,7 +4,7 @@ Usable from a plain script (benchmarks) and from the app's worker threads::
 
     engine = MemoryEngine.open(path, embedder=UseEmbedder())
     memory_id = engine.save("I use pnpm for JavaScript projects", kind="preference").id
-    hits = engine.search("which package manager do I like?", k=5)
+    hits = engine.search("which package manager do I use for JavaScript?", k=5)
     engine.close()
 
 Threads: every DB access goes through ``Database.call`` (the one DB thread); embedding and vector
