@@ -80,9 +80,20 @@ def parse_args(argv: Sequence[str]) -> Any:
     return parser.parse_args(argv)
 
 
-def setup_logging(data_dir: Path) -> None:
-    """Log to a rotating file in the data folder (never keys: errors are redacted first)."""
+def setup_logging(data_dir: Path) -> logging.Handler:
+    """Log to a rotating file in the data folder; never keys, tokens or request URLs.
+
+    Every record is redacted on the handler (``SecretRedactionFilter``: keys, ``Authorization``
+    headers, bearer tokens, credentials in URLs, in messages and in tracebacks). The HTTP
+    client's INFO line ("HTTP Request: POST <full URL> ...", one per request) is not written:
+    a URL can carry a key (``?key=…``), and the line adds nothing a failure does not report.
+
+    Returns:
+        The file handler (tests remove it again).
+    """
     import logging.handlers  # after the first frame: it pulls in socket and pickle
+
+    from etos_desktop.core.errors import SecretRedactionFilter
 
     log_dir = paths.logs_dir(data_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -90,9 +101,13 @@ def setup_logging(data_dir: Path) -> None:
         log_dir / "etos.log", maxBytes=1_000_000, backupCount=3, encoding="utf-8"
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(SecretRedactionFilter())
+    for client in ("httpx2", "httpx", "httpcore2", "httpcore"):
+        logging.getLogger(client).setLevel(logging.WARNING)
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.INFO)
+    return handler
 
 
 class EtosApp:
@@ -337,7 +352,9 @@ class EtosApp:
         default = self.registry.default()
         if mode == "auto" and default is not None and default.embedding_model:
             endpoint = EndpointSettings(
-                self.registry.provider_for(default), default.embedding_model, default.base_url
+                await self.registry.live_provider(default),
+                default.embedding_model,
+                default.base_url,
             )
         choice = await loop.run_in_executor(
             None, lambda: choose_embedder(endpoint, loop=loop, load_use=True)

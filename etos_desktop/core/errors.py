@@ -26,16 +26,36 @@ translated words. ``core/`` never produces UI text, and no error text ever conta
 
 from __future__ import annotations
 
+import logging
 import re
+import traceback
 from typing import Any
 
 _SECRET_RE = re.compile(
-    r"(sk-[A-Za-z0-9_\-]{6,}|Bearer\s+\S+|api[_-]?key[=:]\s*\S+)", re.IGNORECASE
+    r"sk-[A-Za-z0-9_\-]{6,}"
+    # "Authorization: Bearer x", "'authorization': 'Basic x'", "api_key=x", "x-api-key: x"
+    r"|(?P<name>authorization|api[_-]?key|apikey)(?P<sep>['\"]?\s*[:=]\s*['\"]?)"
+    r"(?:(?:bearer|basic|token)\s+)?[^\s'\",}&]+"
+    r"|(?P<scheme>Bearer\s+)\S+"
+    # URL query parameters that carry credentials (?key=…, &access_token=…)
+    r"|(?P<query>[?&](?:key|token|access_token|api[_-]?key)=)[^\s&#'\"]+",
+    re.IGNORECASE,
 )
+
+
+def _redacted(match: re.Match[str]) -> str:
+    # Keep the name of what was removed, so a log still says an Authorization header was there.
+    if match.group("name"):
+        return f"{match.group('name')}{match.group('sep')}[redacted]"
+    return f"{match.group('scheme') or match.group('query') or ''}[redacted]"
 
 
 def redact(text: str) -> str:
     """Remove anything that looks like an API key or bearer token from ``text``.
+
+    Covers ``sk-…`` keys, ``Authorization`` headers, bearer tokens, ``api_key``/``api-key``/
+    ``x-api-key`` values and ``key=``/``token=``/``access_token=`` URL parameters. A key that
+    looks like none of these is removed where it is known (the provider scrubs its own key).
 
     Args:
         text: Free text, typically an error message from a server or library.
@@ -43,7 +63,31 @@ def redact(text: str) -> str:
     Returns:
         The text with secrets replaced by ``[redacted]``.
     """
-    return _SECRET_RE.sub("[redacted]", text)
+    return _SECRET_RE.sub(_redacted, text)
+
+
+class SecretRedactionFilter(logging.Filter):
+    """A log handler filter that runs :func:`redact` over everything a record will print.
+
+    The message with its arguments, the exception's traceback and the stack are rendered here
+    and redacted, so a key in a library's message or in an exception's text (a server's error
+    body) never reaches the log file. The record is changed in place: handlers after this one
+    see the redacted text too.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Redact the record; never drops it."""
+        record.msg = redact(record.getMessage())
+        record.args = None
+        if record.exc_info is not None:
+            if not record.exc_text:
+                record.exc_text = "".join(traceback.format_exception(*record.exc_info)).rstrip()
+            record.exc_info = None
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info)
+        return True
 
 
 class EtosError(Exception):

@@ -33,6 +33,7 @@ from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.errors import MemoryNotFound
 from etos_desktop.core.memory.tools import SaveRequest
+from etos_desktop.core.storage.files import write_private_text
 from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
 from etos_desktop.ui.task_set import Reporter, TaskSet
@@ -537,14 +538,5 @@ class ChatController(QObject):
             )
         else:
             text = conversation_to_markdown(conversation, messages)
-        await asyncio.get_running_loop().run_in_executor(None, _write_text, path, text)
+        await asyncio.to_thread(write_private_text, path, text)
         return path
-
-
-def _write_text(path: Path, text: str) -> None:
-    from etos_desktop.core.errors import StorageError
-
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise StorageError(f"cannot write {path.name}: {exc.strerror}", path=str(path)) from exc

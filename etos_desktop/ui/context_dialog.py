@@ -302,16 +302,24 @@ class ContextDialog(QDialog):
         return "\n".join(lines)
 
     def _memory_text(self, memory: TraceMemory, block_text: str, trace: ContextTrace) -> str:
-        prefix = f"- #{memory.id} "
-        sent = next((line for line in block_text.splitlines() if line.startswith(prefix)), "")
+        # "- #12 (…)" in English blocks, "- #12（…）" in Chinese ones.
+        prefixes = (f"- #{memory.id} ", f"- #{memory.id}（")
+        sent = next((line for line in block_text.splitlines() if line.startswith(prefixes)), "")
         parts = dict(memory.parts)
         lines = [
             self.tr("Memory #{id} — {kind}, saved {date}, confidence {confidence:.2f}").format(
                 id=memory.id, kind=memory.kind, date=memory.date, confidence=memory.confidence
             ),
             self.tr("Sent as: {line}").format(line=sent or "—"),
-            self.tr("Why it was chosen: {reason}").format(reason=memory.reason),
         ]
+        if sent.endswith(f"[deleted memory #{memory.id}]"):
+            lines.append(
+                self.tr(
+                    "This memory was deleted after the reply: its text was removed from this "
+                    "record too."
+                )
+            )
+        lines.append(self.tr("Why it was chosen: {reason}").format(reason=memory.reason))
         if "relevance" in parts:
             lines.append(
                 self.tr(

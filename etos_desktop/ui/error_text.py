@@ -190,6 +190,8 @@ def retry_reason_text(reason: str) -> str:
         return _tr("Rate limited")
     if reason == "unavailable":
         return _tr("Cannot reach the server")
+    if reason == "timeout":
+        return _tr("The server is not answering")
     return _tr("Server busy")
 
 

@@ -5,6 +5,10 @@ enough of the OpenAI protocol for the real ``openai`` client: ``GET /v1/models``
 ``POST /v1/chat/completions`` (streamed as SSE or as one JSON completion) and
 ``POST /v1/embeddings``. Every request is recorded, so tests assert on what the app *sent*.
 
+Error bodies repeat the API key the request carried (``echo_key``, on by default), as some
+servers and proxies do ("Incorrect API key provided: sk-…"): a test that checks a key never
+reaches the database, the logs or an error text can only fail if the key is offered to it.
+
 Replies are scripted per chat request, first in first out (``server.script(Text("hi"),
 Fault(429, retry_after=1))``); each chat request that passes the auth and model checks consumes
 one, retries included. With the script empty the server echoes the last user message.
@@ -218,6 +222,7 @@ class FakeOpenAIServer:
         models: Model ids served by ``/v1/models``; chat and embedding requests for other models
             get 404 ``model_not_found``.
         stream_framing: ``"chunked"`` (HTTP/1.1) or ``"close"`` (HTTP/1.0, end of body = close).
+        echo_key: Error messages end with the bearer token the request carried.
 
     Thread contract: handlers run on server threads; ``requests``, ``chunks_sent`` and the script
     are guarded by one lock, and every wait inside a handler returns when ``stop()`` is called.
@@ -229,8 +234,10 @@ class FakeOpenAIServer:
         *,
         models: list[str] | None = None,
         stream_framing: Literal["chunked", "close"] = "chunked",
+        echo_key: bool = True,
     ) -> None:
         self.api_key = api_key
+        self.echo_key = echo_key
         self.models: list[str] = list(DEFAULT_MODELS if models is None else models)
         self.stream_framing = stream_framing
         self.requests: list[RecordedRequest] = []
@@ -449,8 +456,12 @@ class _Handler(BaseHTTPRequestHandler):
         code: str | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
+        text = message or _DEFAULT_MESSAGES.get(status, f"HTTP {status}")
+        presented = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
+        if self.fake.echo_key and presented:
+            text = f"{text} (request made with key {presented})"
         error = {
-            "message": message or _DEFAULT_MESSAGES.get(status, f"HTTP {status}"),
+            "message": text,
             "type": _ERROR_TYPES.get(
                 status, "server_error" if status >= 500 else "invalid_request_error"
             ),

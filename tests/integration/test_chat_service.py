@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import openai
 import pytest
 
 from etos_desktop.core.chat.events import (
@@ -294,6 +296,26 @@ async def test_environment_provider_without_saved_config(tmp_path: Path):
     )
 
 
+async def test_environment_provider_without_a_model_uses_the_servers_first_chat_model(
+    tmp_path: Path,
+):
+    # Only OPENAI_API_KEY and OPENAI_BASE_URL set: the first message used to fail with "Choose
+    # a chat model" (issue 8). The server lists its models; embedding models are skipped.
+    models = ["bge-m3", "llama3.1:8b", "nomic-embed-text", "qwen2.5:7b"]
+    with FakeOpenAIServer(api_key="sk-env-only-key-42", models=models) as srv:
+        env = {"OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "sk-env-only-key-42"}
+        async with chat_stack(tmp_path, srv.base_url, env=env, save_provider=False) as s:
+            conv = await s.repo.create_conversation()
+            first = await s.run(s.chat.send(conv.id, "hi"))
+            second = await s.run(s.chat.send(conv.id, "and again"))
+            assert isinstance(first[-1], ReplyFinished)
+            assert isinstance(second[-1], ReplyFinished)
+            history = await s.repo.current_history(conv.id)
+            assert [m.model for m in history if m.role == "assistant"] == ["llama3.1:8b"] * 2
+        assert [r.body["model"] for r in srv.chat_requests()] == ["llama3.1:8b"] * 2
+        assert [r.path for r in srv.requests].count("/v1/models") == 1  # asked once
+
+
 async def test_not_configured(tmp_path: Path):
     async with chat_stack(tmp_path, "http://127.0.0.1:9/v1", save_provider=False) as s:
         conv = await s.repo.create_conversation()
@@ -303,19 +325,91 @@ async def test_not_configured(tmp_path: Path):
         assert (await s.repo.current_history(conv.id))[0].content == "hi"
 
 
+# The second key does not look like one: only the provider's own scrubbing can remove it.
+@pytest.mark.parametrize("key", [KEY, "etos-plain-key-7f3a9c2e"])
 async def test_key_never_reaches_database_or_logs(
-    tmp_path: Path, server: FakeOpenAIServer, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, key: str
 ):
     caplog.set_level("DEBUG")
-    server.script(Fault(500), Fault(401))
-    async with chat_stack(tmp_path, server.base_url) as s:
-        conv = await s.repo.create_conversation()
-        await s.run(s.chat.send(conv.id, "hi"))
+    # The fake server repeats the key in every error body (echo_key).
+    with FakeOpenAIServer(api_key=key) as server:
+        server.script(Fault(401), Fault(400, "bad temperature"), *[Fault(500)] * 4)
+        async with chat_stack(tmp_path, server.base_url, api_key=key) as s:
+            conv = await s.repo.create_conversation()
+            sends = [await s.run(s.chat.send(conv.id, text)) for text in ("hi", "again", "more")]
+            for events in sends:
+                failed = events[-1]
+                assert isinstance(failed, ReplyFailed)
+                assert key not in f"{failed.error} {failed.error.detail!r} {failed.error.params!r}"
+            history = await s.repo.current_history(conv.id)
+    # The server did repeat it; what was kept says what went wrong, without the key.
+    assert [m.error_code for m in history if m.role == "assistant"] == [
+        "auth",
+        "bad_request",
+        "server_error",
+    ]
+    assert history[1].error_detail.endswith("(request made with key [redacted])")  # type: ignore[union-attr]
+    assert "bad temperature" in (history[3].error_detail or "")
     for name in ("etos.db", "etos.db-wal", "settings.json"):
         path = tmp_path / name
         if path.exists():
-            assert KEY.encode() not in path.read_bytes(), name
-    assert KEY not in caplog.text
+            assert key.encode() not in path.read_bytes(), name
+    assert key not in caplog.text
+
+
+@pytest.fixture
+def log_file(tmp_path: Path) -> Iterator[Path]:
+    """``app.setup_logging`` on a temporary data dir; the logging config is restored after."""
+    from etos_desktop.app import setup_logging  # the app module imports Qt
+
+    root = logging.getLogger()
+    clients = [logging.getLogger(name) for name in ("httpx2", "httpx", "httpcore2", "httpcore")]
+    levels = (root.level, [c.level for c in clients])
+    handler = setup_logging(tmp_path / "data")
+    try:
+        yield tmp_path / "data" / "logs" / "etos.log"
+    finally:
+        root.removeHandler(handler)
+        handler.close()
+        root.setLevel(levels[0])
+        for client, level in zip(clients, levels[1], strict=True):
+            client.setLevel(level)
+
+
+async def test_the_log_file_holds_no_key_and_no_request_url(tmp_path: Path, log_file: Path):
+    with FakeOpenAIServer(api_key=KEY) as server:
+        base_url = server.base_url
+        server.script(Fault(401), *[Fault(503)] * 4, Fault(500))
+        async with chat_stack(tmp_path / "stack", server.base_url, api_key=KEY) as s:
+            conv = await s.repo.create_conversation()
+            for text in ("hi", "again"):
+                events = await s.run(s.chat.send(conv.id, text))
+                assert isinstance(events[-1], ReplyFailed)
+            # What the app's error paths log besides: an error's detail (ChatController), an
+            # unexpected exception's traceback (the excepthook) — here the client's own
+            # exception, whose text is the server's body with the key in it.
+            client = openai.AsyncOpenAI(base_url=server.base_url, api_key=KEY, max_retries=0)
+            try:
+                await client.chat.completions.create(
+                    model="fake-chat", messages=[{"role": "user", "content": "x"}]
+                )
+            except openai.APIStatusError:
+                logging.getLogger("etos_desktop").exception("unexpected error in a task")
+            finally:
+                await client.close()
+            logging.getLogger("openai").warning(
+                "request headers: %s", {"Authorization": f"Bearer {KEY}"}
+            )
+    text = log_file.read_text(encoding="utf-8")
+    assert KEY not in text
+    assert KEY[3:] not in text  # not even without its sk- prefix
+    assert "retrying chat request" in text  # the app's own lines are written
+    assert "Traceback" in text
+    assert "(request made with key [redacted])" in text  # the body, minus the key
+    assert "'Authorization': '[redacted]'" in text
+    # The HTTP client's one line per request, with the full URL, is not written.
+    assert "HTTP Request" not in text
+    assert base_url not in text
 
 
 async def test_full_disk_keeps_everything_saved(tmp_path: Path, server: FakeOpenAIServer):

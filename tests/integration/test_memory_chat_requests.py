@@ -13,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import event
 
 from etos_desktop.core.chat.events import MemorySaved, ReplyFinished, UserMessageSaved
 from etos_desktop.core.context.assembler import ContextTrace
@@ -32,6 +34,7 @@ from etos_desktop.core.memory.tools import REFUSAL_TEXT, SaveRequest
 from etos_desktop.core.providers.config import ProviderConfig
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text, ToolCall
 from tests.helpers.memory_scenario import INSTALL_QUESTION, PNPM, SAVE_PNPM
+from tests.helpers.sqlite_pages import SqliteFile
 from tests.helpers.stack import Stack, chat_stack
 
 GENERAL_QUESTION = "What is the capital of France?"
@@ -370,9 +373,12 @@ async def test_remember_command_saves_without_a_turn(
         stored = await ms.memory.get(1)
         assert stored is not None
         assert (stored.content, stored.source) == ("I use pnpm", "user_statement")
+        # The user's own words: credited to the user, not the assistant (issue 9, defect 4).
+        assert [(r.action, r.actor) for r in await ms.memory.history(1)] == [("create", "user")]
         # Said again: the same memory, not a second copy.
         again = await ms.send(conversation, "/REMEMBER   I use pnpm")
         assert again == [MemorySaved(None, 1, True, None, "I use pnpm")]
+        assert [r.actor for r in await ms.memory.history(1)] == ["user", "user"]
         with pytest.raises(InvalidInput) as empty:
             await ms.send(conversation, "/remember")
         assert empty.value.params["reason"] == "empty"
@@ -441,17 +447,151 @@ async def test_memory_turned_off_sends_no_tools_and_no_block(
 async def test_tool_rounds_are_bounded_and_the_last_round_must_answer(
     tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
 ):
-    from etos_desktop.core.chat.service import MAX_TOOL_ROUNDS
-
+    # The bound itself, not the constant (set to 400, a test using the constant still passed).
     search = ToolCall("search_memory", '{"query": "anything"}')
-    server.script(*[search] * (MAX_TOOL_ROUNDS + 2), Text("done"))
+    server.script(*[search] * 6, Text("done"))
     async with memory_stack(tmp_path, server, use_embedder) as ms:
         conversation = await ms.new_conversation()
         events = await ms.send(conversation, "look it up again and again")
     requests = server.chat_requests()
-    # MAX_TOOL_ROUNDS rounds acted on, then one last request that may not call tools.
-    assert len(requests) == MAX_TOOL_ROUNDS + 1
+    # Four rounds acted on, then one last request that may not call tools.
+    assert len(requests) == 5
     assert all("tool_choice" not in r.body for r in requests[:-1])
     assert requests[-1].body["tool_choice"] == "none"
-    assert len(tool_results(requests[-1].body["messages"])) == MAX_TOOL_ROUNDS
+    assert len(tool_results(requests[-1].body["messages"])) == 4
     assert events[-1].message.status in ("complete", "interrupted")
+
+
+# -- a deleted memory leaves the files (issue 9, defect 2) -------------------------------------
+
+
+def _secure_delete_off(dbapi_connection: Any, _record: Any) -> None:
+    # Runs before the app's own pragmas: the default of SQLite builds without SECURE_DELETE
+    # (Windows, macOS). This machine's build has it on, which would hide a missing pragma.
+    dbapi_connection.execute("PRAGMA secure_delete = OFF")
+
+
+async def test_a_deleted_memory_is_gone_from_the_files_except_the_conversations_messages(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        event.listen(ms.stack.db.engine, "connect", _secure_delete_off, insert=True)
+        db_path = tmp_path / "etos.db"
+        wal_path = tmp_path / "etos.db-wal"
+        # A second reader keeps the WAL alive (as any open connection does), so only the app's
+        # own checkpoint can empty it.
+        reader = sqlite3.connect(db_path)
+        try:
+            reader.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            # The user's words and the model's save_memory call (conversation 1).
+            await save_pnpm_by_tool(ms, server)
+            [memory] = await ms.memory.memories()
+            conversation = await ms.new_conversation()
+            # Two replies that use it: injected both times, and found by search_memory once.
+            server.script(ToolCall("search_memory", '{"query": "package manager"}'), Text("pnpm i"))
+            await ms.send(conversation, INSTALL_QUESTION)
+            await ms.send(conversation, "And how do I add a package with it?")
+            traces = reader.execute(
+                "SELECT message_id, trace_json FROM context_trace WHERE trace_json LIKE ?",
+                (f"%{PNPM}%",),
+            ).fetchall()
+            assert len(traces) == 2
+            assert wal_path.exists()
+            assert PNPM.encode() in wal_path.read_bytes()
+
+            await ms.memory.delete(memory.id)
+
+            wal = wal_path.read_bytes() if wal_path.exists() else b""
+            data = db_path.read_bytes()
+            pages = SqliteFile(data)
+            for needle in (PNPM, "JavaScript", "javascript"):
+                assert needle.encode() not in wal, needle
+                owners = pages.owners(needle.encode())
+                assert set(owners) == ({"message"} if needle != "javascript" else set()), (
+                    needle,
+                    owners,
+                )
+            # What was sent is still told truthfully: the memory's id and metadata, no text.
+            for message_id, _old in traces:
+                raw = reader.execute(
+                    "SELECT trace_json FROM context_trace WHERE message_id = ?", (message_id,)
+                ).fetchone()[0]
+                trace = ContextTrace.from_json(raw)
+                assert [m.id for m in trace.memories] == [memory.id]
+                [block] = [b for b in trace.blocks if b.kind == "memories"]
+                date = memory.created_at.date().isoformat()
+                line = f"- #{memory.id} (preference, {date}, confidence 1.0) "
+                assert line + f"[deleted memory #{memory.id}]" in block.text.splitlines()
+            # The conversations keep their own messages: the words, the call, the results.
+            contents = [
+                row[0] or ""
+                for row in reader.execute(
+                    "SELECT content || coalesce(tool_calls_json, '') FROM message"
+                )
+            ]
+            assert sum(PNPM in c for c in contents) == 2  # the save_memory call, the results
+            assert any("Remember that I use pnpm" in c for c in contents)
+        finally:
+            reader.close()
+
+
+# -- per-kind caps and access counts (untested before issue 9) ---------------------------------
+
+JAPAN_EPISODES = [
+    "The user spent a week hiking in the Japanese Alps near Kamikochi last autumn",
+    "The user took the night bus from Tokyo to Kyoto and visited temples on the trip to Japan",
+    "On the Japan trip the user ate ramen in Fukuoka and took the ferry to Busan",
+    "The user got lost in Osaka during the trip to Japan and found a tiny jazz bar",
+]
+JAPAN_FACTS = [
+    "The user is learning Japanese and can read hiragana and katakana",
+    "The user wants to travel to Japan again to see Hokkaido in winter",
+]
+
+
+async def test_at_most_two_episodes_are_sent_per_turn(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    question = "What did I do on my trip to Japan, and what do I want to do there next?"
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        for text in JAPAN_EPISODES:
+            await ms.memory.save(text, "episode")
+        for text in JAPAN_FACTS:
+            await ms.memory.save(text, "fact")
+        found = await ms.memory.search(question, k=10)
+        # Without the cap, more than two episodes would be sent.
+        assert sum(h.kind == "episode" for h in found[:5]) > 2
+        conversation = await ms.new_conversation()
+        await ms.send(conversation, question)
+    block = memory_block_of(messages(server, 0))
+    assert block is not None
+    lines = [line for line in block.splitlines() if line.startswith("- #")]
+    assert sum("(episode," in line for line in lines) == 2
+    assert sum("(fact," in line for line in lines) == 2  # the room goes to other kinds
+
+
+async def test_memories_sent_with_a_reply_are_counted_as_accessed(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        pnpm = (await ms.memory.save(PNPM, "preference")).id
+        other = (await ms.memory.save("The user's cat is called Pixel", "fact")).id
+        conversation = await ms.new_conversation()
+        await ms.send(conversation, INSTALL_QUESTION)
+        first = await ms.memory.get(pnpm)
+        assert first is not None
+        assert first.access_count == 1
+        assert first.last_accessed_at is not None
+        # Nothing relevant (a new conversation: a short follow-up would borrow the question).
+        await ms.send(await ms.new_conversation(), GENERAL_QUESTION)
+        await ms.send(conversation, INSTALL_QUESTION)
+        temporary = await ms.new_conversation(temporary=True)
+        await ms.send(temporary, INSTALL_QUESTION)  # memory is off there
+        counted = await ms.memory.get(pnpm)
+        untouched = await ms.memory.get(other)
+    assert counted is not None
+    assert untouched is not None
+    assert counted.access_count == 2
+    assert counted.last_accessed_at is not None
+    assert counted.last_accessed_at > first.last_accessed_at
+    assert (untouched.access_count, untouched.last_accessed_at) == (0, None)

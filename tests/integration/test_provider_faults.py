@@ -7,7 +7,9 @@ Retry delays go through an injected recorder, so nothing here sleeps for a retry
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
+import sys
 import traceback
 from collections.abc import AsyncIterator, Iterator
 from contextlib import aclosing
@@ -384,6 +386,43 @@ async def test_connection_refused(sleeper: SleepRecorder) -> None:
     assert isinstance(error, ProviderUnavailable)
     assert error.params["base_url"] == base_url
     assert [reason for _, reason in retry_events(events)] == ["unavailable"] * 3
+    assert sleeper.delays == [1.0, 2.0, 4.0]
+    assert_key_absent(error)
+
+
+@pytest.fixture
+def blackhole() -> Iterator[str]:
+    """A base URL on 127.0.0.1 where connecting hangs: a listener whose accept queue is full.
+
+    Linux drops the SYN of a connection that does not fit the queue, so the client waits for the
+    connect timeout, as with a server behind a firewall that drops packets.
+    """
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        fillers = [socket.socket() for _ in range(4)]
+        try:
+            for filler in fillers:
+                filler.setblocking(False)
+                with contextlib.suppress(BlockingIOError):
+                    filler.connect(("127.0.0.1", port))
+            yield f"http://127.0.0.1:{port}/v1"
+        finally:
+            for filler in fillers:
+                filler.close()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a full accept queue drops SYNs on Linux")
+async def test_connect_timeout_is_retried_like_a_refused_connection(
+    blackhole: str, sleeper: SleepRecorder
+) -> None:
+    timeouts = Timeouts(connect=0.2, first_token=5.0, between_chunks=5.0)
+    async with OpenAIProvider(blackhole, KEY, timeouts=timeouts, sleep=sleeper) as prov:
+        events, error = await collect_until_error(prov, chat())
+    assert isinstance(error, ProviderTimeout)
+    assert error.params["phase"] == "connect"
+    assert [reason for _, reason in retry_events(events)] == ["timeout"] * 3
     assert sleeper.delays == [1.0, 2.0, 4.0]
     assert_key_absent(error)
 

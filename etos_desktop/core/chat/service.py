@@ -258,7 +258,7 @@ class ChatService:
         if first_reply is not None:
             excerpt += "\n\n" + first_reply.content[:1500]
         try:
-            resolved = self._providers.resolve(conversation.provider_id, conversation.model)
+            resolved = await self._providers.resolve(conversation.provider_id, conversation.model)
             model = resolved.config.background_model or resolved.model
             completion = await resolved.provider.complete(
                 ChatRequest(
@@ -402,7 +402,7 @@ class ChatService:
         finish_reason: str | None = None
         usage: dict[str, Any] | None = None
         try:
-            resolved = self._providers.resolve(conversation.provider_id, conversation.model)
+            resolved = await self._providers.resolve(conversation.provider_id, conversation.model)
             request, trace = await self._build_request(conversation, user, resolved)
             await self._repo.update_message(reply_id, model=resolved.model)
             await self._repo.save_trace(reply_id, trace.to_json())

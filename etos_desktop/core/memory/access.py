@@ -162,6 +162,12 @@ class MemoryAccess:
         """Put a deleted memory back from its snapshot."""
         return await self._call(self.engine.undo_delete, deleted, actor=actor)
 
+    async def undo_delete_many(
+        self, deleted: Sequence[DeletedMemory], *, actor: str = "user"
+    ) -> list[Memory]:
+        """Put the memories of a bulk delete back, in one transaction."""
+        return await self._call(self.engine.undo_delete_many, list(deleted), actor=actor)
+
     async def get(self, memory_id: int) -> Memory | None:
         """One memory, or ``None``."""
         return await self._call(self.engine.get, memory_id)

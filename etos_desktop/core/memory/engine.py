@@ -2,9 +2,9 @@
 
 Usable from a plain script (benchmarks) and from the app's worker threads::
 
-    engine = MemoryEngine.open(path, embedder=HashEmbedder())
-    memory_id = engine.add("I use pnpm for JavaScript projects", kind="preference")
-    hits = engine.search("which package manager do I like?", k=5)
+    engine = MemoryEngine.open(path, embedder=UseEmbedder())
+    memory_id = engine.save("I use pnpm for JavaScript projects", kind="preference").id
+    hits = engine.search("which package manager do I use for JavaScript?", k=5)
     engine.close()
 
 Threads: every DB access goes through ``Database.call`` (the one DB thread); embedding and vector
@@ -16,7 +16,6 @@ went stale.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import json
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import numpy
-from sqlmodel import col, delete, select
+from sqlmodel import col, select
 
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.errors import InvalidInput, ProviderError
@@ -51,8 +50,9 @@ from etos_desktop.core.memory.search import Candidate, Hit, KeywordScorer, Searc
 from etos_desktop.core.memory.segmentation import duplicate_key, query_terms, query_units
 from etos_desktop.core.memory.tuning import Tuning, tuning_for
 from etos_desktop.core.memory.vectors import FloatArray, VectorIndex, chunk_texts
-from etos_desktop.core.storage.database import Database
-from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, MemoryVectorRow
+from etos_desktop.core.storage import traces
+from etos_desktop.core.storage.database import Database, checkpoint
+from etos_desktop.core.storage.tables import MemoryRow
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ VECTOR_CANDIDATES: Final = 100
 _PATCH_LIMIT: Final = 0.2
 
 _ACTOR_BY_SOURCE: Final = {
-    MemorySource.USER_STATEMENT: "assistant",
+    MemorySource.USER_STATEMENT: "user",
     MemorySource.ASSISTANT_ACTION: "assistant",
     MemorySource.MANUAL: "user",
     MemorySource.IMPORTED: "import",
@@ -438,42 +438,6 @@ class MemoryEngine:
             after=store.snapshot(target),
         )
 
-    def add(
-        self,
-        text: str,
-        kind: str = MemoryKind.FACT,
-        created_at: datetime | None = None,
-        *,
-        source: str = MemorySource.MANUAL,
-        importance: float = 0.5,
-        confidence: float = 1.0,
-        tags: Sequence[str] = (),
-        trigger_context: str | None = None,
-        supersedes: int | None = None,
-        valid_until: datetime | None = None,
-        bulk: bool = False,
-        actor: str | None = None,
-    ) -> int:
-        """Save a memory and return the id that holds it (see :meth:`save` for everything else).
-
-        Returns:
-            The new memory's id, or the id of the active near-duplicate that took the wording.
-        """
-        return self.save(
-            text,
-            kind,
-            created_at,
-            source=source,
-            importance=importance,
-            confidence=confidence,
-            tags=tags,
-            trigger_context=trigger_context,
-            supersedes=supersedes,
-            valid_until=valid_until,
-            bulk=bulk,
-            actor=actor,
-        ).id
-
     def add_many(
         self,
         items: Iterable[str | MemoryDraft | Mapping[str, Any]],
@@ -826,6 +790,11 @@ class MemoryEngine:
     def delete_many(self, memory_ids: Sequence[int], *, actor: str = "user") -> list[DeletedMemory]:
         """Really delete several memories in one transaction (bulk delete, Clear all).
 
+        With them go their vectors, index entries and revision texts, and their texts in the
+        stored context traces (replaced by ``[deleted memory #id]``); freed pages are zeroed
+        and the WAL is checkpointed, so the texts leave the files. The conversations' own
+        messages keep their words.
+
         Args:
             memory_ids: The memories; all are deleted or, if one is missing, none.
             actor: Who deleted them.
@@ -839,46 +808,40 @@ class MemoryEngine:
         now = self._now()
         wanted = list(dict.fromkeys(memory_ids))
 
-        def snapshot_and_erase(session: Any, memory_id: int) -> DeletedMemory:
-            row = self._require(session, memory_id)
-            revisions = tuple(
-                r.model_dump(exclude={"id"}) for r in store.revisions(session, memory_id)
-            )
-            vectors = tuple(
-                (v.embedder_key, v.chunk_no, v.dim, v.vector)
-                for v in session.exec(
-                    select(MemoryVectorRow).where(MemoryVectorRow.memory_id == memory_id)
-                )
-            )
-            superseded = tuple(
-                r.id
-                for r in session.exec(select(MemoryRow).where(MemoryRow.superseded_by == memory_id))
-                if r.id is not None
-            )
-            snapshot = DeletedMemory(
-                row=row.model_dump(),
-                revisions=revisions,
-                vectors=vectors,
-                superseded_ids=superseded,
-                deleted_at=now,
-            )
-            store.erase(session, row, actor=actor, now=now)
-            return snapshot
-
         def write(session: Any) -> list[DeletedMemory]:
             try:
-                snapshots = [snapshot_and_erase(session, memory_id) for memory_id in wanted]
+                rows = store.columns_by_id(session, wanted)
+                missing = [memory_id for memory_id in wanted if memory_id not in rows]
+                if missing:
+                    raise MemoryNotFound(f"no memory #{missing[0]}", memory_id=missing[0])
+                revisions = store.revisions_of(session, wanted)
+                vectors = store.vectors_of(session, wanted)
+                superseded = store.superseded_by_any(session, wanted)
+                indexed = fts.bodies_of(session, wanted)
+                erased = traces.erase_from_traces(session, wanted)
+                snapshots = [
+                    DeletedMemory(
+                        row=rows[memory_id],
+                        revisions=tuple(revisions.get(memory_id, ())),
+                        vectors=tuple(vectors.get(memory_id, ())),
+                        superseded_ids=tuple(superseded.get(memory_id, ())),
+                        deleted_at=now,
+                        trace_lines=tuple(erased.get(memory_id, ())),
+                        indexed=indexed.get(memory_id, ""),
+                    )
+                    for memory_id in wanted
+                ]
+                store.erase_many(session, wanted, actor=actor, now=now)
             except BaseException:
                 session.rollback()
                 raise
             session.commit()
-            # Outside the transaction: fold the WAL back so the deleted pages leave it too.
-            with contextlib.suppress(Exception):
-                session.connection().exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+            # After the commit: fold the WAL back so the old pages leave it too.
+            checkpoint(session)
             return snapshots
 
         deleted: list[DeletedMemory] = self._call(write)
-        touched = [memory_id for memory_id in wanted]
+        touched = list(wanted)
         for snapshot in deleted:
             touched.extend(snapshot.superseded_ids)
         self._mark_dirty(*touched)
@@ -888,7 +851,7 @@ class MemoryEngine:
         """Write a deleted memory back from the snapshot :meth:`delete` returned.
 
         The tombstone is replaced by the old history plus an ``undelete`` revision; links from
-        memories it had superseded are restored.
+        memories it had superseded, and its text in the context traces, are restored.
 
         Args:
             deleted: The snapshot.
@@ -900,50 +863,62 @@ class MemoryEngine:
         Raises:
             InvalidInput: A memory with that id exists (the delete was already undone).
         """
+        return self.undo_delete_many([deleted], actor=actor)[0]
+
+    def undo_delete_many(
+        self, deleted: Sequence[DeletedMemory], *, actor: str = "user"
+    ) -> list[Memory]:
+        """Undo a bulk delete in one transaction (see :meth:`undo_delete`).
+
+        Args:
+            deleted: The snapshots :meth:`delete_many` returned.
+            actor: Who undid the delete.
+
+        Returns:
+            The memories, as they were, in the order given.
+
+        Raises:
+            InvalidInput: One of the memories exists again (nothing was written back).
+        """
         now = self._now()
-        memory_id = deleted.memory_id
+        snapshots = list({d.memory_id: d for d in deleted}.values())
+        ids = [d.memory_id for d in snapshots]
 
-        def write(session: Any) -> Memory:
-            if store.get(session, memory_id) is not None:
-                raise InvalidInput(f"memory #{memory_id} exists", memory_id=memory_id)
-            session.exec(
-                delete(MemoryRevisionRow).where(col(MemoryRevisionRow.memory_id) == memory_id)
-            )
-            row = MemoryRow(**deleted.row)
-            session.add(row)
-            session.flush()
-            store.reindex(session, row)
-            for key, chunk_no, dim, blob in deleted.vectors:
-                session.add(
-                    MemoryVectorRow(
-                        embedder_key=key,
-                        memory_id=memory_id,
-                        chunk_no=chunk_no,
-                        dim=dim,
-                        vector=blob,
-                    )
+        def write(session: Any) -> list[Memory]:
+            try:
+                existing = store.rows_by_id(session, ids)
+                if existing:
+                    memory_id = min(existing)
+                    raise InvalidInput(f"memory #{memory_id} exists", memory_id=memory_id)
+                store.write_back(
+                    session,
+                    [{**d.row, "superseded_by": None} for d in snapshots],
+                    bodies={d.memory_id: d.indexed for d in snapshots if d.indexed},
+                    revisions=[r for d in snapshots for r in d.revisions],
+                    vectors=[(d.memory_id, v) for d in snapshots for v in d.vectors],
+                    actor=actor,
+                    now=now,
                 )
-            for revision in deleted.revisions:
-                session.add(MemoryRevisionRow(**revision))
-            for other_id in deleted.superseded_ids:
-                other = store.get(session, other_id)
-                if other is not None and other.superseded_by is None:
-                    other.superseded_by = memory_id
-                    session.add(other)
-            store.add_revision(
-                session,
-                memory_id,
-                RevisionAction.UNDELETE,
-                actor=actor,
-                now=now,
-                after=store.snapshot(row),
-            )
-            session.commit()
-            return Memory.from_row(row)
+                # Links last: a memory and its successor may come back in the same undo.
+                links = [(d.memory_id, d.row.get("superseded_by")) for d in snapshots]
+                links += [(old, d.memory_id) for d in snapshots for old in d.superseded_ids]
+                store.relink(session, links)
+                traces.restore_in_traces(
+                    session, [line for d in snapshots for line in d.trace_lines]
+                )
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
+            restored = store.rows_by_id(session, ids)
+            return [Memory.from_row(restored[d.memory_id]) for d in deleted]
 
-        memory: Memory = self._call(write)
-        self._mark_dirty(memory_id)
-        return memory
+        memories: list[Memory] = self._call(write)
+        touched = list(ids)
+        for snapshot in snapshots:
+            touched.extend(snapshot.superseded_ids)
+        self._mark_dirty(*touched)
+        return memories
 
     def mark_accessed(self, memory_ids: Iterable[int]) -> None:
         """Count a retrieval of these memories into a conversation (no revision: no change)."""

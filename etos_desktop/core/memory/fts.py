@@ -66,11 +66,21 @@ def delete(session: Session, memory_id: int) -> None:
     session.execute(text("DELETE FROM memory_fts WHERE rowid = :id"), {"id": memory_id})
 
 
+def delete_many(session: Session, memory_ids: Sequence[int]) -> None:
+    """Remove several memories from the index (one statement per rowid: FTS5 looks each up)."""
+    if memory_ids:
+        session.execute(
+            text("DELETE FROM memory_fts WHERE rowid = :id"),
+            [{"id": memory_id} for memory_id in memory_ids],
+        )
+
+
 def purge(session: Session) -> None:
     """Merge the index's segments so deleted rows' tokens are gone from the file, not just hidden.
 
     FTS5 records a delete as a marker in a newer segment; the old segment keeps the tokens until
-    segments merge. A real delete (DESIGN §3) needs them gone, so deletes call this.
+    segments merge. A real delete (DESIGN §3) needs them gone, so a delete calls this once per
+    transaction, after all its rows are gone (never per row: see ``store.erase_many``).
     """
     session.execute(text("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')"))
 
@@ -131,6 +141,18 @@ def document_frequencies(session: Session, terms: Sequence[str]) -> dict[str, in
         bindparam("terms", expanding=True)
     )
     return {str(t): int(n) for t, n in session.execute(statement, {"terms": list(terms)})}
+
+
+def bodies_of(session: Session, memory_ids: Sequence[int]) -> dict[int, str]:
+    """The indexed texts of several memories (ids not indexed are left out)."""
+    statement = text("SELECT rowid, body FROM memory_fts WHERE rowid IN :ids").bindparams(
+        bindparam("ids", expanding=True)
+    )
+    out: dict[int, str] = {}
+    for start in range(0, len(memory_ids), 500):
+        part = list(memory_ids[start : start + 500])
+        out.update((int(r[0]), str(r[1])) for r in session.execute(statement, {"ids": part}))
+    return out
 
 
 def body_of(session: Session, memory_id: int) -> str | None:

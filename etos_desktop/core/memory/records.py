@@ -184,6 +184,10 @@ class DeletedMemory:
         vectors: Its vectors as ``(embedder_key, chunk_no, dim, blob)``.
         superseded_ids: Memories whose ``superseded_by`` pointed at it (the link is restored).
         deleted_at: When it was deleted.
+        trace_lines: Its lines in stored context traces as ``(message_id, original line, erased
+            line)``; an undo puts the originals back.
+        indexed: Its full-text index entry (an undo of 10k memories would otherwise spend a
+            third of its time segmenting the texts again).
     """
 
     row: dict[str, Any] = field(compare=False)
@@ -191,6 +195,8 @@ class DeletedMemory:
     vectors: tuple[tuple[str, int, int, bytes], ...] = field(compare=False)
     superseded_ids: tuple[int, ...]
     deleted_at: datetime
+    trace_lines: tuple[tuple[int, str, str], ...] = field(default=(), compare=False)
+    indexed: str = field(default="", compare=False)
 
     @property
     def memory_id(self) -> int:
@@ -200,7 +206,7 @@ class DeletedMemory:
 
 @dataclass(frozen=True)
 class MemoryDraft:
-    """A memory to add in bulk (``MemoryEngine.add_many``); fields mirror ``MemoryEngine.add``."""
+    """A memory to add in bulk (``MemoryEngine.add_many``); fields mirror ``MemoryEngine.save``."""
 
     text: str
     kind: str = MemoryKind.FACT

@@ -7,15 +7,16 @@ The engine decides *what* to write (checks, embeddings, merges); this module onl
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, or_, text
 from sqlalchemy import insert as sa_insert
 from sqlalchemy import select as sa_select
-from sqlmodel import Session, col, delete, select
+from sqlmodel import Session, SQLModel, col, delete, select
 
 from etos_desktop.core.memory import fts
 from etos_desktop.core.memory.records import RevisionAction
@@ -23,6 +24,7 @@ from etos_desktop.core.memory.search import Candidate
 from etos_desktop.core.memory.segmentation import index_text
 from etos_desktop.core.memory.vectors import FloatArray, VectorRow, timestamp, to_blob
 from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, MemoryVectorRow
+from etos_desktop.core.storage.traces import chunks
 
 #: The fields a revision's before/after snapshot holds.
 SNAPSHOT_FIELDS = (
@@ -48,17 +50,26 @@ def _json_value(value: Any) -> Any:
 
 def snapshot(row: MemoryRow) -> dict[str, Any]:
     """The revision snapshot of a row (JSON-ready)."""
+    return _snapshot(functools.partial(getattr, row))
+
+
+def _snapshot(get: Callable[[str], Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in SNAPSHOT_FIELDS:
-        value = json.loads(row.tags_json) if name == "tags" else getattr(row, name)
+        value = json.loads(get("tags_json")) if name == "tags" else get(name)
         out[name] = _json_value(value)
     return out
 
 
 def body(row: MemoryRow) -> str:
     """The segmented text indexed for a memory: content, tags and trigger context."""
-    tags = " ".join(json.loads(row.tags_json))
-    return index_text(" ".join(p for p in (row.content, tags, row.trigger_context or "") if p))
+    return _body(functools.partial(getattr, row))
+
+
+def _body(get: Callable[[str], Any]) -> str:
+    tags = " ".join(json.loads(get("tags_json")))
+    parts = (get("content"), tags, get("trigger_context") or "")
+    return index_text(" ".join(p for p in parts if p))
 
 
 def active_clause(now: datetime) -> Any:
@@ -339,19 +350,188 @@ def revisions(session: Session, memory_id: int) -> list[MemoryRevisionRow]:
     return list(session.exec(statement).all())
 
 
-def erase(session: Session, row: MemoryRow, *, actor: str, now: datetime) -> None:
-    """Really delete a memory: row, vectors, index entry and revision texts; leave a tombstone.
+def columns_by_id(session: Session, memory_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """The column values of several memories (missing ids are left out).
 
-    ``secure_delete`` makes SQLite overwrite the freed pages and the index is merged so the
-    deleted tokens leave the file too (the caller checkpoints the WAL after committing).
+    Plain values, not ORM objects: building 10k ``MemoryRow`` objects cost more than reading
+    them (measured on a bulk delete).
     """
-    assert row.id is not None
-    session.connection().exec_driver_sql("PRAGMA secure_delete = ON")
-    memory_id = row.id
-    session.exec(delete(MemoryRevisionRow).where(col(MemoryRevisionRow.memory_id) == memory_id))
-    fts.delete(session, memory_id)
-    drop_vectors(session, memory_id)
-    session.delete(row)
-    session.flush()
+    table = _table("memory")
+    out: dict[int, dict[str, Any]] = {}
+    for part in chunks(memory_ids):
+        for row in session.execute(sa_select(table).where(table.c.id.in_(part))):
+            out[int(row.id)] = dict(row._mapping)
+    return out
+
+
+def revisions_of(session: Session, memory_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+    """The histories of several memories as column values without ids, each oldest first."""
+    table = _table("memory_revision")
+    out: dict[int, list[dict[str, Any]]] = {}
+    for part in chunks(memory_ids):
+        statement = (
+            sa_select(table)
+            .where(table.c.memory_id.in_(part))
+            .order_by(table.c.created_at, table.c.id)
+        )
+        for row in session.execute(statement):
+            values = dict(row._mapping)
+            del values["id"]
+            out.setdefault(int(row.memory_id), []).append(values)
+    return out
+
+
+def vectors_of(
+    session: Session, memory_ids: Sequence[int]
+) -> dict[int, list[tuple[str, int, int, bytes]]]:
+    """Every stored vector of several memories as ``(embedder_key, chunk_no, dim, blob)``."""
+    table = _table("memory_vector")
+    out: dict[int, list[tuple[str, int, int, bytes]]] = {}
+    for part in chunks(memory_ids):
+        statement = sa_select(
+            table.c.memory_id, table.c.embedder_key, table.c.chunk_no, table.c.dim, table.c.vector
+        ).where(table.c.memory_id.in_(part))
+        for memory_id, key, chunk_no, dim, blob in session.execute(statement):
+            out.setdefault(int(memory_id), []).append((key, int(chunk_no), int(dim), bytes(blob)))
+    return out
+
+
+def superseded_by_any(session: Session, memory_ids: Sequence[int]) -> dict[int, list[int]]:
+    """For each of ``memory_ids``, the memories it superseded (``superseded_by`` points at it)."""
+    out: dict[int, list[int]] = {}
+    for part in chunks(memory_ids):
+        statement = sa_select(col(MemoryRow.id), col(MemoryRow.superseded_by)).where(
+            col(MemoryRow.superseded_by).in_(part)
+        )
+        for old_id, new_id in session.execute(statement):
+            out.setdefault(int(new_id), []).append(int(old_id))
+    return out
+
+
+def erase_many(session: Session, memory_ids: Sequence[int], *, actor: str, now: datetime) -> None:
+    """Really delete memories: rows, vectors, index entries, revision texts; leave tombstones.
+
+    The full-text index is merged once for all of them, so the deleted tokens leave the file
+    too: FTS5 records a delete as a marker and keeps the old segment until a merge. (One
+    ``optimize`` per memory made SQLite report a malformed image after about a thousand of them
+    in one transaction, and cost ~5 ms each.) ``secure_delete`` (set on every connection by the
+    storage module) zeroes the freed pages; the caller checkpoints the WAL after committing.
+    The copies of the texts in context traces are the caller's (``traces.erase_from_traces``).
+
+    Args:
+        session: A session on the DB thread; the caller commits.
+        memory_ids: Existing memories.
+        actor: Who deleted them (the tombstones' actor).
+        now: The tombstones' time.
+    """
+    ids = list(dict.fromkeys(memory_ids))
+    if not ids:
+        return
+    # No ORM session sync: with thousands of rows loaded, matching each statement against the
+    # identity map took half of a 10k delete (measured); the caller drops the objects anyway.
+    for part in chunks(ids):
+        for statement in (
+            delete(MemoryRevisionRow).where(col(MemoryRevisionRow.memory_id).in_(part)),
+            delete(MemoryVectorRow).where(col(MemoryVectorRow.memory_id).in_(part)),
+            delete(MemoryRow).where(col(MemoryRow.id).in_(part)),
+        ):
+            session.execute(statement.execution_options(synchronize_session=False))
+    fts.delete_many(session, ids)
     fts.purge(session)
-    add_revision(session, memory_id, RevisionAction.DELETE, actor=actor, now=now)
+    session.execute(
+        sa_insert(MemoryRevisionRow),
+        [
+            {
+                "memory_id": memory_id,
+                "created_at": now,
+                "action": RevisionAction.DELETE.value,
+                "actor": actor,
+                "before_json": None,
+                "after_json": None,
+            }
+            for memory_id in ids
+        ],
+    )
+
+
+def write_back(
+    session: Session,
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    bodies: Mapping[int, str],
+    revisions: Sequence[dict[str, Any]],
+    vectors: Sequence[tuple[int, tuple[str, int, int, bytes]]],
+    actor: str,
+    now: datetime,
+) -> None:
+    """Write deleted memories back with their ids, index entries, vectors and histories.
+
+    Their tombstones are replaced by the old revisions plus an ``undelete`` revision each. Rows
+    are written as column values, not ORM objects (measured: building 10k ``MemoryRow`` objects
+    took longer than writing them).
+
+    Args:
+        session: A session on the DB thread; the caller commits.
+        rows: The memories' columns as they were (with their ids).
+        bodies: Their indexed texts as they were, where known (else they are segmented anew).
+        revisions: Their old revisions' columns (without ids).
+        vectors: ``(memory_id, (embedder_key, chunk_no, dim, blob))`` for each stored vector.
+        actor: Who undid the delete.
+        now: The ``undelete`` revisions' time.
+    """
+    ids = [int(row["id"]) for row in rows]
+    for part in chunks(ids):
+        session.execute(
+            delete(MemoryRevisionRow)
+            .where(col(MemoryRevisionRow.memory_id).in_(part))
+            .execution_options(synchronize_session=False)
+        )
+    session.execute(_table("memory").insert(), list(rows))
+    fts.insert_many(
+        session,
+        [(int(row["id"]), bodies.get(int(row["id"])) or _body(row.__getitem__)) for row in rows],
+    )
+    if vectors:
+        session.execute(
+            _table("memory_vector").insert(),
+            [
+                {
+                    "embedder_key": key,
+                    "memory_id": memory_id,
+                    "chunk_no": chunk_no,
+                    "dim": dim,
+                    "vector": blob,
+                }
+                for memory_id, (key, chunk_no, dim, blob) in vectors
+            ],
+        )
+    undeletes = [
+        {
+            "memory_id": int(row["id"]),
+            "created_at": now,
+            "action": RevisionAction.UNDELETE.value,
+            "actor": actor,
+            "before_json": None,
+            "after_json": json.dumps(_snapshot(row.__getitem__), ensure_ascii=False),
+        }
+        for row in rows
+    ]
+    session.execute(_table("memory_revision").insert(), [*revisions, *undeletes])
+
+
+def _table(name: str) -> Any:
+    # Core inserts: the ORM's bulk path costs ~25 µs per row in bookkeeping it does not need here.
+    return SQLModel.metadata.tables[name]
+
+
+def relink(session: Session, links: Iterable[tuple[int, int | None]]) -> None:
+    """Set ``superseded_by`` of ``(old, new)`` pairs where both exist and old has no successor."""
+    pairs = [(old, new) for old, new in links if new is not None]
+    if pairs:
+        session.execute(
+            text(
+                "UPDATE memory SET superseded_by = :new WHERE id = :old AND superseded_by IS NULL "
+                "AND EXISTS (SELECT 1 FROM memory WHERE id = :new)"
+            ),
+            [{"old": old, "new": new} for old, new in pairs],
+        )

@@ -3,7 +3,8 @@
 It turns the client's behaviour into the app's contract (DESIGN §4):
 
 * The client never retries on its own (``max_retries=0``); this module retries 429, 5xx
-  (``RetryPolicy.retry_statuses``) and connection errors before the first part of a reply arrived,
+  (``RetryPolicy.retry_statuses``) and connection errors (refused, reset, or a connect timeout)
+  before the first part of a reply arrived,
   announcing each retry as a ``StreamEvent(retry_in=..., retry_reason=...)`` so the chat can show
   "rate limited — retrying in 4 s". Sleeping goes through the injected ``sleep``, so tests never
   wait.
@@ -380,6 +381,11 @@ class OpenAIProvider:
             return False
         if isinstance(error, RateLimited | ServerError):
             return error.params.get("status") in self._retry.retry_statuses
+        if isinstance(error, ProviderTimeout):
+            # Nothing reached the server when connecting timed out: a connection error like a
+            # refused one. A first-token or between-chunks timeout is not retried (three more
+            # 120 s waits for a model that is still loading would take 8 minutes).
+            return error.params.get("phase") == "connect"
         return isinstance(error, ProviderUnavailable)
 
     def _map_error(self, exc: BaseException, model: str | None, phase: str) -> ProviderError:

@@ -4,29 +4,65 @@ The registry implements the chat service's ``ProviderSource``: it resolves a con
 provider id and model override to a ready provider. Provider objects are created lazily by an
 injected factory (``app.py`` passes one that builds ``OpenAIProvider``), and cached until the
 configuration or key changes.
+
+Keys: the OS keyring can block (D-Bus, an unlock prompt), so code on the event loop never reads
+it. Keys read at start-up (in a worker thread) are remembered by the ``SecretStore``; any other
+one — a provider added after start-up — is read in a worker thread by :meth:`stored_key`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
-from etos_desktop.core.errors import InvalidInput, NotConfigured
+from etos_desktop.core.errors import InvalidInput, NotConfigured, ProviderError
 from etos_desktop.core.providers.base import ChatProvider
 from etos_desktop.core.providers.config import (
     ENVIRONMENT_PROVIDER_ID,
     ProviderConfig,
     environment_provider,
 )
+from etos_desktop.core.providers.presets import preset
 from etos_desktop.core.providers.secrets import SecretStore
 from etos_desktop.core.settings.store import SettingsStore
 
 log = logging.getLogger(__name__)
 
 ProviderFactory = Callable[[ProviderConfig, "str | None"], ChatProvider]
+
+#: Model ids that name no chat model (embeddings, rerankers, speech, images, moderation).
+_NOT_CHAT: Final = re.compile(
+    r"embed|rerank|whisper|tts|speech|transcri|dall-e|image|moderation|bge-|e5-", re.IGNORECASE
+)
+
+
+def pick_chat_model(listed: Sequence[str], suggested: Sequence[str]) -> str | None:
+    """The chat model to use when none was chosen (the Environment provider without a model).
+
+    Args:
+        listed: What the server's ``/models`` lists (empty when it could not be asked).
+        suggested: The preset's chat models, best first (empty for a custom server).
+
+    Returns:
+        The preset's first suggestion the server lists; else the server's first model that is
+        not an embedding (or other non-chat) model; else, when the server listed nothing, the
+        preset's first suggestion; else ``None``.
+    """
+    offered = set(listed)
+    for model in suggested:
+        if model in offered:
+            return model
+    chat = [model for model in listed if not _NOT_CHAT.search(model)]
+    if chat:
+        return chat[0]
+    if not listed and suggested:
+        return suggested[0]
+    return None
 
 
 @dataclass(frozen=True)
@@ -41,8 +77,10 @@ class ResolvedProvider:
 class ProviderSource(Protocol):
     """Finds the provider and model a conversation uses."""
 
-    def resolve(self, provider_id: str | None, model: str | None) -> ResolvedProvider:
+    async def resolve(self, provider_id: str | None, model: str | None) -> ResolvedProvider:
         """Return the provider for ``provider_id`` (default if None) and the model to use.
+
+        Never blocks the event loop (keys are read in a worker thread when not yet known).
 
         Raises:
             NotConfigured: No provider, or no model, is configured.
@@ -73,6 +111,8 @@ class ProviderRegistry:
         self._factory = factory
         self._cache: dict[str, tuple[str, ChatProvider]] = {}
         self._retired: list[ChatProvider] = []
+        #: The chat model picked for a provider without one, per base URL (asked once).
+        self._picked_models: dict[str, asyncio.Task[str]] = {}
 
     # -- configurations -----------------------------------------------------------------------
 
@@ -108,10 +148,23 @@ class ProviderRegistry:
         return bool(self.configs())
 
     def key_for(self, config: ProviderConfig) -> str | None:
-        """The API key of a configuration (never logged, never stored outside secrets)."""
+        """The API key of a configuration (never logged, never stored outside secrets).
+
+        Blocking: a key not read before is read from the keyring here. From the event loop use
+        :meth:`stored_key`.
+        """
         if config.id == ENVIRONMENT_PROVIDER_ID:
             return self._secrets.env_key(self._env)
         return self._secrets.get(config.id)
+
+    async def stored_key(self, config: ProviderConfig) -> str | None:
+        """The API key of a configuration, read in a worker thread if it is not known yet."""
+        if config.id == ENVIRONMENT_PROVIDER_ID:
+            return self._secrets.env_key(self._env)
+        known, key = self._secrets.cached(config.id)
+        if known:
+            return key
+        return await asyncio.to_thread(self._secrets.get, config.id)
 
     # -- live providers -----------------------------------------------------------------------
 
@@ -120,25 +173,39 @@ class ProviderRegistry:
 
         Args:
             config: The configuration.
-            key: Use this key instead of the stored one (testing a connection before saving).
+            key: Use this key instead of the stored one (testing a connection before saving);
+                the provider is not cached. Without it the stored key is used, which blocks on
+                the keyring when it was not read before: from the event loop use
+                :meth:`live_provider`.
         """
-        api_key = key if key is not None else self.key_for(config)
+        if key is not None:
+            return self._factory(config, key)
+        return self._cached_provider(config, self.key_for(config))
+
+    async def live_provider(self, config: ProviderConfig) -> ChatProvider:
+        """The cached provider for ``config`` with its stored key (never blocks the loop)."""
+        return self._cached_provider(config, await self.stored_key(config))
+
+    def _cached_provider(self, config: ProviderConfig, api_key: str | None) -> ChatProvider:
         fingerprint = hashlib.sha256(f"{config.base_url}\0{api_key or ''}".encode()).hexdigest()
         cached = self._cache.get(config.id)
-        if key is None and cached is not None and cached[0] == fingerprint:
+        if cached is not None and cached[0] == fingerprint:
             return cached[1]
         provider = self._factory(config, api_key)
-        if key is None:
-            if cached is not None:
-                self._retired.append(cached[1])
-            self._cache[config.id] = (fingerprint, provider)
+        if cached is not None:
+            self._retired.append(cached[1])
+        self._cache[config.id] = (fingerprint, provider)
         return provider
 
-    def resolve(self, provider_id: str | None, model: str | None) -> ResolvedProvider:
+    async def resolve(self, provider_id: str | None, model: str | None) -> ResolvedProvider:
         """Resolve a conversation's provider and model (the chat service's ``ProviderSource``).
 
+        The Environment provider without ``OPENAI_MODEL`` gets a model picked once from the
+        server's list (:func:`pick_chat_model`).
+
         Raises:
-            NotConfigured: No provider exists, or no model is set for it.
+            NotConfigured: No provider exists, or no model is set for it (and none could be
+                picked).
         """
         config = self.get(provider_id) if provider_id else None
         if config is None:
@@ -146,16 +213,45 @@ class ProviderRegistry:
         if config is None:
             raise NotConfigured("no provider configured", what="provider")
         chosen_model = model or config.chat_model
-        if not chosen_model:
+        if not chosen_model and config.id != ENVIRONMENT_PROVIDER_ID:
             raise NotConfigured(
                 f"provider {config.name!r} has no chat model", what="model", provider=config.name
             )
-        return ResolvedProvider(
-            config=config, provider=self.provider_for(config), model=chosen_model
-        )
+        provider = await self.live_provider(config)
+        if not chosen_model:
+            chosen_model = await self._picked_model(config, provider)
+        return ResolvedProvider(config=config, provider=provider, model=chosen_model)
+
+    async def _picked_model(self, config: ProviderConfig, provider: ChatProvider) -> str:
+        task = self._picked_models.get(config.base_url)
+        if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
+            task = asyncio.ensure_future(self._pick_model(config, provider))
+            self._picked_models[config.base_url] = task
+        # Shielded: a cancelled send must not cancel the listing another send waits for.
+        return await asyncio.shield(task)
+
+    async def _pick_model(self, config: ProviderConfig, provider: ChatProvider) -> str:
+        try:
+            suggested = preset(config.preset).suggested_models
+        except KeyError:
+            suggested = ()
+        try:
+            listed = await provider.list_models()
+        except ProviderError as exc:
+            log.info("could not list models to pick one: %s", exc.code)
+            listed = []
+        picked = pick_chat_model(listed, suggested)
+        if picked is None:
+            # Nothing to go on (yet): the next send asks the server again.
+            raise NotConfigured("no chat model to pick", what="model", provider=config.name)
+        log.info("no chat model configured for %s; using %s", config.name, picked)
+        return picked
 
     async def aclose(self) -> None:
-        """Close every provider's HTTP connections."""
+        """Close every provider's HTTP connections (and stop a model listing under way)."""
+        for task in self._picked_models.values():
+            task.cancel()
+        self._picked_models.clear()
         providers = [p for _, p in self._cache.values()] + self._retired
         self._cache.clear()
         self._retired.clear()

@@ -95,6 +95,16 @@ class SecretStore:
         self._cache[provider_id] = value
         return value
 
+    def cached(self, provider_id: str) -> tuple[bool, str | None]:
+        """``(True, key)`` when the key of ``provider_id`` is known without asking the keyring.
+
+        Never blocks: code on the event loop asks this first and reads the keyring in a worker
+        thread only on a miss (``ProviderRegistry.stored_key``).
+        """
+        if provider_id in self._cache:
+            return True, self._cache[provider_id]
+        return False, None
+
     def warm(self, provider_ids: list[str]) -> None:
         """Read these keys now (in a worker thread at start-up) so later reads are instant."""
         for provider_id in provider_ids:
@@ -173,6 +183,8 @@ class SecretStore:
                 if not _is_not_found(exc):
                     self._fall_back("delete", exc)
         self._forget_in_file(provider_id)
+        # Gone from both places: known to be absent, so nobody needs to ask the keyring again.
+        self._cache[provider_id] = None
 
     @staticmethod
     def env_key(env: Mapping[str, str]) -> str | None:

@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from etos_desktop.core.errors import StorageError
+from etos_desktop.core.storage import traces
 
 
 @dataclass(frozen=True)
@@ -135,9 +136,41 @@ def _v2_memory(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v3_trace_links(conn: sqlite3.Connection) -> None:
+    _run_script(
+        conn,
+        """
+        CREATE TABLE context_trace_memory (
+            memory_id INTEGER NOT NULL,
+            message_id INTEGER NOT NULL REFERENCES context_trace (message_id) ON DELETE CASCADE,
+            PRIMARY KEY (memory_id, message_id)
+        );
+        CREATE INDEX ix_context_trace_memory_message_id ON context_trace_memory (message_id);
+        """,
+    )
+    existing = {int(row[0]) for row in conn.execute("SELECT id FROM memory")}
+    rows = conn.execute("SELECT message_id, trace_json FROM context_trace").fetchall()
+    for message_id, trace_json in rows:
+        cited = traces.cited_memory_ids(str(trace_json))
+        conn.executemany(
+            "INSERT INTO context_trace_memory (memory_id, message_id) VALUES (?, ?)",
+            [(memory_id, message_id) for memory_id in cited],
+        )
+        # Memories deleted before this version left their text in the traces: erase it now.
+        gone = [memory_id for memory_id in cited if memory_id not in existing]
+        if gone:
+            new_json, changes = traces.erase_memory_texts(str(trace_json), gone)
+            if changes:
+                conn.execute(
+                    "UPDATE context_trace SET trace_json = ? WHERE message_id = ?",
+                    (new_json, message_id),
+                )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversations, messages, traces", _v1_chat),
     Migration(2, "long-term memory: memories, revisions, vectors, full-text index", _v2_memory),
+    Migration(3, "which memories each context trace cites", _v3_trace_links),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

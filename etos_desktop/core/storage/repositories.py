@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, or_, update
+from sqlalchemy import or_, update
 from sqlmodel import Session, col, delete, select
 
 from etos_desktop.core.errors import InvalidInput
+from etos_desktop.core.storage import traces
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.tables import (
     ContextTraceRow,
@@ -397,25 +398,10 @@ class ChatRepository:
 
         return await self._db.run(work)
 
-    async def count_messages(self, conversation_id: int) -> int:
-        """Number of messages in the current history."""
-
-        def work(session: Session) -> int:
-            query = (
-                select(func.count())
-                .select_from(MessageRow)
-                .where(MessageRow.conversation_id == conversation_id)
-                .where(col(MessageRow.hidden_at).is_(None))
-                .where(col(MessageRow.is_current).is_(True))
-            )
-            return int(session.exec(query).one())
-
-        return await self._db.run(work)
-
     # -- traces -------------------------------------------------------------------------------
 
     async def save_trace(self, message_id: int, trace_json: str) -> None:
-        """Store (or replace) what was sent for an assistant message."""
+        """Store (or replace) what was sent for an assistant message, and which memories it cites."""
         now = self._now()
 
         def work(session: Session) -> None:
@@ -424,6 +410,8 @@ class ChatRepository:
                 existing = ContextTraceRow(message_id=message_id, created_at=now, trace_json="")
             existing.trace_json = trace_json
             session.add(existing)
+            session.flush()
+            traces.link(session, message_id, trace_json)
             session.commit()
 
         await self._db.run(work)

@@ -81,6 +81,21 @@ class ContextTraceRow(SQLModel, table=True):
     trace_json: str
 
 
+class ContextTraceMemoryRow(SQLModel, table=True):
+    """One memory a stored context trace cites (so a delete finds the copies of its text).
+
+    ``memory_id`` is not a foreign key: the link outlives a deleted memory (ids are never reused)
+    so that an undo can put the text back into the trace.
+    """
+
+    __tablename__ = "context_trace_memory"
+
+    memory_id: int = Field(primary_key=True)
+    message_id: int = Field(
+        primary_key=True, foreign_key="context_trace.message_id", index=True, ondelete="CASCADE"
+    )
+
+
 class MemoryRow(SQLModel, table=True):
     """One long-term memory (DESIGN §3, §5).
 

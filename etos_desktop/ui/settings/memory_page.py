@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import tempfile
 import threading
 from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, datetime, tzinfo
@@ -47,11 +45,12 @@ from PySide6.QtWidgets import (
 
 from etos_desktop import __version__
 from etos_desktop.core.clock import Clock, SystemClock
-from etos_desktop.core.errors import EtosError
+from etos_desktop.core.errors import EtosError, StorageError
 from etos_desktop.core.memory import transfer
 from etos_desktop.core.memory.records import DeletedMemory, Memory, MemoryKind, MemorySource
 from etos_desktop.core.settings.schema import spec_for
 from etos_desktop.core.settings.store import SettingsStore
+from etos_desktop.core.storage.files import write_private_text
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.error_text import failure_text
 from etos_desktop.ui.memory_text import (
@@ -85,26 +84,6 @@ SETTING_KEYS: Final = (
     "memory.strictness",
     "memory.approval",
 )
-
-
-def write_export(path: Path, text: str) -> None:
-    """Write an export readable by its owner only, atomically (it holds personal data).
-
-    Blocking; runs in a worker thread. The one place the page writes a file: it moves to the
-    core's private-file writer when that exists.
-    """
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as file:
-            os.chmod(temporary, 0o600)
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 def _local_zone() -> tzinfo:
@@ -799,11 +778,8 @@ class MemoryPage(SettingsPage):
         batch = self._undo.pop()
         restored: list[int] = []
         try:
-            # Newest first: a memory that superseded another comes back after it, so the
-            # link is restored.
-            for deleted in reversed(batch):
-                memory = await self._memory.undo_delete(deleted)
-                restored.append(memory.id)
+            # One transaction for the whole batch (10,000 memories come back in seconds).
+            restored = [memory.id for memory in await self._memory.undo_delete_many(batch)]
         finally:
             self._render_undo()
             await self._after_change(restored)
@@ -848,13 +824,11 @@ class MemoryPage(SettingsPage):
                 now=now, labels=self._markdown_labels(), tz=_local_zone()
             )
         try:
-            await asyncio.to_thread(write_export, Path(path), text)
-        except OSError as exc:
+            await asyncio.to_thread(write_private_text, Path(path), text)
+        except StorageError as exc:
             self.set_status(
                 "error",
-                lambda e=exc: self.tr("The file could not be written: {error}").format(
-                    error=e.strerror or e
-                ),
+                lambda e=exc: failure_text(self.tr("The memories were not exported."), e),
             )
             return
         self.set_status(

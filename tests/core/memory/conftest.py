@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from etos_desktop.core.clock import FakeClock
-from etos_desktop.core.memory.embedding import HashEmbedder
 from etos_desktop.core.memory.engine import MemoryEngine
+from tests.helpers.embedders import HashEmbedder
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ from etos_desktop.core.memory.access import (
     MemoryAccess,
     describe_embedder,
 )
-from etos_desktop.core.memory.embedding import HashEmbedder
 from etos_desktop.core.memory.engine import MemoryEngine
+from tests.helpers.embedders import HashEmbedder
 
 
 @pytest.fixture

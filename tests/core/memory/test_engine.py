@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from etos_desktop.core.clock import FakeClock
-from etos_desktop.core.memory.embedding import HashEmbedder
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.records import MemoryDraft
 from etos_desktop.core.memory.search import Hit
+from tests.helpers.embedders import HashEmbedder
 
 README = Path(__file__).resolve().parents[3] / "README.md"
 
@@ -60,7 +60,7 @@ def test_engine_is_safe_from_worker_threads(engine: MemoryEngine) -> None:
     def worker(n: int) -> list[int]:
         found = []
         for i in range(8):
-            memory_id = engine.add(f"worker{n} note{i} about gardening")
+            memory_id = engine.save(f"worker{n} note{i} about gardening").id
             hits = engine.search(f"worker{n} note{i} gardening", k=3)
             found.append(int(hits[0].id == memory_id))
         return found
@@ -75,12 +75,20 @@ def test_engine_is_safe_from_worker_threads(engine: MemoryEngine) -> None:
 def test_delete_many_is_all_or_nothing_and_undoable(engine):
     from etos_desktop.core.memory.errors import MemoryNotFound
 
-    a = engine.add("I drink oolong tea every morning", "preference")
-    b = engine.add("My sister lives in Chengdu", "fact")
+    a = engine.save("I drink oolong tea every morning", "preference").id
+    b = engine.save("My sister lives in Chengdu", "fact").id
     with pytest.raises(MemoryNotFound):
         engine.delete_many([a, b, 999_999])
     assert engine.get(a) is not None
     assert engine.get(b) is not None
+    before = [engine.get(a), engine.get(b)]
+
+    def changes(memory_id: int) -> list[tuple[object, ...]]:
+        return [
+            (r.created_at, r.action, r.actor, r.before, r.after) for r in engine.history(memory_id)
+        ]
+
+    history = [changes(a), changes(b)]
     snapshots = engine.delete_many([a, b])
     assert [s.row["id"] for s in snapshots] == [a, b]
     assert engine.get(a) is None
@@ -90,3 +98,7 @@ def test_delete_many_is_all_or_nothing_and_undoable(engine):
         engine.undo_delete(snapshot)
     assert engine.get(a).content == "I drink oolong tea every morning"
     assert engine.get(b).content == "My sister lives in Chengdu"
+    # Exactly as they were (times, ids, every field), with their history plus the undelete.
+    assert [engine.get(a), engine.get(b)] == before
+    assert [changes(a)[:-1], changes(b)[:-1]] == history
+    assert [engine.history(i)[-1].action for i in (a, b)] == ["undelete", "undelete"]

@@ -9,8 +9,8 @@ import numpy
 import numpy.typing
 import pytest
 
-from etos_desktop.core.memory.embedding import HashEmbedder
 from etos_desktop.core.memory.engine import MemoryEngine
+from tests.helpers.embedders import HashEmbedder
 
 TEXTS = [f"memory number {i} about topic{i} and gardening" for i in range(10)]
 

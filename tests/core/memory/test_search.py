@@ -13,10 +13,10 @@ import pytest
 
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.errors import InvalidInput, ProviderUnavailable
-from etos_desktop.core.memory.embedding import HashEmbedder
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.search import Candidate, SearchMode, idf, keyword_score, rank
 from etos_desktop.core.memory.tuning import Tuning
+from tests.helpers.embedders import HashEmbedder
 
 MEMORIES = [
     "I am allergic to peanuts",
@@ -103,7 +103,7 @@ def test_vector_mode_ranks_by_cosine(filled: tuple[MemoryEngine, list[int]]) -> 
 
 
 def test_vector_mode_without_embedder_returns_nothing(lexical: MemoryEngine) -> None:
-    lexical.add("I am allergic to peanuts")
+    lexical.save("I am allergic to peanuts")
     assert lexical.search("peanuts", mode="vector", apply_floor=False) == []
     [hit] = lexical.search("peanuts")
     assert "vector" not in hit.parts
@@ -170,9 +170,9 @@ def test_weak_keyword_match_alone_is_not_enough(filled: tuple[MemoryEngine, list
 def test_archived_and_expired_are_never_returned(
     engine: MemoryEngine, clock: FakeClock, mode: str
 ) -> None:
-    archived = engine.add("I love hiking in the Alps")
-    engine.add("I love hiking in Norway", valid_until=clock.now() + timedelta(hours=1))
-    live = engine.add("I love hiking in Japan")
+    archived = engine.save("I love hiking in the Alps").id
+    engine.save("I love hiking in Norway", valid_until=clock.now() + timedelta(hours=1))
+    live = engine.save("I love hiking in Japan").id
     engine.archive(archived)
     clock.advance(hours=1)
     hits = engine.search("love hiking", mode=mode, apply_floor=False, k=10)
@@ -183,9 +183,9 @@ def test_memories_without_a_vector_fall_back_to_keyword(tmp_path: Path, clock: F
     embedder = FlakyEmbedder()
     with MemoryEngine.open(tmp_path / "m.db", embedder=embedder, clock=clock) as engine:
         embedder.down = True
-        saved = engine.add("I am allergic to peanuts")  # saved although embedding failed
+        saved = engine.save("I am allergic to peanuts").id  # saved although embedding failed
         embedder.down = False
-        engine.add("peanut butter is in the cupboard")
+        engine.save("peanut butter is in the cupboard")
         hits = {h.id: h for h in engine.search("allergic peanuts", apply_floor=False)}
         assert "vector" not in hits[saved].parts
         assert hits[saved].parts["relevance"] == hits[saved].parts["keyword"]
@@ -199,7 +199,7 @@ def test_memories_without_a_vector_fall_back_to_keyword(tmp_path: Path, clock: F
 def test_query_embedding_failure(tmp_path: Path, clock: FakeClock) -> None:
     embedder = FlakyEmbedder()
     with MemoryEngine.open(tmp_path / "m.db", embedder=embedder, clock=clock) as engine:
-        memory_id = engine.add("I am allergic to peanuts")
+        memory_id = engine.save("I am allergic to peanuts").id
         embedder.down = True
         [hit] = engine.search("allergic peanuts")
         assert hit.id == memory_id
@@ -217,12 +217,12 @@ def test_unknown_mode_is_refused(engine: MemoryEngine) -> None:
 def test_newer_statement_on_the_same_topic_ranks_first(
     engine: MemoryEngine, clock: FakeClock
 ) -> None:
-    old = engine.add(
+    old = engine.save(
         "my favourite drink is coffee every morning",
         created_at=clock.now() - timedelta(days=400),
         bulk=True,
-    )
-    new = engine.add("my favourite drink is tea every morning", bulk=True)
+    ).id
+    new = engine.save("my favourite drink is tea every morning", bulk=True).id
     hits = engine.search("favourite drink coffee")
     assert [h.id for h in hits] == [new, old]
     assert hits[1].parts["newer_first"] < 0
@@ -236,10 +236,12 @@ def test_newer_statement_on_the_same_topic_ranks_first(
 
 
 def test_small_terms_order_equal_matches(engine: MemoryEngine, clock: FakeClock) -> None:
-    unsure = engine.add("likes jazz music", confidence=0.3, bulk=True)
-    stated = engine.add("likes jazz music", bulk=True)
-    important = engine.add("likes jazz music", importance=1.0, bulk=True)
-    old = engine.add("likes jazz music", created_at=clock.now() - timedelta(days=360), bulk=True)
+    unsure = engine.save("likes jazz music", confidence=0.3, bulk=True).id
+    stated = engine.save("likes jazz music", bulk=True).id
+    important = engine.save("likes jazz music", importance=1.0, bulk=True).id
+    old = engine.save(
+        "likes jazz music", created_at=clock.now() - timedelta(days=360), bulk=True
+    ).id
     tuning = engine.with_tuning(same_topic_similarity=1.01)
     hits = engine.search("jazz music", k=4, tuning=tuning)
     assert [h.id for h in hits] == [important, stated, old, unsure]
@@ -316,7 +318,7 @@ def test_rank_applies_the_floors_per_mode() -> None:
 
 
 def test_impersonal_queries_need_the_higher_floor(engine: MemoryEngine) -> None:
-    memory_id = engine.add("the user drives a blue tesla to the office")
+    memory_id = engine.save("the user drives a blue tesla to the office").id
     tuning = engine.with_tuning(floor=0.3, impersonal_floor=0.9)
     personal = engine.search("which tesla drives me to the office", tuning=tuning, mode="vector")
     assert [h.id for h in personal] == [memory_id]

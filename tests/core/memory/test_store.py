@@ -5,14 +5,15 @@ from __future__ import annotations
 import sqlite3
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import event
 from sqlmodel import SQLModel
 
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.memory import fts
-from etos_desktop.core.memory.embedding import HashEmbedder
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.errors import (
     MemoryEmpty,
@@ -23,6 +24,7 @@ from etos_desktop.core.memory.errors import (
 )
 from etos_desktop.core.memory.segmentation import index_text
 from etos_desktop.core.storage import migrations
+from tests.helpers.embedders import HashEmbedder
 
 
 def _fts_body(engine: MemoryEngine, memory_id: int) -> str | None:
@@ -63,7 +65,7 @@ def test_migrating_a_v1_database_keeps_its_data(tmp_path: Path) -> None:
     )
     conn.close()
     engine = MemoryEngine.open(path)
-    assert engine.add("I like tea") == 1
+    assert engine.save("I like tea").id == 1
     engine.close()
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT title FROM conversation").fetchone() == ("hi",)
@@ -72,7 +74,7 @@ def test_migrating_a_v1_database_keeps_its_data(tmp_path: Path) -> None:
 
 
 def test_create_records_a_revision_and_indexes_text(engine: MemoryEngine) -> None:
-    memory_id = engine.add("我对花生过敏", kind="fact", tags=["health"], trigger_context="food")
+    memory_id = engine.save("我对花生过敏", kind="fact", tags=["health"], trigger_context="food").id
     memory = engine.get(memory_id)
     assert memory is not None
     assert memory.content == "我对花生过敏"
@@ -87,15 +89,25 @@ def test_create_records_a_revision_and_indexes_text(engine: MemoryEngine) -> Non
     assert revision.after["content"] == "我对花生过敏"
 
 
-def test_source_decides_the_default_actor(engine: MemoryEngine) -> None:
-    memory_id = engine.add("The user likes jazz", source="assistant_action")
-    assert engine.history(memory_id)[0].actor == "assistant"
+@pytest.mark.parametrize(
+    ("source", "actor"),
+    [
+        ("assistant_action", "assistant"),
+        ("user_statement", "user"),  # /remember and Remember…: the user's own words
+        ("manual", "user"),
+        ("imported", "import"),
+        ("consolidation", "consolidation"),
+    ],
+)
+def test_source_decides_the_default_actor(engine: MemoryEngine, source: str, actor: str) -> None:
+    memory_id = engine.save("The user likes jazz", source=source).id
+    assert engine.history(memory_id)[0].actor == actor
 
 
 def test_edit_reembeds_reindexes_and_drops_other_embedders_vectors(
     engine: MemoryEngine, clock: FakeClock
 ) -> None:
-    memory_id = engine.add("I drink coffee every morning")
+    memory_id = engine.save("I drink coffee every morning").id
     engine.set_embedder(HashEmbedder(key="other:64"))
     engine.reembed()
     engine.set_embedder(HashEmbedder())
@@ -120,14 +132,14 @@ def test_edit_reembeds_reindexes_and_drops_other_embedders_vectors(
 
 
 def test_edit_without_change_records_nothing(engine: MemoryEngine) -> None:
-    memory_id = engine.add("I like tea")
+    memory_id = engine.save("I like tea").id
     engine.edit(memory_id, "I like tea")
     engine.edit(memory_id, tags=[])
     assert [r.action for r in engine.history(memory_id)] == ["create"]
 
 
 def test_edit_checks_the_new_text(engine: MemoryEngine) -> None:
-    memory_id = engine.add("I like tea")
+    memory_id = engine.save("I like tea").id
     with pytest.raises(MemorySecret):
         engine.edit(memory_id, "my password is hunter22")
     with pytest.raises(MemoryNotFound):
@@ -138,7 +150,7 @@ def test_edit_checks_the_new_text(engine: MemoryEngine) -> None:
 
 
 def test_archive_keeps_everything_hides_it_and_restore_undoes_it(engine: MemoryEngine) -> None:
-    memory_id = engine.add("I live in Hangzhou")
+    memory_id = engine.save("I live in Hangzhou").id
     assert [h.id for h in engine.search("Hangzhou")] == [memory_id]
     archived = engine.archive(memory_id)
     assert archived.archived_at is not None
@@ -155,11 +167,18 @@ def test_archive_keeps_everything_hides_it_and_restore_undoes_it(engine: MemoryE
     assert [r.action for r in engine.history(memory_id)] == ["create", "archive", "restore"]
 
 
+def _secure_delete_off(dbapi_connection: Any, _record: Any) -> None:
+    # Before the app's own pragmas: the default of SQLite builds without SECURE_DELETE (the
+    # Windows and macOS ones). This machine's build has it on, which hid a missing pragma.
+    dbapi_connection.execute("PRAGMA secure_delete = OFF")
+
+
 def test_delete_is_real_leaves_a_tombstone_and_can_be_undone(
     engine: MemoryEngine, tmp_path: Path
 ) -> None:
-    keep = engine.add("I like tea")
-    memory_id = engine.add("zebracorn lives in the garden")
+    event.listen(engine._db.engine, "connect", _secure_delete_off, insert=True)
+    keep = engine.save("I like tea").id
+    memory_id = engine.save("zebracorn lives in the garden").id
     engine.edit(memory_id, "zebracorn lives in the old garden")
     files = [Path(f"{tmp_path / 'memory.db'}{suffix}") for suffix in ("", "-wal")]
     assert any(b"zebracorn" in p.read_bytes() for p in files if p.exists())
@@ -177,7 +196,7 @@ def test_delete_is_real_leaves_a_tombstone_and_can_be_undone(
     with pytest.raises(MemoryNotFound):
         engine.archive(memory_id)
     # the ids are never reused
-    assert engine.add("I like coffee") > memory_id
+    assert engine.save("I like coffee").id > memory_id
 
     restored = engine.undo_delete(deleted)
     assert restored.content == "zebracorn lives in the old garden"
@@ -190,7 +209,7 @@ def test_delete_is_real_leaves_a_tombstone_and_can_be_undone(
 
 
 def test_exact_duplicate_takes_the_new_wording(engine: MemoryEngine, clock: FakeClock) -> None:
-    first = engine.add("I use pnpm for JavaScript projects", kind="preference")
+    first = engine.save("I use pnpm for JavaScript projects", kind="preference").id
     clock.advance(days=3)
     result = engine.save("i use PNPM for javascript projects!", tags=["js"])
     assert result.merged
@@ -212,30 +231,30 @@ def test_vector_near_duplicate_merges(tmp_path: Path, clock: FakeClock) -> None:
     # The hash embedder ignores word order, so a reordered sentence is a cosine-1 duplicate
     # without being a normalised-text duplicate.
     with MemoryEngine.open(tmp_path / "m.db", embedder=HashEmbedder(), clock=clock) as engine:
-        first = engine.add("tea green I like")
+        first = engine.save("tea green I like").id
         result = engine.save("I like green tea")
         assert result == engine.save("I like green tea")
         assert result.merged
         assert result.id == first
         assert engine.get(first).content == "I like green tea"  # type: ignore[union-attr]
     with MemoryEngine.open(tmp_path / "lex.db", clock=clock) as lexical:
-        lexical.add("tea green I like")
+        lexical.save("tea green I like")
         assert not lexical.save("I like green tea").merged
 
 
 def test_archived_memory_is_not_a_duplicate_target(engine: MemoryEngine) -> None:
-    first = engine.add("I like tea")
+    first = engine.save("I like tea").id
     engine.archive(first)
-    assert engine.add("I like tea") != first
+    assert engine.save("I like tea").id != first
 
 
 def test_bulk_skips_merging_and_limits(tmp_path: Path, clock: FakeClock) -> None:
     with MemoryEngine.open(
         tmp_path / "m.db", clock=clock, max_active=2, max_content_chars=10
     ) as engine:
-        a = engine.add("same text", bulk=True)
-        b = engine.add("same text", bulk=True)
-        c = engine.add("a text that is longer than ten characters", bulk=True)
+        a = engine.save("same text", bulk=True).id
+        b = engine.save("same text", bulk=True).id
+        c = engine.save("a text that is longer than ten characters", bulk=True).id
         assert len({a, b, c}) == 3
         assert engine.count_active() == 3
 
@@ -245,44 +264,44 @@ def test_limits_raise_clear_errors(tmp_path: Path, clock: FakeClock) -> None:
         tmp_path / "m.db", clock=clock, max_active=2, max_content_chars=20
     ) as engine:
         with pytest.raises(MemoryTooLong) as too_long:
-            engine.add("x" * 21)
+            engine.save("x" * 21)
         assert too_long.value.params["limit"] == 20
         with pytest.raises(MemoryEmpty):
-            engine.add("   ")
+            engine.save("   ")
         with pytest.raises(MemorySecret) as secret:
-            engine.add("sk-abcdefghijklmnop1")
+            engine.save("sk-abcdefghijklmnop1")
         assert secret.value.params["reason"] == "api_key"
-        first = engine.add("one")
-        engine.add("two")
+        first = engine.save("one").id
+        engine.save("two")
         with pytest.raises(MemoryLimitReached) as limit:
-            engine.add("three")
+            engine.save("three")
         assert limit.value.code == "memory_limit"
         assert limit.value.params["limit"] == 2
         # a duplicate is a merge, not a new memory, so it is accepted at the limit
-        assert engine.add("One.") == first
+        assert engine.save("One.").id == first
         # superseding replaces an active memory: the count does not grow
         engine.supersede(first, "uno")
         assert engine.count_active() == 2
         with pytest.raises(MemoryLimitReached):
             engine.restore(first)
     with MemoryEngine.open(tmp_path / "x.db") as engine, pytest.raises(InvalidInput):
-        engine.add("x", importance=2.0)
+        engine.save("x", importance=2.0)
 
 
 def test_invalid_fields_are_refused(engine: MemoryEngine) -> None:
     with pytest.raises(InvalidInput) as kind:
-        engine.add("x", kind="gossip")
+        engine.save("x", kind="gossip")
     assert kind.value.params == {"field": "kind"}
     with pytest.raises(InvalidInput):
-        engine.add("x", source="rumour")
+        engine.save("x", source="rumour")
     with pytest.raises(InvalidInput):
-        engine.add("x", confidence=-0.1)
+        engine.save("x", confidence=-0.1)
 
 
 def test_supersede_ends_the_old_memory_and_restore_brings_it_back(
     engine: MemoryEngine, clock: FakeClock
 ) -> None:
-    old = engine.add("I drink coffee", kind="preference", importance=0.7, tags=["drink"])
+    old = engine.save("I drink coffee", kind="preference", importance=0.7, tags=["drink"]).id
     clock.advance(days=10)
     new = engine.supersede(old, "I quit coffee and drink tea now")
     old_memory, new_memory = engine.get(old), engine.get(new)
@@ -310,7 +329,7 @@ def test_supersede_ends_the_old_memory_and_restore_brings_it_back(
 
 
 def test_add_with_supersedes_and_undo_of_the_new_one(engine: MemoryEngine) -> None:
-    old = engine.add("My manager is Alice")
+    old = engine.save("My manager is Alice").id
     result = engine.save("My manager is Bob", supersedes=old)
     assert result.superseded == old
     # Undo of "save and notify": delete the new one, restore what it superseded.
@@ -320,7 +339,7 @@ def test_add_with_supersedes_and_undo_of_the_new_one(engine: MemoryEngine) -> No
 
 
 def test_deleting_a_successor_unlinks_and_undo_relinks(engine: MemoryEngine) -> None:
-    old = engine.add("My manager is Alice")
+    old = engine.save("My manager is Alice").id
     new = engine.supersede(old, "My manager is Bob")
     deleted = engine.delete(new)
     assert engine.get(old).superseded_by is None  # type: ignore[union-attr]
@@ -329,7 +348,9 @@ def test_deleting_a_successor_unlinks_and_undo_relinks(engine: MemoryEngine) -> 
 
 
 def test_expired_memories_are_inactive(engine: MemoryEngine, clock: FakeClock) -> None:
-    memory_id = engine.add("I am in Tokyo this week", valid_until=clock.now() + timedelta(days=7))
+    memory_id = engine.save(
+        "I am in Tokyo this week", valid_until=clock.now() + timedelta(days=7)
+    ).id
     assert engine.count_active() == 1
     assert [h.id for h in engine.search("Tokyo")] == [memory_id]
     clock.advance(days=7)
@@ -343,7 +364,7 @@ def test_expired_memories_are_inactive(engine: MemoryEngine, clock: FakeClock) -
 
 
 def test_mark_accessed_counts_without_a_revision(engine: MemoryEngine, clock: FakeClock) -> None:
-    memory_id = engine.add("I like tea")
+    memory_id = engine.save("I like tea").id
     engine.mark_accessed([memory_id, memory_id, 999])
     memory = engine.get(memory_id)
     assert memory is not None
@@ -372,3 +393,49 @@ def test_add_many_loads_dated_drafts_in_batches(engine: MemoryEngine, clock: Fak
 def test_engine_refuses_to_run_on_the_db_thread(engine: MemoryEngine) -> None:
     with pytest.raises(RuntimeError):
         engine._db.call_raw(engine.count_active)
+
+
+def _integrity(path: Path) -> str:
+    conn = sqlite3.connect(path)
+    try:
+        return str(conn.execute("PRAGMA integrity_check").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_ten_thousand_memories_are_deleted_at_once_and_undone(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    # Issue 9, defect 1: an FTS "optimize" per memory inside one transaction made SQLite report
+    # "database disk image is malformed" after about a thousand of them, and rolled back.
+    places = ("Hangzhou", "Berlin", "Lyon", "Osaka", "Porto", "Quito", "Tartu")
+    things = ("green tea", "pnpm", "the cello", "rock climbing", "sourdough", "Rust", "chess")
+    texts = [
+        f"Note {i}: the user mentioned {things[i % 7]} while talking about {places[i % 5]}"
+        for i in range(10_000)
+    ]
+    path = tmp_path / "big.db"
+    with MemoryEngine.open(path, embedder=HashEmbedder(32), clock=clock) as engine:
+        ids = engine.add_many(texts, batch_size=1000)
+        deleted = engine.delete_many(ids)
+        assert engine.count_active() == 0
+        assert engine.search("sourdough Osaka", mode="keyword", apply_floor=False) == []
+        assert (
+            engine._db.call(
+                lambda s: s.connection().exec_driver_sql("SELECT count(*) FROM memory_fts").scalar()
+            )
+            == 0
+        )
+        assert [r.action for r in engine.history(ids[4321])] == ["delete"]
+        assert _integrity(path) == "ok"
+
+        restored = engine.undo_delete_many(deleted)
+        assert [m.id for m in restored] == ids
+        assert engine.count_active() == 10_000
+        assert engine.get(ids[4321]).content == texts[4321]  # type: ignore[union-attr]
+        assert [r.action for r in engine.history(ids[4321])] == ["create", "undelete"]
+        hits = engine.search("Note 4321 sourdough", mode="keyword", apply_floor=False, k=3)
+        assert ids[4321] in [h.id for h in hits]
+        assert engine.embedding_status() == (10_000, 10_000)
+        assert _vector_keys(engine, ids[4321]) == [("hash:32", 0)]
+    assert _integrity(path) == "ok"

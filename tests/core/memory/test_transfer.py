@@ -14,7 +14,6 @@ from sqlmodel import select
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.errors import ProviderError
 from etos_desktop.core.memory import store, transfer
-from etos_desktop.core.memory.embedding import HashEmbedder
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.errors import MemoryLimitReached
 from etos_desktop.core.memory.records import Memory
@@ -28,6 +27,7 @@ from etos_desktop.core.memory.transfer import (
     parse_import,
 )
 from etos_desktop.core.storage.tables import MemoryRevisionRow
+from tests.helpers.embedders import HashEmbedder
 
 SECRET = "my key is sk-" + "A1b2C3d4E5f6G7h8I9j0K1l2"
 IMPORTABLE = (
@@ -48,30 +48,30 @@ IMPORTABLE = (
 def populate(engine: MemoryEngine, clock: FakeClock) -> dict[str, int]:
     """A store with every shape a memory can have."""
     ids = {
-        "pnpm": engine.add(
+        "pnpm": engine.save(
             "I use pnpm for JavaScript projects",
             "preference",
             importance=0.8,
             tags=["tools", "js"],
             trigger_context="installing dependencies",
-        ),
-        "daughter": engine.add("我的女儿叫莉莉，今年五岁", "fact", source="user_statement"),
+        ).id,
+        "daughter": engine.save("我的女儿叫莉莉，今年五岁", "fact", source="user_statement").id,
     }
     clock.advance(hours=1)
-    ids["editor"] = engine.add("Prefers Vim keybindings", "preference", confidence=0.4)
-    ids["old_city"] = engine.add("Lives in Berlin", "fact")
+    ids["editor"] = engine.save("Prefers Vim keybindings", "preference", confidence=0.4).id
+    ids["old_city"] = engine.save("Lives in Berlin", "fact").id
     clock.advance(days=2)
     ids["new_city"] = engine.supersede(ids["old_city"], "Lives in Shanghai since 2026")
-    ids["archived"] = engine.add("Was learning Rust in 2025", "episode")
+    ids["archived"] = engine.save("Was learning Rust in 2025", "episode").id
     engine.archive(ids["archived"])
-    ids["expired"] = engine.add(
+    ids["expired"] = engine.save(
         "Is travelling in Japan this week",
         "episode",
         valid_until=clock.now() + timedelta(days=1),
-    )
-    ids["multiline"] = engine.add(
+    ).id
+    ids["multiline"] = engine.save(
         "Reply in *short* paragraphs.\nUse `code` blocks # always", "instruction"
-    )
+    ).id
     clock.advance(days=3)  # the trip is over: expired without being archived
     return ids
 
@@ -133,8 +133,8 @@ def test_export_holds_every_memory_with_its_fields(engine: MemoryEngine, clock: 
 def test_export_leaves_out_deleted_memories_and_histories(
     engine: MemoryEngine, clock: FakeClock
 ) -> None:
-    keep = engine.add("Likes green tea")
-    gone = engine.add("Secretly dislikes the office coffee")
+    keep = engine.save("Likes green tea").id
+    gone = engine.save("Secretly dislikes the office coffee").id
     engine.edit(keep, "Likes green tea, no sugar")
     engine.delete(gone)
     text = roundtrip_file(engine, clock)
@@ -147,7 +147,7 @@ def test_export_leaves_out_deleted_memories_and_histories(
 
 
 def test_export_drops_links_to_memories_outside_it(engine: MemoryEngine, clock: FakeClock) -> None:
-    old = engine.add("Lives in Berlin")
+    old = engine.save("Lives in Berlin").id
     new = engine.supersede(old, "Lives in Shanghai")
     only_old = [m for m in all_memories(engine) if m.id == old]
     record = transfer.export_document(only_old, exported_at=clock.now())["memories"][0]
@@ -178,7 +178,7 @@ def test_markdown_groups_by_kind_with_archived_apart(
 
 
 def test_markdown_uses_the_given_words(engine: MemoryEngine, clock: FakeClock) -> None:
-    engine.add("喜欢喝绿茶", "preference")
+    engine.save("喜欢喝绿茶", "preference")
     labels = MarkdownLabels(
         title="记忆", exported="导出于 {date}，共 {count} 条", kinds={"preference": "偏好"}
     )
@@ -286,9 +286,9 @@ def test_reimport_restores_the_exported_state_by_id(engine: MemoryEngine, clock:
 def test_ids_from_another_database_are_not_trusted(
     engine: MemoryEngine, other: MemoryEngine, clock: FakeClock
 ) -> None:
-    mine = engine.add("Drinks oat milk")
+    mine = engine.save("Drinks oat milk").id
     clock.advance(seconds=1)
-    theirs = other.add("Plays the cello")
+    theirs = other.save("Plays the cello").id
     assert mine == theirs  # both databases start at 1
     text = roundtrip_file(other, clock)
     # Same id, different created_at: an unrelated memory, so it is added, not overwritten.
@@ -299,8 +299,10 @@ def test_ids_from_another_database_are_not_trusted(
 
 
 def test_entries_without_ids_match_by_content(engine: MemoryEngine, clock: FakeClock) -> None:
-    existing = engine.add("Prefers dark mode", "preference", tags=["ui"], trigger_context="themes")
-    archived = engine.add("Owns a cat")
+    existing = engine.save(
+        "Prefers dark mode", "preference", tags=["ui"], trigger_context="themes"
+    ).id
+    archived = engine.save("Owns a cat").id
     engine.archive(archived)
     text = json.dumps(
         {
@@ -337,7 +339,7 @@ def test_entries_without_ids_match_by_content(engine: MemoryEngine, clock: FakeC
 def test_links_to_entries_outside_the_import_are_dropped(
     engine: MemoryEngine, other: MemoryEngine, clock: FakeClock
 ) -> None:
-    old = engine.add("Lives in Berlin")
+    old = engine.save("Lives in Berlin").id
     engine.supersede(old, "Lives in Shanghai")
     document = json.loads(roundtrip_file(engine, clock))
     document["memories"][1]["content"] = SECRET  # the successor will be refused
@@ -383,7 +385,7 @@ def _file(**overrides: object) -> str:
 def test_a_corrupt_or_hostile_file_is_refused_and_changes_nothing(
     engine: MemoryEngine, clock: FakeClock, data: str | bytes, reason: str
 ) -> None:
-    engine.add("Keeps a diary")
+    engine.save("Keeps a diary")
     revisions = revision_count(engine)
     with pytest.raises(ImportInvalid) as caught:
         do_import(engine, data)
@@ -479,8 +481,8 @@ def test_bad_entries_are_listed_with_reasons_and_the_rest_is_kept(clock: FakeClo
 
 def test_an_import_over_the_limit_writes_nothing(tmp_path: Path, clock: FakeClock) -> None:
     with MemoryEngine.open(tmp_path / "small.db", clock=clock, max_active=3) as small:
-        small.add("one")
-        small.add("two")
+        small.save("one")
+        small.save("two")
         text = _file(
             memories=[
                 {"content": "three"},

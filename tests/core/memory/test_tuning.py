@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import pytest
 
-from etos_desktop.core.memory.embedding import HashEmbedder
 from etos_desktop.core.memory.tuning import (
     DEFAULTS,
     LEXICAL,
@@ -11,6 +10,7 @@ from etos_desktop.core.memory.tuning import (
     calibrate,
     tuning_for,
 )
+from tests.helpers.embedders import HashEmbedder
 
 
 def test_tuning_is_chosen_by_provider_part_of_the_key() -> None:

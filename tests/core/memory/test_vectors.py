@@ -6,7 +6,6 @@ import numpy
 import pytest
 
 from etos_desktop.core.clock import FakeClock
-from etos_desktop.core.memory.embedding import HashEmbedder
 from etos_desktop.core.memory.vectors import (
     CHUNK_CHARS,
     MAX_WINDOWS,
@@ -17,6 +16,7 @@ from etos_desktop.core.memory.vectors import (
     timestamp,
     to_blob,
 )
+from tests.helpers.embedders import HashEmbedder
 
 
 def _rows(

@@ -279,6 +279,13 @@ OPERATIONS = {
     "embed": op_embed,
     "list_models": op_models,
 }
+#: A good answer to each operation (``op_embed`` embeds one text).
+FINE_REPLY = {
+    "stream_chat": lambda: sse_response(chunk("ok", finish="stop")),
+    "complete": lambda: completion_response("ok"),
+    "embed": lambda: embedding_response({0: [1.0, 0.0]}),
+    "list_models": lambda: models_response("m"),
+}
 
 
 # -- error mapping -----------------------------------------------------------------------------
@@ -485,6 +492,48 @@ async def test_client_errors_are_never_retried(status: int) -> None:
     async with make_provider(server, sleeper=sleeper) as provider:
         events, _ = await collect_error(provider)
     assert events == []
+    assert sleeper.delays == []
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+async def test_connect_timeouts_are_retried_like_refused_connections(operation: str) -> None:
+    # DESIGN §4 retries connection errors; a connect timeout is one (nothing was sent yet).
+    server = Server(
+        httpx2.ConnectTimeout("connect timed out"),
+        httpx2.PoolTimeout("no free connection"),
+        FINE_REPLY[operation](),
+    )
+    sleeper = SleepRecorder()
+    async with make_provider(server, sleeper=sleeper) as provider:
+        await OPERATIONS[operation](provider)
+    assert sleeper.delays == [1.0, 2.0]
+    assert len(server.requests) == 3
+
+
+async def test_connect_timeouts_give_up_after_max_retries_and_announce_each() -> None:
+    server = Server(*[httpx2.ConnectTimeout("connect timed out")] * 5)
+    sleeper = SleepRecorder()
+    async with make_provider(server, sleeper=sleeper) as provider:
+        events, error = await collect_error(provider)
+    assert isinstance(error, ProviderTimeout)
+    assert error.params["phase"] == "connect"
+    assert [(e.retry_in, e.retry_reason) for e in events] == [
+        (1.0, "timeout"),
+        (2.0, "timeout"),
+        (4.0, "timeout"),
+    ]
+    assert len(server.requests) == 4
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+async def test_read_timeouts_are_not_retried(operation: str) -> None:
+    # The request reached the server: waiting again would double a 120 s first-token wait.
+    server = Server(httpx2.ReadTimeout("read timed out"), FINE_REPLY[operation]())
+    sleeper = SleepRecorder()
+    async with make_provider(server, sleeper=sleeper) as provider:
+        with pytest.raises(ProviderTimeout):
+            await OPERATIONS[operation](provider)
     assert sleeper.delays == []
     assert len(server.requests) == 1
 

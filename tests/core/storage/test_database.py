@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import stat
@@ -15,7 +16,12 @@ from etos_desktop.core.errors import StorageError
 from etos_desktop.core.storage import migrations
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.migrations import LATEST_VERSION, Migration, migrate
-from etos_desktop.core.storage.tables import ContextTraceRow, ConversationRow, MessageRow
+from etos_desktop.core.storage.tables import (
+    ContextTraceMemoryRow,
+    ContextTraceRow,
+    ConversationRow,
+    MessageRow,
+)
 
 
 def open_db(path: Path, **kwargs) -> Database:
@@ -47,7 +53,7 @@ def test_schema_matches_the_sqlmodel_tables(tmp_path: Path):
     db = open_db(tmp_path / "etos.db")
     db.close()
     with sqlite3.connect(tmp_path / "etos.db") as conn:
-        for table in (ConversationRow, MessageRow, ContextTraceRow):
+        for table in (ConversationRow, MessageRow, ContextTraceRow, ContextTraceMemoryRow):
             name = table.__tablename__
             columns = {row[1] for row in conn.execute(f"PRAGMA table_info({name})")}
             assert columns == set(table.model_fields), name
@@ -173,3 +179,60 @@ def test_corrupt_file_is_a_storage_error(tmp_path: Path):
         db.open()
     db.close()
     assert path.read_bytes() == b"this is not a database" * 100
+
+
+def test_migration_v3_links_traces_and_erases_texts_of_memories_deleted_before(tmp_path: Path):
+    # Before v3 a deleted memory's text stayed in the traces of the replies that used it.
+    path = tmp_path / "etos.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    migrate(conn, None, now=FakeClock().now(), migrations=migrations.MIGRATIONS[:2])
+    when = "2026-01-01 00:00:00.000000"
+    conn.execute(
+        "INSERT INTO conversation (id, created_at, updated_at) VALUES (1, ?, ?)", (when, when)
+    )
+    for message_id in (1, 2):
+        conn.execute(
+            "INSERT INTO message (id, conversation_id, role, created_at) VALUES (?, 1, 'assistant', ?)",
+            (message_id, when),
+        )
+    conn.execute(
+        "INSERT INTO memory (id, content, content_key, valid_from, created_at, updated_at) "
+        "VALUES (5, 'Likes green tea', 'k', ?, ?, ?)",
+        (when, when, when),
+    )
+    block = (
+        "<memories>\n- #5 (preference, 2026-01-01, confidence 1.0) Likes green tea\n"
+        "- #7 (fact, 2026-01-01, confidence 1.0) Secret garden zebracorn\n</memories>"
+    )
+    trace = json.dumps(
+        {
+            "blocks": [{"kind": "memories", "label": "Saved", "tokens": 20, "text": block}],
+            "memories": [{"id": 5}, {"id": 7}],
+        }
+    )
+    conn.execute("INSERT INTO context_trace VALUES (1, ?, ?)", (when, trace))
+    conn.execute("INSERT INTO context_trace VALUES (2, ?, 'not a trace')", (when,))
+    conn.close()
+
+    db = open_db(path)
+    db.close()
+    with sqlite3.connect(path) as conn:
+        links = conn.execute("SELECT memory_id, message_id FROM context_trace_memory").fetchall()
+        assert sorted(links) == [(5, 1), (7, 1)]
+        [(text,)] = conn.execute("SELECT trace_json FROM context_trace WHERE message_id = 1")
+        assert "zebracorn" not in text
+        assert "Likes green tea" in text
+        assert "- #7 (fact, 2026-01-01, confidence 1.0) [deleted memory #7]" in text
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("DELETE FROM message WHERE id = 1")
+        assert conn.execute("SELECT count(*) FROM context_trace_memory").fetchone() == (0,)
+    assert list((tmp_path / "backups").glob("etos-before-v3-*.db"))
+
+
+def test_every_connection_zeroes_deleted_content(tmp_path: Path):
+    db = open_db(tmp_path / "etos.db")
+    try:
+        on = db.call(lambda s: s.connection().exec_driver_sql("PRAGMA secure_delete").scalar())
+        assert on == 1
+    finally:
+        db.close()

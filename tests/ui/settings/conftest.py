@@ -11,10 +11,10 @@ import pytest
 
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.memory.access import MemoryAccess
-from etos_desktop.core.memory.embedding import HashEmbedder
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.ui.settings.memory_page import MemoryPage
+from tests.helpers.embedders import HashEmbedder
 from tests.helpers.qt_async import expect_signal
 from tests.helpers.settings_env import SettingsEnv, make_settings_env
 

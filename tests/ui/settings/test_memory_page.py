@@ -27,12 +27,12 @@ from PySide6.QtWidgets import QFileDialog, QMenu
 
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.memory.access import MemoryAccess
-from etos_desktop.core.memory.embedding import HashEmbedder
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.records import MemoryDraft
 from etos_desktop.ui.settings.memory_dialogs import MemoryEditorDialog
 from etos_desktop.ui.settings.memory_models import COLUMNS, MemoryTableModel
 from etos_desktop.ui.settings.memory_page import MemoryPage
+from tests.helpers.embedders import HashEmbedder
 from tests.helpers.qt_async import expect_signal
 from tests.helpers.settings_env import MappingTranslator, type_into
 from tests.helpers.ui_driver import (

@@ -18,6 +18,7 @@ from etos_desktop.core.providers.secrets import SecretStore
 from etos_desktop.core.settings.paths import secrets_path, settings_path
 from etos_desktop.ui.error_text import describe
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault
+from tests.helpers.keyrings import ThreadRecordingKeyring
 from tests.helpers.qt_async import wait_signal
 from tests.helpers.settings_env import (
     SettingsEnv,
@@ -301,11 +302,16 @@ async def test_edits_survive_switching_between_providers(qtbot, ctx: SettingsEnv
 
 
 async def test_saved_key_is_loaded_off_the_ui_thread_and_used(qtbot, ctx: SettingsEnv) -> None:
+    # The key is in the (recording) keyring from an earlier run and not read yet in this one,
+    # so the dialog must read it, and on a thread that is not the UI thread (issue 9).
+    backend = ThreadRecordingKeyring({"p1": "sk-stored-key-1"})
+    ctx = make_settings_env(
+        ctx.data_dir, ctx.env, secrets=SecretStore(ctx.data_dir, backend=backend)
+    )
     with FakeOpenAIServer(api_key="sk-stored-key-1") as server:
-        stored = ctx.settings.upsert_provider(
+        ctx.settings.upsert_provider(
             ProviderConfig(id="p1", name="Stored", preset="custom", base_url=server.base_url)
         )
-        ctx.secrets.set(stored.id, "sk-stored-key-1")
         dialog = open_settings(qtbot, ctx)
         page = dialog.providers_page
         assert not page.key_edit.isEnabled()
@@ -321,6 +327,8 @@ async def test_saved_key_is_loaded_off_the_ui_thread_and_used(qtbot, ctx: Settin
         ok, _text = await wait_signal(page.connection_tested)
         assert ok
         await close_settings(dialog, ctx)
+    assert [c.username for c in backend.reads()] == ["p1"]
+    assert backend.on_main_thread() == []
 
 
 async def test_remove_asks_then_deletes_the_provider_and_its_key(qtbot, ctx: SettingsEnv) -> None:
@@ -469,7 +477,7 @@ async def test_first_run_offers_the_answering_local_server_and_sets_it_up(
             " chatting.",
         )
         # The provider works: the chat service's resolver reaches the server through it.
-        resolved = ctx.registry.resolve(None, None)
+        resolved = await ctx.registry.resolve(None, None)
         reply = await resolved.provider.complete(
             ChatRequest(model=resolved.model, messages=[{"role": "user", "content": "hello"}])
         )
