@@ -32,12 +32,16 @@ from etos_desktop.ui.main_window import MainWindow
 from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
+    from etos_desktop.core.clock import Clock
     from etos_desktop.core.memory.access import MemoryAccess
     from etos_desktop.core.providers.config import ProviderConfig
     from etos_desktop.core.providers.registry import ProviderRegistry
     from etos_desktop.core.providers.secrets import SecretStore
     from etos_desktop.core.storage.database import Database
+    from etos_desktop.core.summaries.access import SummaryAccess
+    from etos_desktop.services.jobs import BackgroundJobs
     from etos_desktop.ui.chat_controller import ChatController
+    from etos_desktop.ui.jobs_bridge import JobsBridge
 
 log = logging.getLogger("etos_desktop")
 
@@ -47,6 +51,8 @@ HEAVY_MODULES = (
     "etos_desktop.core.memory.engine",
     "etos_desktop.core.storage.repositories",
     "etos_desktop.core.chat.service",
+    # The scheduler (APScheduler) too: it is never imported before the first frame.
+    "etos_desktop.services.jobs",
     "etos_desktop.ui.chat_controller",
     "etos_desktop.ui.settings.dialog",
     "etos_desktop.ui.markdown_render",
@@ -119,6 +125,9 @@ class EtosApp:
         local_candidates: Base URLs probed for a local model server on first run.
         provider_factory: Builds a provider from a configuration and key (tests pass one with
             short timeouts); default ``OpenAIProvider`` with the design's timeouts.
+        clock: The time every rule and job reads (tests pass a ``FakeClock``).
+        background_jobs: Run the background jobs (titles, summaries, consolidation, backup);
+            the start-up benchmark turns them off to measure what they cost.
     """
 
     def __init__(
@@ -128,6 +137,8 @@ class EtosApp:
         *,
         local_candidates: Sequence[str] | None = None,
         provider_factory: Callable[[ProviderConfig, str | None], Any] | None = None,
+        clock: Clock | None = None,
+        background_jobs: bool = True,
     ) -> None:
         self.qt_app = qt_app
         self.env = dict(env)
@@ -151,6 +162,12 @@ class EtosApp:
         self.registry: ProviderRegistry | None = None
         self.controller: ChatController | None = None
         self.memory: MemoryAccess | None = None
+        self.summaries: SummaryAccess | None = None
+        self.jobs: BackgroundJobs | None = None
+        self.jobs_bridge: JobsBridge | None = None
+        self._clock = clock
+        self._background_jobs = background_jobs
+        self._summary_settings: tuple[object, ...] = ()
         self._embedder_task: Any = None
         # Background work of the app itself (choosing the embedder…): failures are shown in the
         # status bar with what was not done, and logged once.
@@ -216,6 +233,7 @@ class EtosApp:
         await loop.run_in_executor(None, _import_heavy)
 
         from etos_desktop.core.chat.service import ChatService
+        from etos_desktop.core.clock import SystemClock
         from etos_desktop.core.memory.access import MemoryAccess
         from etos_desktop.core.memory.engine import MemoryEngine
         from etos_desktop.core.providers import openai_provider
@@ -224,12 +242,17 @@ class EtosApp:
         from etos_desktop.core.providers.secrets import SecretStore
         from etos_desktop.core.storage.database import Database
         from etos_desktop.core.storage.repositories import ChatRepository
+        from etos_desktop.core.summaries.access import SummaryAccess
         from etos_desktop.ui.chat_controller import ChatController
 
         def make_provider(config: ProviderConfig, key: str | None) -> Any:
             return openai_provider.OpenAIProvider(config.base_url, key)
 
-        self.db = Database(paths.database_path(self.data_dir), paths.backups_dir(self.data_dir))
+        clock = self._clock or SystemClock()
+        self._clock = clock
+        self.db = Database(
+            paths.database_path(self.data_dir), paths.backups_dir(self.data_dir), clock=clock
+        )
         recovered = await self.db.open_async()
         # The keyring may block (D-Bus, an unlock prompt): open it and read the keys off the UI
         # thread, so resolving a provider on every send is a memory lookup.
@@ -244,14 +267,26 @@ class EtosApp:
         engine = MemoryEngine(
             self.db,
             embedder=None,
+            clock=clock,
             max_content_chars=self.settings.get_int("memory.max_content_chars"),
             max_active=self.settings.get_int("memory.max_active"),
         )
         self.memory = MemoryAccess(engine)
-        chat = ChatService(repo, self.registry, self.settings, memory=self.memory)
-        self.controller = ChatController(
-            repo, chat, auto_title=lambda: bool(self.settings.get("chat.auto_title"))
+        # Summary recall matches by meaning with whatever embedder memory search uses now.
+        self.summaries = SummaryAccess(
+            self.db, clock=clock, embedding=lambda: (engine.embedder, engine.tuning)
         )
+        chat = ChatService(
+            repo,
+            self.registry,
+            self.settings,
+            memory=self.memory,
+            summaries=self.summaries,
+            clock=clock,
+        )
+        self.controller = ChatController(repo, chat)
+        if self._background_jobs:
+            self._build_jobs(chat, clock)
         self._probe = openai_provider.probe_local_servers
         if self._local_candidates is None:
             self._local_candidates = list(LOCAL_CANDIDATES)
@@ -291,6 +326,51 @@ class EtosApp:
             self.open_settings("providers", first_run=True)
         self._embedder_task = self._spawn_choose_embedder()
         self.garbage_collector.freeze_startup_objects()
+        if self.jobs is not None:
+            # After the window shows and the services are up: derive the jobs, start the timer.
+            await self.jobs.start()
+
+    def _build_jobs(self, chat: Any, clock: Clock) -> None:
+        """The background jobs and their bridge to Qt (after the heavy imports)."""
+        import asyncio
+
+        from etos_desktop.services.jobs import BackgroundJobs
+        from etos_desktop.services.scheduler import JobScheduler
+        from etos_desktop.ui.jobs_bridge import JobsBridge
+
+        assert self.db is not None
+        assert self.registry is not None
+        assert self.summaries is not None
+        logging.getLogger("apscheduler").setLevel(logging.WARNING)
+        self.jobs = BackgroundJobs(
+            db=self.db,
+            chat=chat,
+            summaries=self.summaries,
+            providers=self.registry,
+            settings=self.settings,
+            clock=clock,
+            scheduler=JobScheduler(clock, loop=asyncio.get_running_loop()),
+            memory=self.memory,
+            backup_dir=paths.backups_dir(self.data_dir),
+        )
+        self.jobs_bridge = JobsBridge(self.jobs, self.window)
+        self.jobs_bridge.conversation_changed.connect(self._on_jobs_conversation_changed)
+        self._summary_settings = self._summary_signature()
+
+    def _summary_signature(self) -> tuple[object, ...]:
+        return tuple(
+            self.settings.get(key)
+            for key in (
+                "memory.enabled",
+                "summaries.enabled",
+                "summaries.min_user_turns",
+                "summaries.min_gap_minutes",
+            )
+        )
+
+    def _on_jobs_conversation_changed(self, conversation_id: int) -> None:
+        if self.controller is not None:
+            self.controller.conversation_updated(conversation_id)
 
     def _endpoint_signature(self) -> tuple[str, str, str]:
         """What picks the embeddings endpoint: the default provider and its embedding model."""
@@ -418,6 +498,9 @@ class EtosApp:
                 env=self.env,
                 first_run=first_run,
                 memory=self.memory,
+                summaries=self.summaries,
+                jobs=self.jobs_bridge,
+                clock=self._clock,
                 parent=self.window,
             )
             dialog.settings_saved.connect(self._on_dialog_settings_saved)
@@ -443,6 +526,12 @@ class EtosApp:
         self.install_language(str(self.settings.get("ui.language")))
         self.apply_theme(str(self.settings.get("ui.theme")))
         self.refresh_providers()
+        if self.jobs is not None and self._summary_signature() != self._summary_settings:
+            self._summary_settings = self._summary_signature()
+            self._tasks.spawn(
+                self.jobs.settings_changed(),
+                self.window.tr("Summaries were not rescheduled for the new settings."),
+            )
 
     def _on_dialog_finished(self, _result: int) -> None:
         dialog, self._settings_dialog = self._settings_dialog, None
@@ -480,6 +569,19 @@ class EtosApp:
         self._reembed_cancel.set()
         self._tasks.cancel_all()
         await self._tasks.wait_idle()
+        if self.jobs is not None:
+            # A running job is cancelled at its next await; its writes are single shielded
+            # transactions, finished before the database closes.
+            if self.jobs_bridge is not None:
+                self.jobs_bridge.detach()
+            await self.jobs.shutdown()
+        if self.controller is not None:
+            await self.controller.wait_idle()
+        if self.summaries is not None:
+            import asyncio
+
+            summaries, self.summaries = self.summaries, None
+            await asyncio.get_running_loop().run_in_executor(None, summaries.close)
         if self.memory is not None:
             import asyncio
 

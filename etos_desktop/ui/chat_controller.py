@@ -114,14 +114,12 @@ class ChatController(QObject):
         repo: ChatRepository,
         chat: ChatService,
         *,
-        auto_title: Callable[[], bool] = lambda: True,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._repo = repo
         self.repo = repo
         self._chat = chat
-        self._auto_title = auto_title
         self._tasks = TaskSet(report=self._on_task_failed)
         self._reply_task: asyncio.Task[Any] | None = None
         self.current: ConversationRow | None = None
@@ -345,7 +343,6 @@ class ChatController(QObject):
             await self._create_from_draft()
         assert self.current is not None
         conversation_id = self.current.id or 0
-        first_reply = False
         started: MessageRow | None = None
         ended: list[MessageRow] = []
         try:
@@ -357,8 +354,6 @@ class ChatController(QObject):
                 self._dispatch(event)
                 if isinstance(event, ReplyFinished | ReplyFailed):
                     ended.append(event.message)
-                if isinstance(event, ReplyFinished) and not self.current.title:
-                    first_reply = True
         finally:
             if started is not None and not ended:
                 # Stopped (cancelled): the service has stored what arrived, marked stopped; the
@@ -369,8 +364,6 @@ class ChatController(QObject):
                 self.spawn(self._emit_versions(ended))
             # Outside the reply task, so the composer is free again the moment the reply ends.
             self.spawn(self._refresh())
-        if first_reply and self._auto_title():
-            self.spawn(self._title(conversation_id))
 
     async def _show_final(self, message_id: int) -> None:
         row = await self._repo.get_message(message_id)
@@ -395,14 +388,19 @@ class ChatController(QObject):
             case MemorySaved():
                 self.memory_saved.emit(event)
 
-    async def _title(self, conversation_id: int) -> None:
-        title = await self._chat.suggest_title(conversation_id)
-        if title:
-            row = await self._repo.get_conversation(conversation_id)
-            if row is not None and self.current is not None and self.current.id == row.id:
-                self.current = row
-                self.conversation_changed.emit(row)
-            await self._refresh()
+    def conversation_updated(self, conversation_id: int) -> asyncio.Task[Any]:
+        """A background job changed a conversation's row (its title): show the change."""
+        return self.spawn(
+            self._conversation_updated(conversation_id),
+            self.tr("The conversation list was not refreshed."),
+        )
+
+    async def _conversation_updated(self, conversation_id: int) -> None:
+        row = await self._repo.get_conversation(conversation_id)
+        if row is not None and self.current is not None and self.current.id == row.id:
+            self.current = row
+            self.conversation_changed.emit(row)
+        await self._refresh()
 
     def switch_version(self, user_message_id: int, index: int) -> asyncio.Task[Any]:
         """Make version ``index`` of the reply to a user message the current one."""

@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtWidgets import QApplication
 
 from etos_desktop.app import EtosApp
+from etos_desktop.core.clock import Clock
 from tests.helpers.fake_openai_server import FakeOpenAIServer
 from tests.helpers.qt_async import expect_signal
 from tests.helpers.stack import fast_provider_factory
@@ -24,11 +25,15 @@ async def start_app(
     *,
     embedder: str = "keywords",
     auto_title: bool = False,
+    summaries: bool = False,
     env: dict[str, str] | None = None,
+    clock: Clock | None = None,
 ) -> EtosApp:
     """Start the app on ``data_dir`` with the Environment provider pointing at ``server``.
 
-    Retry waits are recorded in ``app.sleeps`` instead of slept.
+    Retry waits are recorded in ``app.sleeps`` instead of slept. Titles and summaries (their
+    background requests) are off unless asked for, so a test's scripted replies and request
+    counts are its own.
     """
     environment = {
         "ETOS_DATA_DIR": str(data_dir),
@@ -38,12 +43,17 @@ async def start_app(
     }
     sleeps: list[float] = []
     app = EtosApp(
-        qapp, environment, local_candidates=[], provider_factory=fast_provider_factory(sleeps)
+        qapp,
+        environment,
+        local_candidates=[],
+        provider_factory=fast_provider_factory(sleeps),
+        clock=clock,
     )
     app.sleeps = sleeps  # type: ignore[attr-defined]
     # Keyword-only memory unless asked: loading the built-in embedder costs ~1 s a test.
     app.settings.set("memory.embedder", embedder)
     app.settings.set("chat.auto_title", auto_title)
+    app.settings.set("summaries.enabled", summaries)
     app.window.show()
     await app.start()
     return app
@@ -57,9 +67,21 @@ async def stop_app(app: EtosApp) -> None:
 
 
 async def idle(app: EtosApp) -> None:
-    """Wait until every task the chat controller started has ended."""
+    """Wait until every task the chat controller and the background jobs started has ended."""
     assert app.controller is not None
-    await asyncio.wait_for(app.controller.wait_idle(), TIMEOUT)
+
+    async def settle() -> None:
+        assert app.controller is not None
+        while True:
+            await app.controller.wait_idle()
+            if app.jobs is not None:
+                await app.jobs.wait_idle()
+            # A job's notification may have started controller work (a title shown).
+            await asyncio.sleep(0)
+            if not len(app.controller._tasks) and (app.jobs is None or not app.jobs.busy()):
+                return
+
+    await asyncio.wait_for(settle(), TIMEOUT)
 
 
 async def first_outcome(app: EtosApp) -> tuple[Any, ...]:

@@ -26,15 +26,24 @@ from typing import Any
 from etos_desktop.core.chat.events import (
     ChatEvent,
     MemorySaved,
+    ReplyCompleted,
     ReplyDelta,
     ReplyFailed,
     ReplyFinished,
+    ReplyListener,
     ReplyRetrying,
     ReplyStarted,
     UserMessageSaved,
 )
-from etos_desktop.core.context.assembler import ContextInput, ContextTrace, assemble_context
-from etos_desktop.core.context.language import conversation_language
+from etos_desktop.core.clock import Clock, SystemClock
+from etos_desktop.core.context.assembler import (
+    ContextBlock,
+    ContextInput,
+    ContextTrace,
+    TraceSummary,
+    assemble_context,
+)
+from etos_desktop.core.context.language import Language, conversation_language
 from etos_desktop.core.context.model_limits import context_window_for
 from etos_desktop.core.context.prompts import (
     DEFAULT_PERSONA_NAME,
@@ -66,6 +75,10 @@ from etos_desktop.core.providers.registry import ProviderSource, ResolvedProvide
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow, MessageStatus
+from etos_desktop.core.summaries.access import SummaryAccess
+from etos_desktop.core.summaries.injection import SessionSnapshots, SummarySnapshot, summaries_block
+from etos_desktop.core.summaries.recall import SummaryHit, with_recalled
+from etos_desktop.core.summaries.writing import summary_date
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +140,9 @@ class ChatService:
         approver: Asked before a ``save_memory`` call is carried out when the approval setting
             is "ask"; returns the request to save (possibly edited) or ``None`` to decline.
         loop_time: Monotonic seconds (``loop.time``); injectable for tests.
+        summaries: Session summaries: injected into the system message (a snapshot per
+            session) and searched by recall questions (``None``: the app runs without them).
+        clock: The wall-clock time (sessions end after 30 minutes without a message).
     """
 
     def __init__(
@@ -139,6 +155,8 @@ class ChatService:
         approver: Approver | None = None,
         loop_time: Callable[[], float] | None = None,
         persist_interval: float = PERSIST_INTERVAL,
+        summaries: SummaryAccess | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self._repo = repo
         self._providers = providers
@@ -150,6 +168,24 @@ class ChatService:
         # (base URL, model) pairs whose server refused the tools parameter: memory still works
         # there through automatic retrieval and the user's Remember action.
         self._no_tools: set[tuple[str, str]] = set()
+        self.summaries = summaries
+        self._clock: Clock = clock or SystemClock()
+        self._snapshots = SessionSnapshots()
+        self._reply_listeners: list[ReplyListener] = []
+
+    def add_reply_listener(self, listener: ReplyListener) -> None:
+        """Call ``listener`` on the event loop after every reply that finished.
+
+        A listener that raises is logged and does not disturb the reply or the other listeners.
+        """
+        self._reply_listeners.append(listener)
+
+    def _announce(self, event: ReplyCompleted) -> None:
+        for listener in list(self._reply_listeners):
+            try:
+                listener(event)
+            except Exception:
+                log.exception("a reply listener failed")
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -237,9 +273,16 @@ class ChatService:
             yield event
 
     async def suggest_title(self, conversation_id: int) -> str | None:
-        """Ask the background model for a short title; ``None`` if it fails or says nothing.
+        """Ask the background model for a short title and store it.
 
-        A detached, non-streaming request: it is never added to the history.
+        A detached, non-streaming request: it is never added to the history. Started by the
+        background jobs after a new conversation's first reply.
+
+        Returns:
+            The title, or ``None`` when there is nothing to title or the model said nothing.
+
+        Raises:
+            UserFacingError: The request failed (the jobs record it; the chat is not told).
         """
         conversation = await self._conversation(conversation_id)
         history = await self._repo.current_history(conversation_id)
@@ -257,23 +300,19 @@ class ChatService:
         excerpt = first_user.content[:1500]
         if first_reply is not None:
             excerpt += "\n\n" + first_reply.content[:1500]
-        try:
-            resolved = await self._providers.resolve(conversation.provider_id, conversation.model)
-            model = resolved.config.background_model or resolved.model
-            completion = await resolved.provider.complete(
-                ChatRequest(
-                    model=model,
-                    messages=[
-                        {"role": "system", "content": instruction},
-                        {"role": "user", "content": excerpt},
-                    ],
-                    temperature=0.2,
-                    max_tokens=32,
-                )
+        resolved = await self._providers.resolve(conversation.provider_id, conversation.model)
+        model = resolved.config.background_model or resolved.model
+        completion = await resolved.provider.complete(
+            ChatRequest(
+                model=model,
+                messages=[
+                    {"role": "system", "content": instruction},
+                    {"role": "user", "content": excerpt},
+                ],
+                temperature=0.2,
+                max_tokens=32,
             )
-        except UserFacingError as exc:
-            log.info("title request failed: %s", exc.code)
-            return None
+        )
         title = completion.text.strip().splitlines()[0] if completion.text.strip() else ""
         title = title.strip(" \"'“”「」《》#*").rstrip("。.!！")[:TITLE_MAX_CHARS].strip()
         if not title:
@@ -304,6 +343,52 @@ class ChatService:
             and not conversation.temporary
             and self._settings.get_bool("memory.enabled")
         )
+
+    def _summaries_on(self, conversation: ConversationRow) -> bool:
+        return (
+            self.summaries is not None
+            and not conversation.temporary
+            and self._settings.get_bool("memory.enabled")
+            and self._settings.get_bool("summaries.enabled")
+        )
+
+    async def _summaries_snapshot(
+        self, conversation: ConversationRow, lang: Language
+    ) -> SummarySnapshot | None:
+        """The summaries block of the conversation's session: taken at its first request."""
+        if self.summaries is None or not self._summaries_on(conversation):
+            return None
+        conversation_id = conversation.id or 0
+        now = self._clock.now()
+        snapshot = self._snapshots.current(conversation_id, now)
+        if snapshot is None:
+            count = self._settings.get_int("summaries.inject_count")
+            try:
+                recent = await self.summaries.for_injection(conversation_id, count)
+            except UserFacingError as exc:
+                log.warning("summaries were not read: %s", exc.code)
+                return None
+            snapshot = SummarySnapshot(
+                taken_at=now,
+                block=summaries_block(recent, lang),
+                summary_ids=tuple(s.id for s in recent),
+            )
+            self._snapshots.start(conversation_id, snapshot, now)
+        return snapshot
+
+    async def _recall_summaries(
+        self, conversation: ConversationRow, retrieved: Retrieval | None, text: str
+    ) -> list[SummaryHit]:
+        """Summaries of other conversations for a question about the shared past."""
+        if self.summaries is None or retrieved is None or retrieved.cue is None:
+            return []
+        if not self._summaries_on(conversation):
+            return []
+        try:
+            return await self.summaries.recall(text, conversation.id)
+        except UserFacingError as exc:
+            log.warning("summary recall failed: %s", exc.code)
+            return []
 
     async def _build_request(
         self, conversation: ConversationRow, user: MessageRow, resolved: ResolvedProvider
@@ -346,6 +431,10 @@ class ChatService:
             except UserFacingError as exc:
                 # Memory is a help, never a reason the reply fails (e.g. an embedder error).
                 log.warning("memory retrieval failed: %s", exc.code)
+        snapshot = await self._summaries_snapshot(conversation, lang)
+        recalled = await self._recall_summaries(conversation, retrieved, user.content)
+        block: ContextBlock | None = memory_block(retrieved.hits, lang) if retrieved else None
+        block = with_recalled(block, recalled, lang)
         max_output = self._settings.get_int("chat.max_output_tokens")
         assembled = assemble_context(
             ContextInput(
@@ -357,12 +446,31 @@ class ChatService:
                     resolved.model, self._settings.model_context_overrides()
                 ),
                 max_output_tokens=max_output,
-                memory_block=memory_block(retrieved.hits, lang) if retrieved else None,
+                system_blocks=(snapshot.block,) if snapshot and snapshot.block else (),
+                memory_block=block,
                 memory_placement="user" if resolved.config.single_system_message else "system",
                 language=lang,
             )
         )
         trace = assembled.trace
+        if snapshot is not None and snapshot.block is not None:
+            trace = dataclasses.replace(
+                trace, summaries_snapshot_at=snapshot.taken_at.isoformat(timespec="seconds")
+            )
+        if recalled and not trace.memory_dropped:
+            trace = dataclasses.replace(
+                trace,
+                recalled_summaries=tuple(
+                    TraceSummary(
+                        id=hit.summary.id,
+                        title=hit.summary.conversation_title,
+                        date=summary_date(hit.summary.created_at),
+                        score=hit.score,
+                        reason=hit.reason,
+                    )
+                    for hit in recalled
+                ),
+            )
         if retrieved is not None:
             trace = dataclasses.replace(
                 trace,
@@ -494,6 +602,7 @@ class ChatService:
             "tool_calls_json": _transcript(rounds, round_text),
         }
         row = await self._repo.update_message(reply_id, **values)
+        self._announce(ReplyCompleted(conversation, row))
         yield ReplyFinished(row)
 
     async def _run_tool(

@@ -159,6 +159,25 @@ class TraceMemory:
 
 
 @dataclass(frozen=True)
+class TraceSummary:
+    """One summary of another conversation that a recall question brought into the memory block.
+
+    Args:
+        id: The summary's id.
+        title: Its conversation's title.
+        date: Its date (ISO).
+        score: Its ranking score.
+        reason: Why it was eligible (vector, keyword, or the period the message names).
+    """
+
+    id: int
+    title: str
+    date: str
+    score: float
+    reason: str
+
+
+@dataclass(frozen=True)
 class ContextTrace:
     """What one request contained and what was left out: the data behind the context inspector.
 
@@ -197,6 +216,10 @@ class ContextTrace:
     current_tokens: int
     placement: Placement
     memory_dropped: bool = False
+    #: When the summaries block was taken (ISO; "" without one): the session's first request.
+    summaries_snapshot_at: str = ""
+    #: Summaries a recall question added to the memory block (filled in by the chat service).
+    recalled_summaries: tuple[TraceSummary, ...] = ()
     #: The memories in the memory block, with their scores (filled in by the chat service).
     memories: tuple[TraceMemory, ...] = ()
     #: The text memories were searched with, and the recall cue that widened the search, if any.
@@ -230,6 +253,11 @@ class ContextTrace:
             "current_tokens": self.current_tokens,
             "placement": self.placement,
             "memory_dropped": self.memory_dropped,
+            "summaries_snapshot_at": self.summaries_snapshot_at,
+            "recalled_summaries": [
+                {"id": r.id, "title": r.title, "date": r.date, "score": r.score, "reason": r.reason}
+                for r in self.recalled_summaries
+            ],
             "memories": [
                 {
                     "id": m.id,
@@ -292,6 +320,17 @@ class ContextTrace:
                 current_tokens=_typed(data, "current_tokens", int),
                 placement=placement,
                 memory_dropped=_typed(data, "memory_dropped", bool),
+                summaries_snapshot_at=str(data.get("summaries_snapshot_at", "")),
+                recalled_summaries=tuple(
+                    TraceSummary(
+                        id=_typed(r, "id", int),
+                        title=_typed(r, "title", str),
+                        date=_typed(r, "date", str),
+                        score=float(r["score"]),
+                        reason=_typed(r, "reason", str),
+                    )
+                    for r in data.get("recalled_summaries", [])
+                ),
                 memories=tuple(
                     TraceMemory(
                         id=_typed(m, "id", int),

@@ -158,6 +158,71 @@ def secret_reason(text: str) -> str | None:
     return None
 
 
+#: What a redacted secret is replaced with.
+REDACTED = "[redacted]"
+
+_PRIVATE_KEY_BLOCK_RE = re.compile(
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.DOTALL
+)
+
+
+# The password patterns end at white space, which Chinese text has none of: redacting up to the
+# next space would remove the rest of the paragraph. Here the value also ends at punctuation
+# (and a full stop right after it is left, so the sentence still ends).
+_PASSWORD_REDACT_RES = tuple(
+    re.compile(
+        r.pattern.replace(r"\S{3,}", r"[^\s，。；！？、,;!?]{2,}[^\s，。；！？、,;!?.]"), r.flags
+    )
+    for r in _PASSWORD_RES
+)
+
+
+def _secret_spans(text: str) -> list[tuple[int, int]]:
+    """Where the secrets ``secret_reason`` finds are, as ``(start, end)`` spans."""
+    spans: list[tuple[int, int]] = [m.span() for m in _PRIVATE_KEY_BLOCK_RE.finditer(text)]
+    for pattern in (*_API_KEY_RES, *_PASSWORD_REDACT_RES, _SSN_RE):
+        spans.extend(m.span() for m in pattern.finditer(text))
+    spans.extend(m.span() for m in _CN_ID18_RE.finditer(text) if cn_id_valid(m.group()))
+    spans.extend(m.span() for m in _CN_ID15_RE.finditer(text) if _cn_id15_valid(m.group()))
+    for match in _CARD_RE.finditer(text):
+        digits = re.sub(r"\D", "", match.group())
+        if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn_valid(digits):
+            spans.append(match.span())
+    spans.extend(m.span() for m in _IBAN_RE.finditer(text) if _iban_valid(m.group()))
+    spans.extend(m.span() for m in _RANDOM_TOKEN_RE.finditer(text) if _looks_random(m.group()))
+    return spans
+
+
+def redact_secrets(text: str) -> str:
+    """Replace every secret ``secret_reason`` would find in ``text`` by ``[redacted]``.
+
+    For text the app writes on the user's behalf (session summaries), where refusing the whole
+    text would lose what is worth keeping around the secret.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        The text with each secret (overlapping finds merged) replaced; unchanged when there is
+        none. ``secret_reason`` finds nothing in the result.
+    """
+    for _ in range(3):
+        spans = sorted(_secret_spans(text))
+        if not spans:
+            return text
+        merged: list[list[int]] = []
+        for start, end in spans:
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        for start, end in reversed(merged):
+            text = text[:start] + REDACTED + text[end:]
+    # A pattern that still matches after three rounds (a secret spelled around the marker):
+    # nothing of it is kept.
+    return REDACTED if secret_reason(text) else text
+
+
 def check_content(text: str, *, max_chars: int | None) -> str:
     """Run the write checks on a memory's text.
 

@@ -1,7 +1,8 @@
 """Ordered schema migrations keyed by ``PRAGMA user_version``.
 
 Each step is plain SQL (portable except where noted) applied in one transaction. Before a database
-that already holds data is migrated, the file is copied with SQLite's backup API.
+that already holds data is migrated, the file is copied with SQLite's backup API
+(``backups.backup_file``; the copies are rotated with the daily backups, ``backups.rotate``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from etos_desktop.core.errors import StorageError
 from etos_desktop.core.storage import traces
+from etos_desktop.core.storage.backups import backup_file
 
 
 @dataclass(frozen=True)
@@ -167,10 +169,72 @@ def _v3_trace_links(conn: sqlite3.Connection) -> None:
                 )
 
 
+def _v4_summaries_and_jobs(conn: sqlite3.Connection) -> None:
+    # Summaries cascade with their conversation: deleting a conversation deletes what was
+    # learned from it. Imported summaries of a conversation that is not here have no link.
+    _run_script(
+        conn,
+        """
+        CREATE TABLE session_summary (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id INTEGER REFERENCES conversation (id) ON DELETE CASCADE,
+            conversation_title TEXT NOT NULL DEFAULT '',
+            content TEXT NOT NULL,
+            language TEXT NOT NULL DEFAULT 'en',
+            created_at DATETIME NOT NULL,
+            updated_at DATETIME NOT NULL,
+            covers_until_message_id INTEGER,
+            user_turns_covered INTEGER NOT NULL DEFAULT 0,
+            source TEXT NOT NULL DEFAULT 'scheduled',
+            edited_by_user BOOLEAN NOT NULL DEFAULT 0,
+            archived_at DATETIME
+        );
+        CREATE INDEX ix_session_summary_conversation_id ON session_summary (conversation_id);
+        CREATE INDEX ix_session_summary_created_at ON session_summary (created_at);
+        CREATE TABLE summary_state (
+            conversation_id INTEGER PRIMARY KEY
+                REFERENCES conversation (id) ON DELETE CASCADE,
+            covered_until_message_id INTEGER,
+            succeeded_at DATETIME,
+            attempted_at DATETIME,
+            retry_at DATETIME,
+            error_count INTEGER NOT NULL DEFAULT 0,
+            last_outcome TEXT,
+            last_error TEXT
+        );
+        CREATE TABLE summary_vector (
+            embedder_key TEXT NOT NULL,
+            summary_id INTEGER NOT NULL REFERENCES session_summary (id) ON DELETE CASCADE,
+            dim INTEGER NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (embedder_key, summary_id)
+        );
+        CREATE INDEX ix_summary_vector_summary_id ON summary_vector (summary_id);
+        CREATE TABLE job_run (
+            name TEXT PRIMARY KEY,
+            last_started_at DATETIME,
+            last_finished_at DATETIME,
+            last_success_at DATETIME,
+            last_error_at DATETIME,
+            last_error TEXT,
+            next_run_at DATETIME,
+            runs INTEGER NOT NULL DEFAULT 0,
+            failures INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX ix_message_conversation_role ON message (conversation_id, role);
+        """,
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversations, messages, traces", _v1_chat),
     Migration(2, "long-term memory: memories, revisions, vectors, full-text index", _v2_memory),
     Migration(3, "which memories each context trace cites", _v3_trace_links),
+    Migration(
+        4,
+        "session summaries, their bookkeeping and vectors; background job runs",
+        _v4_summaries_and_jobs,
+    ),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 
@@ -179,26 +243,6 @@ def schema_version(conn: sqlite3.Connection) -> int:
     """Return the database's ``PRAGMA user_version``."""
     row = conn.execute("PRAGMA user_version").fetchone()
     return int(row[0])
-
-
-def backup_file(conn: sqlite3.Connection, target: Path) -> Path:
-    """Copy the open database to ``target`` with SQLite's online backup API.
-
-    Args:
-        conn: An open connection to the database to copy.
-        target: The file to write; its folder is created.
-
-    Returns:
-        ``target``.
-    """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    dest = sqlite3.connect(target)
-    try:
-        conn.backup(dest)
-    finally:
-        dest.close()
-    target.chmod(0o600)
-    return target
 
 
 def migrate(

@@ -172,3 +172,87 @@ class MemoryVectorRow(SQLModel, table=True):
     chunk_no: int = Field(default=0, primary_key=True)
     dim: int
     vector: bytes
+
+
+class SessionSummaryRow(SQLModel, table=True):
+    """One summary of a conversation (DESIGN §3, §6).
+
+    Every summary is kept: the newest non-archived one is the conversation's summary, the others
+    are its history. ``conversation_id`` is ``None`` for a summary imported from another
+    database whose conversation is not here; ``conversation_title`` keeps the title it had when
+    the summary was written, so such a summary still says where it came from.
+    """
+
+    __tablename__ = "session_summary"
+
+    id: int | None = Field(default=None, primary_key=True)
+    conversation_id: int | None = Field(
+        default=None, foreign_key="conversation.id", index=True, ondelete="CASCADE"
+    )
+    conversation_title: str = ""
+    content: str
+    #: The prompt language the summary was written for ("zh" or "en").
+    language: str = "en"
+    created_at: datetime = Field(index=True)
+    updated_at: datetime
+    #: The last message the summary covers (not a foreign key: a message may be deleted later).
+    covers_until_message_id: int | None = None
+    user_turns_covered: int = 0
+    #: scheduled / manual / imported
+    source: str = "scheduled"
+    edited_by_user: bool = False
+    archived_at: datetime | None = None
+
+
+class SummaryStateRow(SQLModel, table=True):
+    """Per conversation, the summary bookkeeping the rule reads (DESIGN §3, §6).
+
+    ``covered_until_message_id`` is the last message the latest summary *or SKIP* covered;
+    ``succeeded_at`` the last successful attempt (a summary or a SKIP); ``retry_at`` the end of
+    the backoff after an error.
+    """
+
+    __tablename__ = "summary_state"
+
+    conversation_id: int = Field(
+        primary_key=True, foreign_key="conversation.id", ondelete="CASCADE"
+    )
+    covered_until_message_id: int | None = None
+    succeeded_at: datetime | None = None
+    attempted_at: datetime | None = None
+    retry_at: datetime | None = None
+    error_count: int = 0
+    #: summary / skip / error
+    last_outcome: str | None = None
+    #: The error code of the last failed attempt (never a server's text: it may hold a key).
+    last_error: str | None = None
+
+
+class SummaryVectorRow(SQLModel, table=True):
+    """The embedding of a summary for one embedder (derived data, rebuilt when missing)."""
+
+    __tablename__ = "summary_vector"
+
+    embedder_key: str = Field(primary_key=True)
+    summary_id: int = Field(
+        primary_key=True, foreign_key="session_summary.id", index=True, ondelete="CASCADE"
+    )
+    dim: int
+    vector: bytes
+
+
+class JobRunRow(SQLModel, table=True):
+    """What Settings shows about one background job (DESIGN §3 ``JobRun``)."""
+
+    __tablename__ = "job_run"
+
+    name: str = Field(primary_key=True)
+    last_started_at: datetime | None = None
+    last_finished_at: datetime | None = None
+    last_success_at: datetime | None = None
+    last_error_at: datetime | None = None
+    #: An error code with a short, key-free detail.
+    last_error: str | None = None
+    next_run_at: datetime | None = None
+    runs: int = 0
+    failures: int = 0

@@ -41,10 +41,13 @@ from etos_desktop.ui.settings.providers_page import ProbeFunction, ProvidersPage
 from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
+    from etos_desktop.core.clock import Clock
     from etos_desktop.core.memory.access import MemoryAccess
     from etos_desktop.core.providers.registry import ProviderRegistry
     from etos_desktop.core.providers.secrets import SecretStore
     from etos_desktop.core.settings.store import SettingsStore
+    from etos_desktop.core.summaries.access import SummaryAccess
+    from etos_desktop.ui.jobs_bridge import JobsBridge
 
 #: The size the dialog opens at, unless the main window or the screen is smaller.
 DEFAULT_SIZE: Final = QSize(940, 620)
@@ -87,6 +90,9 @@ class SettingsDialog(QDialog):
         env: Mapping[str, str],
         first_run: bool = False,
         memory: MemoryAccess | None = None,
+        summaries: SummaryAccess | None = None,
+        jobs: JobsBridge | None = None,
+        clock: Clock | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)

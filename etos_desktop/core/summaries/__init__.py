@@ -1,0 +1,1 @@
+"""Session summaries (DESIGN §6): the rule, the detached generation's text, storage, injection and recall; Qt-free."""

@@ -1,0 +1,677 @@
+"""The background jobs: titles, session summaries, memory consolidation and the daily backup.
+
+DESIGN §6, §5.1, §9. One service owns every job; ``app.py`` builds it once the database is open
+and starts it after the window shows. Qt-free: the UI learns what happened through plain
+callbacks (``add_listener``) that it bridges to Qt signals.
+
+* **Titles** — after a new conversation's first reply (``ReplyCompleted`` from the chat
+  service), a short detached request names it.
+* **Summaries** — after every reply, and at start-up for the conversations changed in the last
+  7 days, the pure rule (``core/summaries/rule.py``) decides: due now → a job now; due at the end
+  of the gap or of an error's backoff → a job then (one per conversation, replacing a pending
+  one); not due → no job. Jobs are derived from the database, so a restart derives them again,
+  and a job checks the rule once more when it runs, so nothing is done twice. Summary jobs run
+  one at a time.
+* **Consolidation** — when at least 8 memories are new and the last run is 24 hours ago, the
+  background model proposes merges and supersessions; they are applied by archiving.
+* **Backup** — once a day, a copy with SQLite's backup API; the newest ``backup.keep_count``
+  are kept (and the newest few pre-migration copies).
+
+A failed job is logged and recorded in its ``JobRunRow`` (shown in Settings), never raised into
+the chat. Every time is read on the injected clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from etos_desktop.core.chat.events import ReplyCompleted
+from etos_desktop.core.chat.service import ChatService
+from etos_desktop.core.clock import Clock
+from etos_desktop.core.context.language import Language, conversation_language
+from etos_desktop.core.errors import EtosError, InvalidInput
+from etos_desktop.core.jobs import JobName, JobRunRepository, JobStatus, error_text
+from etos_desktop.core.memory import consolidation
+from etos_desktop.core.memory.access import MemoryAccess
+from etos_desktop.core.memory.records import MemorySource
+from etos_desktop.core.providers.base import ChatRequest
+from etos_desktop.core.providers.registry import ProviderSource
+from etos_desktop.core.settings.store import SettingsStore
+from etos_desktop.core.storage import backups
+from etos_desktop.core.storage.database import Database
+from etos_desktop.core.storage.repositories import ChatRepository
+from etos_desktop.core.summaries import rule, store, writing
+from etos_desktop.core.summaries.access import SummaryAccess
+from etos_desktop.core.summaries.records import Summary, SummaryActivity, SummarySource
+from etos_desktop.services.scheduler import JobScheduler
+
+log = logging.getLogger(__name__)
+
+#: Maintenance jobs wait this long after start-up, so they never compete with it.
+STARTUP_DELAY: Final = timedelta(minutes=2)
+#: How often consolidation looks whether enough new memories arrived.
+CONSOLIDATION_CHECK: Final = timedelta(hours=6)
+#: Time between two daily backups.
+BACKUP_INTERVAL: Final = timedelta(hours=24)
+#: Job ids of the maintenance jobs; summary jobs are ``summary:<conversation id>``.
+SUMMARY_PREFIX: Final = "summary:"
+
+#: What the listeners hear: ("conversation", id), ("summaries", None) or ("jobs", None).
+Change = tuple[Literal["conversation", "summaries", "jobs"], int | None]
+Listener = Callable[[Change], None]
+
+
+@dataclass(frozen=True)
+class SummaryRun:
+    """What one summary attempt did.
+
+    Attributes:
+        outcome: ``"summary"`` (stored), ``"skip"`` (nothing worth keeping), ``"error"``,
+            ``"not_due"`` (the rule said no when the job ran), ``"nothing_new"``,
+            ``"temporary"`` or ``"missing"`` (the conversation is gone).
+        summary: The stored summary.
+        error: The failure, for ``"error"``.
+    """
+
+    outcome: Literal["summary", "skip", "error", "not_due", "nothing_new", "temporary", "missing"]
+    summary: Summary | None = None
+    error: BaseException | None = None
+
+
+def summary_job_id(conversation_id: int) -> str:
+    """The scheduler id of a conversation's summary job."""
+    return f"{SUMMARY_PREFIX}{conversation_id}"
+
+
+class BackgroundJobs:
+    """Owns the background jobs and their bookkeeping.
+
+    Args:
+        db: The open database.
+        chat: The chat service (announces replies; asks for titles).
+        summaries: Summary storage.
+        providers: Resolves a conversation's provider and model (the background model).
+        settings: ``summaries.*``, ``memory.enabled``, ``chat.auto_title``, ``backup.keep_count``.
+        clock: The clock every run time is computed on.
+        scheduler: The scheduler on the running loop.
+        memory: Long-term memory, for consolidation (``None``: no consolidation).
+        backup_dir: Where daily backups go (``None``: no backups).
+    """
+
+    def __init__(
+        self,
+        *,
+        db: Database,
+        chat: ChatService,
+        summaries: SummaryAccess,
+        providers: ProviderSource,
+        settings: SettingsStore,
+        clock: Clock,
+        scheduler: JobScheduler,
+        memory: MemoryAccess | None = None,
+        backup_dir: Path | None = None,
+    ) -> None:
+        self._db = db
+        self._chat = chat
+        self._repo = ChatRepository(db)
+        self.summaries = summaries
+        self._providers = providers
+        self._settings = settings
+        self._clock = clock
+        self.scheduler = scheduler
+        self._memory = memory
+        self._backup_dir = backup_dir
+        self.runs = JobRunRepository(db)
+        self._lane = asyncio.Lock()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._titling: set[int] = set()
+        self._running: set[JobName] = set()
+        self._listeners: list[Listener] = []
+        self._started = False
+        self._closed = False
+        chat.add_reply_listener(self._on_reply_completed)
+
+    # -- life cycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Derive every job from the database and start the timer (after the window shows)."""
+        if self._started or self._closed:
+            return
+        self._started = True
+        self.scheduler.start()
+        await self.derive_summary_jobs()
+        await self._schedule_backup()
+        await self._schedule_consolidation()
+        self._notify(("jobs", None))
+
+    async def shutdown(self) -> None:
+        """Stop the timer; cancel running jobs at a safe point and wait for them."""
+        self._closed = True
+        for task in list(self._tasks):
+            task.cancel()
+        await self.scheduler.shutdown()
+        if self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def wait_idle(self) -> None:
+        """Wait until no job and no check is running (tests)."""
+        while self._tasks or self.scheduler.is_busy():
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            await self.scheduler.wait_idle()
+
+    def busy(self) -> bool:
+        """Whether a job or a check is running."""
+        return bool(self._tasks) or self.scheduler.is_busy()
+
+    def add_listener(self, listener: Listener) -> None:
+        """Call ``listener`` on the event loop when a title, a summary or a job status changes."""
+        self._listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        """Stop calling ``listener``."""
+        with contextlib.suppress(ValueError):
+            self._listeners.remove(listener)
+
+    def _notify(self, change: Change) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(change)
+            except Exception:
+                log.exception("a job listener failed")
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._on_task_done)
+        return task
+
+    def _on_task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background work failed", exc_info=task.exception())
+
+    # -- after a reply ------------------------------------------------------------------------
+
+    def _on_reply_completed(self, event: ReplyCompleted) -> None:
+        if self._closed:
+            return
+        conversation_id = event.conversation.id
+        if conversation_id is None:
+            return
+        if self._settings.get_bool("chat.auto_title") and conversation_id not in self._titling:
+            self._spawn(self._title(conversation_id))
+        self._spawn(self.check_conversation(conversation_id))
+
+    async def _title(self, conversation_id: int) -> None:
+        conversation = await self._repo.get_conversation(conversation_id)
+        if conversation is None or conversation.title:
+            return
+        self._titling.add(conversation_id)
+        self._running.add(JobName.TITLES)
+        await self.runs.started(JobName.TITLES, self._clock.now())
+        try:
+            title = await self._chat.suggest_title(conversation_id)
+        except EtosError as exc:
+            log.info("title request failed: %s", exc.code)
+            await self.runs.failed(JobName.TITLES, self._clock.now(), error_text(exc))
+        else:
+            await self.runs.succeeded(JobName.TITLES, self._clock.now())
+            if title:
+                self._notify(("conversation", conversation_id))
+        finally:
+            self._titling.discard(conversation_id)
+            self._running.discard(JobName.TITLES)
+            self._notify(("jobs", None))
+
+    # -- summaries: the rule --------------------------------------------------------------------
+
+    def rule_settings(self) -> rule.RuleSettings:
+        """The rule's settings as they are now."""
+        return rule.RuleSettings(
+            enabled=self._settings.get_bool("memory.enabled")
+            and self._settings.get_bool("summaries.enabled"),
+            min_user_turns=self._settings.get_int("summaries.min_user_turns"),
+            min_gap=timedelta(minutes=self._settings.get_int("summaries.min_gap_minutes")),
+        )
+
+    def decide(self, activity: SummaryActivity) -> rule.Decision:
+        """The rule's decision for one conversation now."""
+        return rule.summary_due(activity, self.rule_settings(), self._clock.now())
+
+    async def check_conversation(self, conversation_id: int) -> rule.Decision | None:
+        """Apply the rule to one conversation and schedule, move or drop its summary job.
+
+        Returns:
+            The decision (``None``: the conversation does not exist).
+        """
+        activity = await self.summaries.activity(conversation_id)
+        if activity is None:
+            self.scheduler.cancel(summary_job_id(conversation_id))
+            return None
+        decision = self.decide(activity)
+        self._apply(conversation_id, decision)
+        await self._record_next_summary()
+        return decision
+
+    def _apply(self, conversation_id: int, decision: rule.Decision) -> None:
+        job_id = summary_job_id(conversation_id)
+        if self._closed:
+            return
+        if isinstance(decision, rule.Due):
+            self.scheduler.schedule(job_id, self._clock.now(), self._summary_job(conversation_id))
+        elif isinstance(decision, rule.DueAt):
+            self.scheduler.schedule(job_id, decision.when, self._summary_job(conversation_id))
+        else:
+            self.scheduler.cancel(job_id)
+
+    async def derive_summary_jobs(self) -> int:
+        """Derive the summary jobs of the conversations changed in the last 7 days.
+
+        The query and the rule run off the event loop; only the scheduling runs on it.
+
+        Returns:
+            How many jobs were scheduled.
+        """
+        now = self._clock.now()
+        settings = self.rule_settings()
+        since = now - rule.STARTUP_LOOKBACK
+        decisions = await self._db.run(
+            lambda session: _decide_recent(session, since, settings, now)
+        )
+        scheduled = 0
+        for conversation_id, decision in decisions:
+            self._apply(conversation_id, decision)
+            scheduled += isinstance(decision, rule.Due | rule.DueAt)
+        await self._record_next_summary()
+        return scheduled
+
+    async def settings_changed(self) -> None:
+        """The summary settings may have changed: derive the jobs again."""
+        for job_id in self.scheduler.pending(SUMMARY_PREFIX):
+            self.scheduler.cancel(job_id)
+        await self.derive_summary_jobs()
+        self._notify(("jobs", None))
+
+    def next_summary_at(self, conversation_id: int) -> datetime | None:
+        """When the conversation's summary job runs (``None``: none is scheduled)."""
+        return self.scheduler.run_time(summary_job_id(conversation_id))
+
+    def summary_running(self, conversation_id: int) -> bool:
+        """Whether the conversation is being summarised now."""
+        return self.scheduler.is_running(summary_job_id(conversation_id))
+
+    async def _record_next_summary(self) -> None:
+        pending = self.scheduler.pending(SUMMARY_PREFIX)
+        await self.runs.set_next(JobName.SUMMARIES, min(pending.values()) if pending else None)
+
+    def _summary_job(self, conversation_id: int) -> Callable[[], Coroutine[Any, Any, None]]:
+        async def job() -> None:
+            await self.summarise(conversation_id)
+
+        return job
+
+    # -- summaries: the detached generation -------------------------------------------------------
+
+    async def summarise_now(self, conversation_id: int) -> SummaryRun:
+        """The user's "Summarise now": summarise whatever the gap and the backoff say.
+
+        Raises:
+            EtosError: The attempt failed (it is recorded, with its backoff, like any other).
+        """
+        self.scheduler.cancel(summary_job_id(conversation_id))
+        result = await self.summarise(conversation_id, forced=True)
+        if result.error is not None:
+            raise result.error
+        return result
+
+    async def summarise(self, conversation_id: int, *, forced: bool = False) -> SummaryRun:
+        """Summarise one conversation if the rule (or the user, ``forced``) says so.
+
+        Runs one at a time. A cancellation (quit) stops it at its next ``await``; the summary
+        and the bookkeeping of what it covered are written in one shielded transaction.
+        """
+        async with self._lane:
+            try:
+                return await self._summarise(conversation_id, forced)
+            finally:
+                if not self._closed:
+                    await self.check_conversation(conversation_id)
+                    self._notify(("summaries", None))
+                    self._notify(("jobs", None))
+
+    async def _summarise(self, conversation_id: int, forced: bool) -> SummaryRun:
+        activity = await self.summaries.activity(conversation_id)
+        if activity is None:
+            return SummaryRun("missing")
+        if activity.temporary:
+            return SummaryRun("temporary")
+        if forced:
+            if activity.new_user_turns <= 0:
+                return SummaryRun("nothing_new")
+        elif not isinstance(self.decide(activity), rule.Due):
+            return SummaryRun("not_due")
+        now = self._clock.now()
+        self._running.add(JobName.SUMMARIES)
+        await self.runs.started(JobName.SUMMARIES, now)
+        self._notify(("jobs", None))
+        try:
+            result = await self._generate(activity, forced)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return await self._failed(conversation_id, exc)
+        finally:
+            self._running.discard(JobName.SUMMARIES)
+        await _shielded(self.runs.succeeded(JobName.SUMMARIES, self._clock.now()))
+        return result
+
+    async def _generate(self, activity: SummaryActivity, forced: bool) -> SummaryRun:
+        conversation_id = activity.conversation_id
+        conversation = await self._repo.get_conversation(conversation_id)
+        if conversation is None:
+            return SummaryRun("missing")
+        previous = await self.summaries.current(conversation_id)
+        messages = await self.summaries.messages_after(
+            conversation_id, activity.covered_until_message_id
+        )
+        if not any(m.role == "user" for m in messages):
+            return SummaryRun("nothing_new")
+        covers_until = messages[-1].id or 0
+        user_texts = [m.content for m in messages if m.role == "user"]
+        fallback = previous.language if previous is not None else self._ui_language()
+        lang = conversation_language(user_texts[-20:], fallback)
+        built = writing.build_request(
+            writing.SummaryInput(
+                messages=[(m.role, m.content) for m in messages],
+                previous=previous.content if previous is not None else None,
+                previous_date=writing.summary_date(previous.created_at) if previous else "",
+                language=lang,
+            )
+        )
+        resolved = await self._providers.resolve(conversation.provider_id, conversation.model)
+        completion = await resolved.provider.complete(
+            ChatRequest(
+                model=resolved.config.background_model or resolved.model,
+                messages=built.messages,
+                temperature=writing.TEMPERATURE,
+                max_tokens=writing.MAX_OUTPUT_TOKENS,
+            )
+        )
+        outcome = writing.finish_summary(completion.text, completion.finish_reason)
+        if isinstance(outcome, writing.Rejected):
+            raise SummaryRejected(f"summary rejected: {outcome.reason}", reason=outcome.reason)
+        if isinstance(outcome, writing.Skip):
+            await _shielded(self.summaries.record_skip(conversation_id, covers_until))
+            log.info("conversation %s: nothing worth a summary (SKIP)", conversation_id)
+            return SummaryRun("skip")
+        turns = activity.user_turns - activity.new_user_turns + len(user_texts)
+        summary = await _shielded(
+            self.summaries.write_summary(
+                conversation_id=conversation_id,
+                content=outcome.text,
+                language=lang,
+                covers_until=covers_until,
+                user_turns=turns,
+                source=SummarySource.MANUAL if forced else SummarySource.SCHEDULED,
+            )
+        )
+        log.info("conversation %s summarised (summary #%s)", conversation_id, summary.id)
+        return SummaryRun("summary", summary)
+
+    async def _failed(self, conversation_id: int, error: BaseException) -> SummaryRun:
+        code = error_text(error)
+        if isinstance(error, EtosError):
+            log.info("summary of conversation %s failed: %s", conversation_id, code)
+        else:
+            log.error("summary of conversation %s failed", conversation_id, exc_info=error)
+        now = self._clock.now()
+        count = await self.summaries.error_count(conversation_id) + 1
+        retry_at = now + rule.retry_delay(count)
+        await _shielded(self.summaries.record_error(conversation_id, code, retry_at))
+        await _shielded(self.runs.failed(JobName.SUMMARIES, now, code))
+        return SummaryRun("error", error=error)
+
+    def _ui_language(self) -> Language:
+        return "zh" if self._settings.get_str("ui.language") == "zh" else "en"
+
+    # -- backup ---------------------------------------------------------------------------------
+
+    async def _schedule_backup(self) -> None:
+        if self._backup_dir is None:
+            return
+        row = await self.runs.get(JobName.BACKUP)
+        now = self._clock.now()
+        earliest = now + STARTUP_DELAY
+        last = row.last_success_at if row is not None else None
+        when = max(last + BACKUP_INTERVAL, earliest) if last is not None else earliest
+        await self._schedule(JobName.BACKUP, when, self.backup)
+
+    async def backup(self) -> backups.BackupResult | None:
+        """Take the daily backup now and rotate the folder; schedule the next one.
+
+        Returns:
+            What was written, or ``None`` if it failed (recorded in the job's row).
+        """
+        if self._backup_dir is None:
+            return None
+        backup_dir = self._backup_dir
+        keep = self._settings.get_int("backup.keep_count")
+        result: backups.BackupResult | None = None
+        async with self._lane:
+            now = self._clock.now()
+            self._running.add(JobName.BACKUP)
+            await self.runs.started(JobName.BACKUP, now)
+            try:
+                # On the DB thread with its own connection: the copy is consistent, and
+                # written to a .part file renamed at the end, so a quit never leaves half a copy.
+                result = await _shielded(
+                    self._db.run(
+                        lambda s: backups.daily_backup(
+                            _raw_connection(s), backup_dir, now, keep=keep
+                        )
+                    )
+                )
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("daily backup failed: %s", error_text(exc))
+                await _shielded(
+                    self.runs.failed(JobName.BACKUP, self._clock.now(), error_text(exc))
+                )
+            else:
+                log.info("daily backup %s (%d bytes)", result.path.name, result.size)
+                await _shielded(self.runs.succeeded(JobName.BACKUP, self._clock.now()))
+            finally:
+                self._running.discard(JobName.BACKUP)
+        await self._schedule(JobName.BACKUP, self._clock.now() + BACKUP_INTERVAL, self.backup)
+        return result
+
+    # -- consolidation --------------------------------------------------------------------------
+
+    async def _schedule_consolidation(self) -> None:
+        if self._memory is None:
+            return
+        row = await self.runs.get(JobName.CONSOLIDATION)
+        now = self._clock.now()
+        earliest = now + STARTUP_DELAY
+        last = row.last_success_at if row is not None else None
+        when = max(last + consolidation.MIN_INTERVAL, earliest) if last is not None else earliest
+        await self._schedule(JobName.CONSOLIDATION, when, self.consolidate)
+
+    async def consolidate(self) -> consolidation.Proposals | None:
+        """Consolidate memories if enough are new; schedule the next check.
+
+        Returns:
+            The proposals applied, or ``None`` when it did not run (or failed).
+        """
+        memory = self._memory
+        if memory is None:
+            return None
+        applied: consolidation.Proposals | None = None
+        async with self._lane:
+            row = await self.runs.get(JobName.CONSOLIDATION)
+            last = row.last_success_at if row is not None else None
+            active = await memory.memories()
+            new = [
+                m
+                for m in active
+                if (last is None or m.created_at > last) and m.source != MemorySource.CONSOLIDATION
+            ]
+            if self._settings.get_bool("memory.enabled") and consolidation.consolidation_due(
+                len(new), last, self._clock.now()
+            ):
+                applied = await self._consolidate(memory, active)
+        await self._schedule(
+            JobName.CONSOLIDATION, self._clock.now() + CONSOLIDATION_CHECK, self.consolidate
+        )
+        return applied
+
+    async def _consolidate(
+        self, memory: MemoryAccess, active: list[Any]
+    ) -> consolidation.Proposals | None:
+        self._running.add(JobName.CONSOLIDATION)
+        await self.runs.started(JobName.CONSOLIDATION, self._clock.now())
+        self._notify(("jobs", None))
+        try:
+            candidates = sorted(active, key=lambda m: (m.created_at, m.id), reverse=True)
+            candidates = candidates[: consolidation.MAX_CANDIDATES]
+            lang = conversation_language([m.content for m in candidates], self._ui_language())
+            resolved = await self._providers.resolve(None, None)
+            completion = await resolved.provider.complete(
+                ChatRequest(
+                    model=resolved.config.background_model or resolved.model,
+                    messages=consolidation.build_request(candidates, lang),
+                    temperature=consolidation.TEMPERATURE,
+                    max_tokens=consolidation.MAX_OUTPUT_TOKENS,
+                )
+            )
+            shown = {m.id: m for m in candidates}
+            proposals = consolidation.parse_proposals(completion.text, shown)
+            await self._apply_proposals(memory, proposals, shown)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning("consolidation failed: %s", error_text(exc))
+            await _shielded(
+                self.runs.failed(JobName.CONSOLIDATION, self._clock.now(), error_text(exc))
+            )
+            return None
+        finally:
+            self._running.discard(JobName.CONSOLIDATION)
+            self._notify(("jobs", None))
+        await _shielded(self.runs.succeeded(JobName.CONSOLIDATION, self._clock.now()))
+        return proposals
+
+    async def _apply_proposals(
+        self,
+        memory: MemoryAccess,
+        proposals: consolidation.Proposals,
+        shown: dict[int, Any],
+    ) -> None:
+        for merge in proposals.merges:
+            first = shown[merge.ids[0]]
+            merged = [shown[i] for i in merge.ids]
+            try:
+                await memory.save(
+                    merge.text,
+                    first.kind,
+                    source=MemorySource.CONSOLIDATION,
+                    importance=max(m.importance for m in merged),
+                    confidence=max(m.confidence for m in merged),
+                    tags=list(dict.fromkeys(t for m in merged for t in m.tags)),
+                    supersedes=first.id,
+                    actor="consolidation",
+                )
+            except InvalidInput as exc:
+                # A wording the write checks refuse (a secret, too long) is not applied.
+                log.info("consolidation merge of %s refused: %s", merge.ids, exc.code)
+                continue
+            for memory_id in merge.ids[1:]:
+                await memory.archive(memory_id, actor="consolidation")
+        for supersession in proposals.supersessions:
+            await memory.archive(supersession.old, actor="consolidation")
+
+    # -- shared -----------------------------------------------------------------------------------
+
+    async def _schedule(
+        self,
+        name: JobName,
+        when: datetime,
+        function: Callable[[], Coroutine[Any, Any, Any]],
+    ) -> None:
+        if self._closed:
+            return
+
+        async def job() -> None:
+            await function()
+
+        self.scheduler.schedule(name.value, when, job)
+        await self.runs.set_next(name, when)
+
+    async def statuses(self) -> list[JobStatus]:
+        """Every job's status for Settings, in ``JobName`` order."""
+        rows = await self.runs.all()
+        statuses = []
+        for name in JobName:
+            status = JobStatus.from_row(name, rows.get(name.value), running=name in self._running)
+            if name == JobName.PROFILE:
+                status = JobStatus(name, available=False)
+            elif name == JobName.SUMMARIES:
+                pending = self.scheduler.pending(SUMMARY_PREFIX)
+                status = _with_next(status, min(pending.values()) if pending else None)
+            elif name == JobName.TITLES:
+                status = _with_next(status, None)
+            else:
+                status = _with_next(status, self.scheduler.run_time(name.value))
+            statuses.append(status)
+        return statuses
+
+
+class SummaryRejected(EtosError):
+    """The model's summary broke the output rules and could not be cut to fit.
+
+    ``params["reason"]``: ``"empty"``, ``"too_short"``, ``"too_long"`` or ``"incomplete"``.
+    """
+
+    code = "summary_rejected"
+
+
+def _with_next(status: JobStatus, when: datetime | None) -> JobStatus:
+    return dataclasses.replace(status, next_run_at=when)
+
+
+def _decide_recent(
+    session: Any, since: datetime, settings: rule.RuleSettings, now: datetime
+) -> list[tuple[int, rule.Decision]]:
+    """The rule's decision for every conversation changed since ``since`` (on the DB thread)."""
+    return [
+        (activity.conversation_id, rule.summary_due(activity, settings, now))
+        for activity in store.recent_activity(session, since)
+    ]
+
+
+def _raw_connection(session: Any) -> Any:
+    """The sqlite3 connection under a session (for the backup API; on the DB thread)."""
+    return session.connection().connection.driver_connection
+
+
+async def _shielded(awaitable: Any) -> Any:
+    """Await ``awaitable`` so that a cancellation does not cut the write short.
+
+    The write finishes (one transaction); the cancellation is raised afterwards.
+    """
+    task = asyncio.ensure_future(awaitable)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await task
+        raise

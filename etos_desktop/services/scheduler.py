@@ -1,0 +1,179 @@
+"""The scheduler service: APScheduler 3.x on the running asyncio (qasync) loop, timed by the app's clock.
+
+Every run time is a time of the injected clock (``core/clock.py``). APScheduler waits on the
+real clock, so a job due at clock time ``T`` is handed to it as "now + (T − clock.now())": with
+the system clock that is ``T`` itself; with a ``FakeClock`` in tests the job does not fire by
+itself while the test runs, and the test fires it as the timer would (:meth:`JobScheduler.fire`)
+after asserting on its run time (:meth:`JobScheduler.run_time`). Nothing sleeps.
+
+A fired job does not run inside APScheduler's own task: the timer callback starts the work as a
+task of this service, so :meth:`shutdown` can cancel it at a safe point and await it, and a
+cancellation is never reported by APScheduler as a failed job. Jobs are derived from database
+state by their owners, so nothing here is persisted: a restart schedules them again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+from etos_desktop.core.clock import Clock
+
+log = logging.getLogger(__name__)
+
+#: The work of one job; it handles its own errors (an exception that escapes is logged).
+JobFunction = Callable[[], Awaitable[None]]
+
+
+class JobScheduler:
+    """One-shot jobs by id on the running loop; scheduling an id again replaces its job.
+
+    Args:
+        clock: The clock run times are read on.
+        loop: The running event loop (the qasync loop in the app).
+        now_real: The real time (injectable for tests of the translation).
+    """
+
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        loop: asyncio.AbstractEventLoop | None = None,
+        now_real: Callable[[], datetime] | None = None,
+    ) -> None:
+        self._clock = clock
+        self._loop = loop or asyncio.get_running_loop()
+        self._now_real = now_real or (lambda: datetime.now(UTC))
+        # A late run (after a suspend) still runs once: no misfire limit, missed runs coalesced.
+        self._aps = AsyncIOScheduler(
+            event_loop=self._loop,
+            timezone=UTC,
+            job_defaults={"coalesce": True, "misfire_grace_time": None, "max_instances": 1},
+        )
+        self._run_times: dict[str, datetime] = {}
+        self._functions: dict[str, JobFunction] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._started = False
+        self._closed = False
+
+    # -- life cycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start firing jobs (those scheduled before wait until now)."""
+        if not self._started and not self._closed:
+            self._aps.start()
+            self._started = True
+
+    @property
+    def running(self) -> bool:
+        """Whether the timer runs (started and not shut down)."""
+        return self._started and not self._closed
+
+    async def shutdown(self) -> None:
+        """Stop the timer, cancel the jobs that are running and wait for them to end.
+
+        A job is cancelled at its next ``await``; its own writes are shielded single
+        transactions, so nothing is left half-written.
+        """
+        self._closed = True
+        if self._started:
+            self._aps.shutdown(wait=False)
+        self._run_times.clear()
+        self._functions.clear()
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    # -- jobs ---------------------------------------------------------------------------------
+
+    def schedule(self, job_id: str, when: datetime, function: JobFunction) -> datetime:
+        """Run ``function`` at clock time ``when``, replacing any pending job with this id.
+
+        Returns:
+            ``when`` (a time in the past runs as soon as the timer runs).
+        """
+        if self._closed:
+            return when
+        self._run_times[job_id] = when
+        self._functions[job_id] = function
+        delay = when - self._clock.now()
+        real = self._now_real() + max(delay, timedelta(0))
+        self._aps.add_job(
+            self._on_timer, "date", run_date=real, id=job_id, args=[job_id], replace_existing=True
+        )
+        return when
+
+    def cancel(self, job_id: str) -> None:
+        """Drop the pending job ``job_id`` (a running one goes on)."""
+        self._run_times.pop(job_id, None)
+        self._functions.pop(job_id, None)
+        if self._aps.get_job(job_id) is not None:
+            self._aps.remove_job(job_id)
+
+    def run_time(self, job_id: str) -> datetime | None:
+        """The clock time the pending job ``job_id`` runs at, or ``None``."""
+        return self._run_times.get(job_id)
+
+    def pending(self, prefix: str = "") -> dict[str, datetime]:
+        """The pending jobs whose id starts with ``prefix``, with their run times."""
+        return {i: t for i, t in self._run_times.items() if i.startswith(prefix)}
+
+    def is_busy(self) -> bool:
+        """Whether any fired job is running."""
+        return any(not task.done() for task in self._tasks.values())
+
+    def is_running(self, job_id: str) -> bool:
+        """Whether the job ``job_id`` is running now."""
+        task = self._tasks.get(job_id)
+        return task is not None and not task.done()
+
+    async def fire(self, job_id: str) -> None:
+        """Run the pending job ``job_id`` now, as its timer would, and wait for it to end.
+
+        Raises:
+            KeyError: No job with that id is pending.
+        """
+        if job_id not in self._functions:
+            raise KeyError(job_id)
+        if self._aps.get_job(job_id) is not None:
+            self._aps.remove_job(job_id)
+        await self._on_timer(job_id)
+        task = self._tasks.get(job_id)
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
+
+    async def _on_timer(self, job_id: str) -> None:
+        # Called by APScheduler on the loop; returns at once so its own task never sees the
+        # job's cancellation or errors.
+        function = self._functions.pop(job_id, None)
+        self._run_times.pop(job_id, None)
+        if function is None or self._closed:
+            return
+        task = asyncio.ensure_future(self._run(job_id, function))
+        self._tasks[job_id] = task
+        task.add_done_callback(functools.partial(self._forget, job_id))
+
+    def _forget(self, job_id: str, task: asyncio.Task[Any]) -> None:
+        if self._tasks.get(job_id) is task:
+            del self._tasks[job_id]
+
+    async def _run(self, job_id: str, function: JobFunction) -> None:
+        try:
+            await function()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("background job %s failed", job_id)
+
+    async def wait_idle(self) -> None:
+        """Wait until no fired job is running (tests, shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
