@@ -162,9 +162,10 @@ class BackgroundJobs:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     async def wait_idle(self) -> None:
-        """Wait until no job and no check is running (tests)."""
+        """Wait until no job and no check is running, nor a job due at once waiting (tests)."""
         while self._tasks or self.scheduler.is_busy():
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            if self._tasks:
+                await asyncio.gather(*list(self._tasks), return_exceptions=True)
             await self.scheduler.wait_idle()
 
     def busy(self) -> bool:

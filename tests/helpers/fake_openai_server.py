@@ -12,6 +12,9 @@ reaches the database, the logs or an error text can only fail if the key is offe
 Replies are scripted per chat request, first in first out (``server.script(Text("hi"),
 Fault(429, retry_after=1))``); each chat request that passes the auth and model checks consumes
 one, retries included. With the script empty the server echoes the last user message.
+``server.script_when(match, ...)`` keeps a separate queue for the requests ``match`` accepts
+(``background`` matches the app's detached, non-streamed requests), so a background job's reply
+does not depend on when it runs relative to the chat.
 
 Stream framing. By default streams use HTTP/1.1 ``Transfer-Encoding: chunked``, so ``CutStream``
 is a real protocol break (the body ends without its terminating chunk). With
@@ -48,7 +51,7 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -67,6 +70,7 @@ __all__ = [
     "Slow",
     "Text",
     "ToolCall",
+    "background",
     "fake_embedding",
 ]
 
@@ -188,6 +192,11 @@ class RecordedRequest:
 # --------------------------------------------------------------------------------------------
 
 
+def background(body: Any) -> bool:
+    """Whether a chat request is a detached background one (a title, a summary): not streamed."""
+    return isinstance(body, dict) and not body.get("stream")
+
+
 def fake_embedding(text: str, dim: int = EMBEDDING_DIM) -> list[float]:
     """Return the vector the server sends for ``text``: word hashes folded into ``dim`` buckets.
 
@@ -242,6 +251,7 @@ class FakeOpenAIServer:
         self.stream_framing = stream_framing
         self.requests: list[RecordedRequest] = []
         self._script: deque[Reply] = deque()
+        self._routes: list[tuple[Callable[[Any], bool], deque[Reply]]] = []
         self._lock = threading.Lock()
         self._chunk_cond = threading.Condition(self._lock)
         self._chunks_sent = 0
@@ -319,6 +329,19 @@ class FakeOpenAIServer:
         with self._lock:
             self._script.extend(replies)
 
+    def script_when(self, match: Callable[[Any], bool], *replies: Reply) -> None:
+        """Queue replies for the chat requests whose JSON body ``match`` accepts.
+
+        These queues are looked at before the main script, in the order they were made; one
+        that is empty lets the request fall through to the next.
+        """
+        with self._lock:
+            for existing, queue in self._routes:
+                if existing is match:
+                    queue.extend(replies)
+                    return
+            self._routes.append((match, deque(replies)))
+
     @property
     def pending_replies(self) -> int:
         """How many scripted replies are not consumed yet."""
@@ -367,8 +390,11 @@ class FakeOpenAIServer:
         with self._lock:
             self.requests.append(request)
 
-    def _next_reply(self) -> Reply | None:
+    def _next_reply(self, body: Any = None) -> Reply | None:
         with self._lock:
+            for match, queue in self._routes:
+                if queue and match(body):
+                    return queue.popleft()
             return self._script.popleft() if self._script else None
 
     def _reset_chunks(self) -> None:
@@ -561,7 +587,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(messages, list) or not messages:
             self._send_error_body(400, "'messages' must be a non-empty array.")
             return
-        reply = self.fake._next_reply()
+        reply = self.fake._next_reply(body)
         if reply is None:
             reply = Text("echo: " + _last_user_text(messages))
         stream = bool(body.get("stream"))

@@ -11,6 +11,7 @@ from typing import Any
 
 from etos_desktop.core.chat.events import ChatEvent
 from etos_desktop.core.chat.service import ChatService
+from etos_desktop.core.clock import Clock
 from etos_desktop.core.providers.base import RetryPolicy, Timeouts
 from etos_desktop.core.providers.config import ProviderConfig
 from etos_desktop.core.providers.openai_provider import OpenAIProvider
@@ -47,6 +48,7 @@ async def chat_stack(
     timeouts: Timeouts = FAST_TIMEOUTS,
     env: dict[str, str] | None = None,
     save_provider: bool = True,
+    clock: Clock | None = None,
 ) -> AsyncIterator[Stack]:
     """Build settings, secrets, registry, database and chat service; close them afterwards.
 
@@ -77,7 +79,7 @@ async def chat_stack(
         if api_key:
             secrets.set(config.id, api_key)
     registry = ProviderRegistry(settings, secrets, env or {}, factory)
-    db = Database(data_dir / "etos.db", data_dir / "backups")
+    db = Database(data_dir / "etos.db", data_dir / "backups", clock=clock)
     await db.open_async()
     repo = ChatRepository(db)
     chat = ChatService(repo, registry, settings)

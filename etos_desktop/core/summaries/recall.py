@@ -21,9 +21,15 @@ import numpy
 
 from etos_desktop.core.context.assembler import ContextBlock
 from etos_desktop.core.context.language import Language
+from etos_desktop.core.memory.gating import recall_cue
 from etos_desktop.core.memory.retrieval import MEMORY_BLOCK_LABEL
-from etos_desktop.core.memory.search import KeywordScorer
-from etos_desktop.core.memory.segmentation import query_terms, query_units, tokens
+from etos_desktop.core.memory.segmentation import (
+    STOP_TERMS,
+    query_terms,
+    query_units,
+    stem,
+    tokens,
+)
 from etos_desktop.core.memory.tuning import Tuning
 from etos_desktop.core.memory.vectors import FloatArray
 from etos_desktop.core.summaries.injection import UNTITLED
@@ -35,6 +41,73 @@ from etos_desktop.core.time_words import TimeWindow, without_time_words
 RECALL_COUNT: Final = 3
 #: Score added to a summary written in the period the question names.
 WINDOW_BOOST: Final = 0.25
+#: A summary is eligible by keywords when it holds this share of the question's content terms.
+#: Lower than memory search's floor: the question already asked about the past, and what is
+#: left of it after the cue and the time words is a few words ("the Kyoto hotel").
+RECALL_KEYWORD_FLOOR: Final = 0.4
+#: Words that ask *about the past* rather than name what was talked about: not searched for.
+_FILLER: Final = frozenset(
+    stem(word)
+    for word in [
+        "last",
+        "time",
+        "before",
+        "earlier",
+        "previous",
+        "previously",
+        "ago",
+        "again",
+        "talk",
+        "talked",
+        "talking",
+        "discuss",
+        "discussed",
+        "chat",
+        "chatted",
+        "say",
+        "said",
+        "tell",
+        "told",
+        "mention",
+        "mentioned",
+        "remember",
+        "recall",
+        "decide",
+        "decided",
+        "conversation",
+        "conversations",
+        "session",
+        "we",
+        "us",
+        "our",
+    ]
+) | frozenset(
+    [
+        "上次",
+        "上回",
+        "之前",
+        "以前",
+        "那次",
+        "聊",
+        "聊到",
+        "聊过",
+        "谈",
+        "说",
+        "说过",
+        "讲",
+        "提",
+        "提到",
+        "记得",
+        "我们",
+        "咱们",
+        "上",
+        "次",
+        "回",
+        "之",
+        "前",
+        "以",
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -94,20 +167,15 @@ def rank_summaries(
     """
     if not candidates or k <= 0:
         return []
-    keyword_text = without_time_words(query, window) if window is not None else query
-    terms = query_terms(keyword_text)
-    docs = {s.id: tokens(f"{s.conversation_title} {s.content}") for s in candidates}
-    doc_freqs: dict[str, int] = {}
-    for doc in docs.values():
-        for term in set(doc):
-            doc_freqs[term] = doc_freqs.get(term, 0) + 1
-    scorer = KeywordScorer(terms, doc_freqs, len(candidates))
-    weight = tuning.vector_weight(query_units(keyword_text))
+    terms = recall_terms(query, window)
+    docs = {s.id: set(tokens(f"{s.conversation_title} {s.content}")) for s in candidates}
+    weight = tuning.vector_weight(query_units(" ".join(terms)))
     span = max(tuning.vector_high - tuning.vector_low, 1e-6)
     hits: list[SummaryHit] = []
     for summary in candidates:
         doc = docs[summary.id]
-        keyword = scorer.score(set(doc), len(doc)) if terms else 0.0
+        # Each content term counts the same: IDF over a handful of summaries is noise.
+        keyword = sum(term in doc for term in terms) / len(terms) if terms else 0.0
         parts: dict[str, float] = {"keyword": keyword}
         vector = vectors.get(summary.id)
         cosine: float | None = None
@@ -117,7 +185,7 @@ def rank_summaries(
             parts["floor"] = tuning.floor
         in_window = window is not None and window.contains(summary.created_at)
         eligible_vector = cosine is not None and cosine >= tuning.floor
-        eligible_keyword = keyword >= tuning.keyword_floor
+        eligible_keyword = keyword >= RECALL_KEYWORD_FLOOR
         if not (eligible_vector or eligible_keyword or in_window):
             continue
         scaled = 0.0 if cosine is None else min(max((cosine - tuning.vector_low) / span, 0.0), 1.0)
@@ -134,6 +202,20 @@ def rank_summaries(
         hits.append(SummaryHit(summary, score, parts))
     hits.sort(key=lambda h: (h.score, h.summary.created_at), reverse=True)
     return hits[:k]
+
+
+def recall_terms(query: str, window: TimeWindow | None) -> list[str]:
+    """The words of a recall question that say what was talked about.
+
+    The time words (they choose the period instead), the recall cue ("did we talk about",
+    "上次我们聊到") and other words about the past are left out.
+    """
+    text = without_time_words(query, window) if window is not None else query
+    cue = recall_cue(text)
+    if cue is not None:
+        text = text.replace(cue.span, " ")
+    # query_terms keeps stop words when nothing else is left; here nothing is better.
+    return [term for term in query_terms(text) if term not in _FILLER and term not in STOP_TERMS]
 
 
 _SOURCE: Final[Mapping[Language, str]] = MappingProxyType(
