@@ -234,7 +234,7 @@ class MemoryAccess:
         return await self._call(self.engine.import_memories, preview)
 
     async def export_json(self, *, now: datetime, app_version: str) -> tuple[str, int]:
-        """Every memory (archived ones too) as an export document.
+        """Every memory and session summary (archived ones too) as an export document.
 
         Returns:
             The JSON text and how many memories it holds.
@@ -242,7 +242,14 @@ class MemoryAccess:
 
         def build() -> tuple[str, int]:
             memories = self._all_by_id()
-            text = transfer.export_json(memories, exported_at=now, app_version=app_version)
+            summaries, created = self.engine.summaries_for_export()
+            text = transfer.export_json(
+                memories,
+                exported_at=now,
+                app_version=app_version,
+                summaries=summaries,
+                conversations_created=created,
+            )
             return text, len(memories)
 
         return await self._call(build)
@@ -258,7 +265,10 @@ class MemoryAccess:
 
         def build() -> tuple[str, int]:
             memories = self._all_by_id()
-            text = transfer.export_markdown(memories, exported_at=now, labels=labels, tz=tz)
+            summaries, _created = self.engine.summaries_for_export()
+            text = transfer.export_markdown(
+                memories, exported_at=now, labels=labels, tz=tz, summaries=summaries
+            )
             return text, len(memories)
 
         return await self._call(build)

@@ -21,6 +21,9 @@ else is added with its original dates, kind and source. ``superseded_by`` links 
 of the file are carried over to the new or matched ids; a link to an entry that is not imported
 is dropped for new memories and left as it was for updated ones.
 
+Session summaries travel in the same document (``"summaries"``) and the same transaction; their
+format and matching are in ``core/summaries/transfer.py``.
+
 Pure functions apart from :func:`local_memories` and :func:`write_import`, which take a session
 and run on the DB thread.
 """
@@ -52,6 +55,8 @@ from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource, R
 from etos_desktop.core.memory.segmentation import duplicate_key
 from etos_desktop.core.memory.vectors import FloatArray
 from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow
+from etos_desktop.core.summaries import transfer as summary_transfer
+from etos_desktop.core.summaries.records import Summary
 
 #: The ``format`` value of a memory export.
 FORMAT: Final = "etos-desktop.memories"
@@ -146,7 +151,12 @@ def export_record(memory: Memory) -> dict[str, Any]:
 
 
 def export_document(
-    memories: Iterable[Memory], *, exported_at: datetime, app_version: str = ""
+    memories: Iterable[Memory],
+    *,
+    exported_at: datetime,
+    app_version: str = "",
+    summaries: Iterable[Summary] = (),
+    conversations_created: Mapping[int, datetime] | None = None,
 ) -> dict[str, Any]:
     """The export document of some memories (usually all of them, archived ones included).
 
@@ -154,9 +164,12 @@ def export_document(
         memories: The memories, in the order they should appear (ascending id is usual).
         exported_at: When the export was made.
         app_version: The version of the app writing it (informational).
+        summaries: The session summaries (every one).
+        conversations_created: When each summary's conversation was created, by id.
 
     Returns:
-        ``{"format", "version", "exported_at", "app_version", "memories": [...]}``.
+        ``{"format", "version", "exported_at", "app_version", "memories": [...],
+        "summaries": [...]}``.
     """
     records = [export_record(m) for m in memories]
     known = {r["id"] for r in records}
@@ -170,12 +183,26 @@ def export_document(
         "exported_at": _iso(exported_at),
         "app_version": app_version,
         "memories": records,
+        "summaries": summary_transfer.export_records(summaries, conversations_created or {}),
     }
 
 
-def export_json(memories: Iterable[Memory], *, exported_at: datetime, app_version: str = "") -> str:
+def export_json(
+    memories: Iterable[Memory],
+    *,
+    exported_at: datetime,
+    app_version: str = "",
+    summaries: Iterable[Summary] = (),
+    conversations_created: Mapping[int, datetime] | None = None,
+) -> str:
     """The export document as indented UTF-8 JSON text (see :func:`export_document`)."""
-    document = export_document(memories, exported_at=exported_at, app_version=app_version)
+    document = export_document(
+        memories,
+        exported_at=exported_at,
+        app_version=app_version,
+        summaries=summaries,
+        conversations_created=conversations_created,
+    )
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -216,6 +243,11 @@ class MarkdownLabels:
     trigger: str = "recall when"
     superseded_by: str = "superseded by #{id}"
     expired: str = "expired"
+    #: The session summaries section: its heading, an untitled conversation, notes.
+    summaries: str = "Session summaries"
+    untitled: str = "Untitled conversation"
+    earlier_summary: str = "earlier version"
+    archived_summary: str = "archived"
 
 
 _MARKDOWN_SPECIAL_RE = re.compile(r"([\\`*_\[\]<>#|~])")
@@ -233,8 +265,11 @@ def export_markdown(
     exported_at: datetime,
     labels: MarkdownLabels | None = None,
     tz: tzinfo = UTC,
+    summaries: Sequence[Summary] = (),
 ) -> str:
     """A readable Markdown export: active memories grouped by kind, then the archived ones.
+
+    Session summaries, if given, follow in a section of their own.
 
     Not meant to be imported back (use :func:`export_json`).
 
@@ -243,11 +278,21 @@ def export_markdown(
         exported_at: When the export was made.
         labels: The words to use (default English).
         tz: The time zone dates are written in.
+        summaries: The session summaries.
 
     Returns:
         The Markdown text.
     """
     words = labels or MarkdownLabels()
+    summary_lines = summary_transfer.markdown_lines(
+        summaries,
+        heading=words.summaries,
+        untitled=words.untitled,
+        earlier=words.earlier_summary,
+        archived=words.archived_summary,
+        tz=tz,
+        escape=_md_text,
+    )
     items = list(memories)
     lines = [
         f"# {words.title}",
@@ -258,7 +303,7 @@ def export_markdown(
         "",
     ]
     if not items:
-        lines += [words.empty, ""]
+        lines += [words.empty, "", *summary_lines]
         return "\n".join(lines)
     active = [m for m in items if m.is_active(exported_at)]
     inactive = [m for m in items if not m.is_active(exported_at)]
@@ -296,6 +341,7 @@ def export_markdown(
     if inactive:
         lines.extend([f"## {words.archived}", ""])
         section(inactive, "###")
+    lines.extend(summary_lines)
     return "\n".join(lines)
 
 
@@ -385,11 +431,15 @@ class ImportDocument:
         entries: The valid entries, in file order.
         invalid: The refused entries, in file order.
         exported_at: When the file says it was exported, if it says.
+        summaries: The valid session summary entries.
+        invalid_summaries: The refused summary entries.
     """
 
     entries: tuple[ImportEntry, ...]
     invalid: tuple[InvalidEntry, ...]
     exported_at: datetime | None = None
+    summaries: tuple[summary_transfer.SummaryEntry, ...] = ()
+    invalid_summaries: tuple[summary_transfer.SummaryProblem, ...] = ()
 
 
 class _EntryError(Exception):
@@ -627,7 +677,15 @@ def parse_import(data: bytes | str, *, now: datetime, max_content_chars: int) ->
                     excerpt=_excerpt(raw, exc.reason),
                 )
             )
-    return ImportDocument(tuple(entries), tuple(invalid), exported_at)
+    try:
+        summaries, invalid_summaries = summary_transfer.parse_entries(
+            document.get("summaries"), now
+        )
+    except ValueError as exc:
+        raise ImportInvalid("'summaries' is not a list", reason="bad_structure") from exc
+    if len(summaries) + len(invalid_summaries) > MAX_IMPORT_ENTRIES:
+        raise ImportInvalid("too many summaries", reason="too_many", limit=MAX_IMPORT_ENTRIES)
+    return ImportDocument(tuple(entries), tuple(invalid), exported_at, summaries, invalid_summaries)
 
 
 # -- planning -------------------------------------------------------------------------------
@@ -662,6 +720,7 @@ class ImportPreview:
         active_before: Active memories now.
         active_after: Active memories after the import.
         max_active: The limit of active memories.
+        summaries: What happens to the session summaries of the file.
     """
 
     to_add: tuple[ImportEntry, ...]
@@ -671,6 +730,7 @@ class ImportPreview:
     active_before: int
     active_after: int
     max_active: int
+    summaries: summary_transfer.SummaryPlan = field(default_factory=summary_transfer.SummaryPlan)
 
     @property
     def over_limit(self) -> bool:
@@ -679,8 +739,8 @@ class ImportPreview:
 
     @property
     def has_changes(self) -> bool:
-        """Whether applying would change anything."""
-        return bool(self.to_add or self.to_update)
+        """Whether applying would change anything (memories or summaries)."""
+        return bool(self.to_add or self.to_update or self.summaries.has_changes)
 
 
 def _entry_active(entry: ImportEntry, now: datetime) -> bool:
@@ -738,6 +798,7 @@ def plan_import(
     *,
     now: datetime,
     max_active: int,
+    local_summaries: Sequence[Summary] = (),
 ) -> ImportPreview:
     """Match the entries of a parsed file to the local memories (see the module doc).
 
@@ -746,6 +807,7 @@ def plan_import(
         local: Every local memory (archived ones too) with its duplicate key.
         now: The current time (for what counts as active).
         max_active: The limit of active memories.
+        local_summaries: Every local session summary (the file's summaries are matched to them).
 
     Returns:
         The preview.
@@ -802,6 +864,9 @@ def plan_import(
         active_before=active_before,
         active_after=active_after,
         max_active=max_active,
+        summaries=summary_transfer.plan(
+            document.summaries, document.invalid_summaries, local_summaries
+        ),
     )
 
 
@@ -824,10 +889,14 @@ class ImportResult:
     Attributes:
         added: The ids of the new memories, in file order.
         updated: The ids of the changed memories, in file order.
+        summaries_added: The ids of the new session summaries.
+        summaries_updated: How many local summaries changed.
     """
 
     added: tuple[int, ...]
     updated: tuple[int, ...]
+    summaries_added: tuple[int, ...] = ()
+    summaries_updated: int = 0
 
 
 def local_memories(session: Session) -> list[tuple[Memory, str]]:
@@ -995,8 +1064,11 @@ def write_import(
             reason="limit",
             limit=max_active,
         )
+    summaries_added = summary_transfer.write(session, preview.summaries, now)
     session.commit()
     return ImportResult(
         added=tuple(row.id for row in new_rows if row.id is not None),
         updated=tuple(plan.memory.id for plan in plans),
+        summaries_added=tuple(summaries_added),
+        summaries_updated=len(preview.summaries.to_update),
     )

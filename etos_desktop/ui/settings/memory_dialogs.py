@@ -324,6 +324,18 @@ class ImportPreviewDialog(QDialog):
             ],
         )
         section(
+            self.tr("Session summaries to add"),
+            [
+                f"{rich_escaped(one_line(e.content))}"
+                + (
+                    f" <i>({rich_escaped(e.conversation_title)})</i>"
+                    if e.conversation_title
+                    else ""
+                )
+                for e in p.summaries.to_add
+            ],
+        )
+        section(
             self.tr("Skipped"),
             [
                 html.escape(
@@ -351,6 +363,18 @@ def import_summary(preview: transfer.ImportPreview) -> str:
             _tr("%n skipped", len(preview.invalid)),
         ]
     )
+    summaries = preview.summaries
+    if summaries.to_add or summaries.to_update or summaries.unchanged or summaries.invalid:
+        text += ". " + _tr("Session summaries: {parts}").format(
+            parts=", ".join(
+                [
+                    _tr("%n to add", len(summaries.to_add)),
+                    _tr("%n to update", len(summaries.to_update)),
+                    _tr("%n already here", summaries.unchanged),
+                    _tr("%n skipped", len(summaries.invalid)),
+                ]
+            )
+        )
     if preview.over_limit:
         text += ". " + _tr(
             "This would make {count} memories active, more than the {limit} allowed. Archive or delete some first."

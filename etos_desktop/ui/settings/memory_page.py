@@ -849,6 +849,10 @@ class MemoryPage(SettingsPage):
             trigger=self.tr("recall when"),
             superseded_by=self.tr("superseded by #{id}"),
             expired=self.tr("expired"),
+            summaries=self.tr("Session summaries"),
+            untitled=self.tr("Untitled conversation"),
+            earlier_summary=self.tr("earlier version"),
+            archived_summary=self.tr("archived"),
         )
 
     def _kind_heading(self, kind: str) -> str:
