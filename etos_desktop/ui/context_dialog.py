@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -181,11 +182,14 @@ class ContextDialog(QDialog):
                 "\n\n".join(b.text for b in system_blocks),
             )
             for block in system_blocks:
+                text = block.text
                 if block.label == SYSTEM_PROMPT_LABEL:
                     title = self.tr("System prompt: persona and rules")
+                elif block.kind == "summaries":
+                    title, text = self._summaries_block(trace, block.text)
                 else:
                     title = f"{block.kind}: {block.label}"
-                self._add(system, title, block.tokens, block.text)
+                self._add(system, title, block.tokens, text)
             system.setExpanded(True)
 
         self._add(
@@ -214,6 +218,19 @@ class ContextDialog(QDialog):
                 title = self.tr("Memories — a system message right before your message")
             details = [block.text, "", self._retrieval_text(trace)]
             group = self._add(self.tree, title, block.tokens, "\n".join(details))
+            for recalled in trace.recalled_summaries:
+                self._add(
+                    group,
+                    self.tr("Summary of “{title}” · {date}").format(
+                        title=recalled.title or self.tr("(untitled)"), date=recalled.date
+                    ),
+                    None,
+                    self.tr(
+                        "A summary of another conversation, added because the message asks about "
+                        "the past.\nWhy it was chosen: {reason}"
+                    ).format(reason=recalled.reason),
+                    f"{recalled.score:.3f}",
+                )
             for memory in trace.memories:
                 self._add(
                     group,
@@ -246,6 +263,26 @@ class ContextDialog(QDialog):
         if first is not None:
             self.tree.setCurrentItem(first)
 
+    def _summaries_block(self, trace: ContextTrace, text: str) -> tuple[str, str]:
+        """The title and the detail text of the recent-summaries block."""
+        count = sum(1 for line in text.splitlines() if line.startswith("- "))
+        taken = trace.summaries_snapshot_at
+        when = ""
+        if taken:
+            try:
+                when = datetime.fromisoformat(taken).astimezone().strftime("%Y-%m-%d %H:%M")
+            except ValueError:
+                when = taken
+        title = self.tr(
+            "Summaries of other conversations: %n, snapshot of {time}", "", count
+        ).format(time=when or "—")
+        note = self.tr(
+            "Taken at this conversation's first message of the session ({time}) and sent "
+            "unchanged with every message of the session, so the system message stays the same; "
+            "a session ends after 30 minutes without a message or when the app restarts."
+        ).format(time=when or "—")
+        return title, f"{note}\n\n{text}"
+
     def _current_text(self, trace: ContextTrace) -> str:
         if self._user_text is None:
             return self.tr("Your message, sent last.")
@@ -269,6 +306,13 @@ class ContextDialog(QDialog):
             return self.tr(
                 "Relevant memories were found but left out: they did not fit in the model's "
                 "context window."
+            )
+        if not trace.memories and trace.recalled_summaries:
+            return self.tr(
+                "No saved memory was relevant, but %n summaries of earlier conversations were "
+                "sent, fenced and labelled as reference data, for a question about the past.",
+                "",
+                len(trace.recalled_summaries),
             )
         if not trace.memories:
             return self.tr("No saved memory was relevant to this message, so none was sent.")

@@ -38,6 +38,7 @@ from etos_desktop.ui.settings.page import SettingsPage, TextFactory, plain_label
 from etos_desktop.ui.settings.persona_page import PersonaPage
 from etos_desktop.ui.settings.providers_controller import ProvidersController
 from etos_desktop.ui.settings.providers_page import ProbeFunction, ProvidersPage
+from etos_desktop.ui.settings.summaries_page import SummariesPage
 from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
@@ -64,7 +65,9 @@ def _loop_running() -> bool:
 
 
 class SettingsDialog(QDialog):
-    """The Settings window: Providers, Persona, General and (given memory) Memory pages.
+    """The Settings window: Providers, Persona, General, Memory and Summaries pages.
+
+    The Memory page is there when the app has memory, the Summaries page when it has summaries.
 
     On first run the dialog opens on the Providers page with a welcome banner and looks once
     for a model server on this computer, offering one-click setup. Open it with ``show()`` or
@@ -115,7 +118,7 @@ class SettingsDialog(QDialog):
             parent=self.stack,
         )
         # The General page first: the Persona page's defaults follow its language.
-        self.general_page = GeneralPage(settings, parent=self.stack)
+        self.general_page = GeneralPage(settings, jobs=jobs, parent=self.stack)
         self.persona_page = PersonaPage(settings, language=self._chosen_language, parent=self.stack)
         self._pages: dict[str, SettingsPage] = {
             "providers": self.providers_page,
@@ -126,6 +129,12 @@ class SettingsDialog(QDialog):
         if memory is not None:
             self.memory_page = MemoryPage(memory, settings, parent=self.stack)
             self._pages["memory"] = self.memory_page
+        self.summaries_page: SummariesPage | None = None
+        if summaries is not None:
+            self.summaries_page = SummariesPage(
+                summaries, settings, jobs=jobs, clock=clock, parent=self.stack
+            )
+            self._pages["summaries"] = self.summaries_page
         self._page_names = tuple(self._pages)
         for name in self._page_names:
             self.page_list.addItem(QListWidgetItem())
@@ -166,6 +175,7 @@ class SettingsDialog(QDialog):
             "persona": self.tr("Persona"),
             "general": self.tr("General"),
             "memory": self.tr("Memory"),
+            "summaries": self.tr("Summaries"),
         }
         for index, name in enumerate(self._page_names):
             self.page_list.item(index).setText(titles[name])
@@ -217,7 +227,7 @@ class SettingsDialog(QDialog):
         return self._page_names
 
     def show_page(self, name: str) -> None:
-        """Show the page ``name``: "providers", "persona", "general" or (given memory) "memory".
+        """Show the page ``name``: "providers", "persona", "general", "memory" or "summaries".
 
         Raises:
             ValueError: No page has that name.

@@ -1,15 +1,22 @@
-"""The General page: editors for the ``ui.*`` and ``chat.*`` settings, generated from the schema."""
+"""The General page: the ``ui.*`` and ``chat.*`` settings, and the background jobs' status.
+
+The editors are generated from the schema; the "Background jobs" section lists every job's last
+run, next run and last error.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QLocale, Signal
+from PySide6.QtCore import QEvent, QLocale, Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QLabel,
     QLineEdit,
@@ -20,16 +27,22 @@ from PySide6.QtWidgets import (
 
 from etos_desktop.core.context.language import Language, language_for_locale
 from etos_desktop.core.errors import InvalidInput
+from etos_desktop.core.jobs import JobName, JobStatus
 from etos_desktop.core.settings.schema import SETTINGS, SettingSpec, validate
 from etos_desktop.core.settings.store import SettingsStore
+from etos_desktop.ui.job_text import job_error_text, job_name, local_time
 from etos_desktop.ui.settings.page import (
     SettingsPage,
     VerticalScrollArea,
     help_label,
+    plain_label,
     schema_tr,
     set_state,
     stacked,
 )
+
+if TYPE_CHECKING:
+    from etos_desktop.ui.jobs_bridge import JobsBridge
 
 #: The settings sections the General page is built from.
 GENERAL_SECTIONS: tuple[str, ...] = ("ui", "chat")
@@ -68,28 +81,112 @@ def _label_for(spec: SettingSpec) -> str:
     return words[:1].upper() + words[1:] + unit
 
 
+class JobsSection(QGroupBox):
+    """The "Background jobs" section: each job's last run, next run and last error."""
+
+    COLUMNS = 4
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("jobsSection")
+        self._statuses: dict[JobName, JobStatus] = {}
+        self._headers = [QLabel(self) for _ in range(self.COLUMNS)]
+        self.cells: dict[JobName, list[QLabel]] = {}
+        grid = QGridLayout(self)
+        grid.setHorizontalSpacing(16)
+        grid.setVerticalSpacing(4)
+        for column, header in enumerate(self._headers):
+            header.setStyleSheet("font-weight: bold;")
+            grid.addWidget(header, 0, column, Qt.AlignmentFlag.AlignTop)
+        for row, name in enumerate(JobName, start=1):
+            labels = [plain_label(self) for _ in range(self.COLUMNS)]
+            labels[0].setObjectName(f"job:{name.value}")
+            for column, label in enumerate(labels):
+                grid.addWidget(label, row, column, Qt.AlignmentFlag.AlignTop)
+            self.cells[name] = labels
+        grid.setColumnStretch(self.COLUMNS - 1, 1)
+        self.retranslate()
+
+    def set_statuses(self, statuses: Sequence[JobStatus]) -> None:
+        """Show these statuses."""
+        self._statuses = {s.name: s for s in statuses}
+        self.retranslate()
+
+    def row_texts(self, name: JobName) -> list[str]:
+        """The texts of one job's row (for tests and screen readers)."""
+        return [label.text() for label in self.cells[name]]
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("Background jobs"))
+        for header, text in zip(
+            self._headers,
+            (self.tr("Job"), self.tr("Last run"), self.tr("Next run"), self.tr("Last error")),
+            strict=True,
+        ):
+            header.setText(text)
+        for name, (title, last, next_run, error) in self.cells.items():
+            title.setText(job_name(name))
+            status = self._statuses.get(name)
+            if status is None:
+                for label in (last, next_run, error):
+                    label.setText("…")
+                    set_state(label, "muted")
+                continue
+            if not status.available:
+                last.setText("—")
+                next_run.setText(self.tr("Not set up yet"))
+                error.setText("—")
+                for label in (last, next_run, error):
+                    set_state(label, "muted")
+                continue
+            if status.running:
+                last.setText(self.tr("Running now"))
+            else:
+                last.setText(local_time(status.last_started_at, never=self.tr("Never")))
+            if name == JobName.TITLES:
+                next_run.setText(self.tr("After a new conversation's first reply"))
+            else:
+                next_run.setText(local_time(status.next_run_at, never=self.tr("Not scheduled")))
+            error.setText(job_error_text(status.last_error) if status.failed_last else "—")
+            set_state(last, "")
+            set_state(next_run, "")
+            set_state(error, "warning" if status.failed_last else "muted")
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+
 class GeneralPage(SettingsPage):
     """Editors for the ``ui.*`` and ``chat.*`` settings, generated from the schema.
 
     Each setting gets a combo box (choices), a spin box (numbers, with the schema's range), a
     check box (bool) or a line edit (text), with its description as tooltip and help line.
+    Given the background jobs, a "Background jobs" section below lists every job with its last
+    run, next run and last error; it is read again on every visit and when a job changes.
 
     Signals:
         value_changed(str): the key of the setting whose editor changed.
+        jobs_refreshed(): the "Background jobs" section was read again.
     """
 
     value_changed = Signal(str)
+    jobs_refreshed = Signal()
 
     def __init__(
         self,
         settings: SettingsStore,
         *,
         sections: Sequence[str] = GENERAL_SECTIONS,
+        jobs: JobsBridge | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("generalPage")
         self._settings = settings
+        self._jobs = jobs
+        self._jobs_queued = False
         self.specs: list[SettingSpec] = [s for s in SETTINGS if s.section in sections]
         self.editors: dict[str, QWidget] = {}
         self.help_labels: dict[str, QLabel] = {}
@@ -121,6 +218,12 @@ class GeneralPage(SettingsPage):
                     self._labels[spec.key] = label
                     form.addRow(label, stacked(group, editor, description))
             column.addWidget(group)
+        self.jobs_section: JobsSection | None = None
+        if jobs is not None:
+            self.jobs_section = JobsSection(content)
+            column.addWidget(self.jobs_section)
+            jobs.jobs_changed.connect(self._on_jobs_changed)
+            jobs.summaries_changed.connect(self._on_jobs_changed)
         column.addStretch(1)
         self.retranslate()
 
@@ -191,6 +294,27 @@ class GeneralPage(SettingsPage):
                     text = native or schema_tr(_CHOICE_NAMES.get(choice, str(choice)))
                     editor.setItemText(index, text)
         self._render_status()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._on_jobs_changed()
+
+    def _on_jobs_changed(self) -> None:
+        # Several changes in a row (a job started, then ended) read the statuses once.
+        if self._jobs is not None and self.isVisible() and not self._jobs_queued:
+            self._jobs_queued = True
+            self.spawn(self.refresh_jobs(), self.tr("The background jobs' status was not read."))
+
+    async def refresh_jobs(self) -> None:
+        """Read every job's status again."""
+        try:
+            if self._jobs is None or self.jobs_section is None:
+                return
+            statuses = await self._jobs.jobs.statuses()
+            self.jobs_section.set_statuses(statuses)
+            self.jobs_refreshed.emit()
+        finally:
+            self._jobs_queued = False
 
     def value(self, key: str) -> object:
         """The value the editor of ``key`` holds now."""
