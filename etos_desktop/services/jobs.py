@@ -470,6 +470,7 @@ class BackgroundJobs:
             now = self._clock.now()
             self._running.add(JobName.BACKUP)
             await self.runs.started(JobName.BACKUP, now)
+            self._notify(("jobs", None))
             try:
                 # On the DB thread with its own connection: the copy is consistent, and
                 # written to a .part file renamed at the end, so a quit never leaves half a copy.
@@ -616,6 +617,7 @@ class BackgroundJobs:
 
         self.scheduler.schedule(name.value, when, job)
         await self.runs.set_next(name, when)
+        self._notify(("jobs", None))
 
     async def statuses(self) -> list[JobStatus]:
         """Every job's status for Settings, in ``JobName`` order."""

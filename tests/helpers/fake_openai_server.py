@@ -110,7 +110,8 @@ class Text:
     Streamed as ``chat.completion.chunk``s: one role chunk, the content split into ``chunks``
     pieces (``None``: one piece per word), a chunk with ``finish_reason``, a usage chunk when the
     request asked for ``stream_options.include_usage`` and ``usage`` is true, then ``[DONE]``.
-    ``delay`` is slept before every content chunk but the first.
+    ``delay`` is slept before every content chunk but the first; a non-streamed answer is sent
+    after waiting ``delay`` once (a slow background request).
     """
 
     text: str
@@ -622,6 +623,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(garbage)))
             self.end_headers()
             self._write(garbage)
+            return
+        if isinstance(reply, Text) and reply.delay and self.fake._wait(reply.delay):
             return
         message: dict[str, Any] = {"role": "assistant", "content": None}
         finish_reason = "stop"

@@ -1,0 +1,94 @@
+"""Settings → General → Background jobs: every job with its last run, next run and last error."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import shiboken6
+
+from etos_desktop.core.clock import FakeClock
+from etos_desktop.core.jobs import JobName
+from etos_desktop.ui.jobs_bridge import JobsBridge
+from etos_desktop.ui.settings.general_page import GeneralPage
+from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, background
+from tests.helpers.qt_async import expect_signal
+from tests.services.conftest import JobsEnv, jobs_env
+
+
+def minute(value: Any) -> str:
+    return value.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+@pytest.fixture
+async def general(
+    qtbot: Any, tmp_path: Path, server: FakeOpenAIServer
+) -> AsyncIterator[tuple[GeneralPage, JobsEnv]]:
+    async with jobs_env(tmp_path / "data", server, FakeClock()) as env:
+        bridge = JobsBridge(env.jobs)
+        page = GeneralPage(env.stack.settings, jobs=bridge)
+        qtbot.addWidget(page)
+        page.resize(800, 900)
+        refreshed = expect_signal(page.jobs_refreshed)
+        page.show()
+        await asyncio.wait_for(refreshed, 10)
+        yield page, env
+        # pytest-qt deletes the page first when the loop runs its deferred deletes.
+        if shiboken6.isValid(page):
+            page.close_page()
+            await page.wait_idle()
+        bridge.detach()
+
+
+async def settle(page: GeneralPage, env: JobsEnv) -> None:
+    await env.jobs.wait_idle()
+    await page.wait_idle()
+
+
+async def test_every_job_is_listed_with_its_schedule(general: tuple[GeneralPage, JobsEnv]):
+    page, env = general
+    section = page.jobs_section
+    assert section is not None
+    assert section.title() == "Background jobs"
+    start = env.clock.now()
+    assert section.row_texts(JobName.TITLES) == [
+        "Conversation titles",
+        "Never",
+        "After a new conversation's first reply",
+        "—",
+    ]
+    assert section.row_texts(JobName.SUMMARIES) == [
+        "Session summaries",
+        "Never",
+        "Not scheduled",
+        "—",
+    ]
+    assert section.row_texts(JobName.PROFILE) == ["User profile", "—", "Not set up yet", "—"]
+    from etos_desktop.services.jobs import STARTUP_DELAY
+
+    assert section.row_texts(JobName.BACKUP)[2] == minute(start + STARTUP_DELAY)
+    assert section.row_texts(JobName.CONSOLIDATION)[2] == minute(start + STARTUP_DELAY)
+
+
+async def test_a_run_and_a_failure_show_up(general: tuple[GeneralPage, JobsEnv]):
+    page, env = general
+    section = page.jobs_section
+    assert section is not None
+    env.clock.advance(minutes=2)
+    await env.scheduler.fire("backup")
+    await settle(page, env)
+    backup = section.row_texts(JobName.BACKUP)
+    assert backup[1] == minute(env.clock.now())
+    assert backup[3] == "—"
+    # A failed consolidation: its error in words, coloured as a warning.
+    for n in range(8):
+        await env.memory.save(f"memory number {n} about something", "fact")
+    env.server.script_when(background, Fault(401))
+    await env.scheduler.fire("consolidation")
+    await settle(page, env)
+    row = section.row_texts(JobName.CONSOLIDATION)
+    assert row[3] == "The server rejected the API key."
+    assert section.cells[JobName.CONSOLIDATION][3].property("state") == "warning"
