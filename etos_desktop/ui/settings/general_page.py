@@ -99,7 +99,10 @@ class JobsSection(QGroupBox):
             header.setStyleSheet("font-weight: bold;")
             grid.addWidget(header, 0, column, Qt.AlignmentFlag.AlignTop)
         for row, name in enumerate(JobName, start=1):
-            labels = [plain_label(self) for _ in range(self.COLUMNS)]
+            # Names and times stay on one line; only the error wraps (it takes the spare width).
+            labels = [
+                plain_label(self, wrap=column == self.COLUMNS - 1) for column in range(self.COLUMNS)
+            ]
             labels[0].setObjectName(f"job:{name.value}")
             for column, label in enumerate(labels):
                 grid.addWidget(label, row, column, Qt.AlignmentFlag.AlignTop)

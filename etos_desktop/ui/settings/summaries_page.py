@@ -767,9 +767,11 @@ class SummariesPage(SettingsPage):
         if activity is None:
             return self.tr("This conversation is not summarised (temporary, or gone).")
         parts = [
-            self.tr("%n user messages", "", activity.user_turns)
-            + ", "
-            + self.tr("%n not yet summarised", "", activity.new_user_turns)
+            self.tr("“{title}”: {turns}, {new}").format(
+                title=activity.title or self.tr("(untitled)"),
+                turns=self.tr("%n user messages", "", activity.user_turns),
+                new=self.tr("%n not yet summarised", "", activity.new_user_turns),
+            )
         ]
         jobs = self._jobs.jobs if self._jobs is not None else None
         next_at = jobs.next_summary_at(conversation_id) if jobs is not None else None
