@@ -1,10 +1,15 @@
 """The scheduler service: APScheduler 3.x on the running asyncio (qasync) loop, timed by the app's clock.
 
 Every run time is a time of the injected clock (``core/clock.py``). APScheduler waits on the
-real clock, so a job due at clock time ``T`` is handed to it as "now + (T − clock.now())": with
+real clock, so a job due at clock time ``T`` is due for real at "now + (T − clock.now())": with
 the system clock that is ``T`` itself; with a ``FakeClock`` in tests the job does not fire by
 itself while the test runs, and the test fires it as the timer would (:meth:`JobScheduler.fire`)
 after asserting on its run time (:meth:`JobScheduler.run_time`). Nothing sleeps.
+
+Pending jobs are kept here, by id; APScheduler holds one timer, armed for the earliest of them.
+Scheduling is a dictionary write, so deriving a thousand conversations' jobs at start-up costs
+the UI loop next to nothing (one APScheduler job each took ~0.2 ms of it, measured in
+``tests/bench/summary_startup.py``).
 
 A fired job does not run inside APScheduler's own task: the timer callback starts the work as a
 task of this service, so :meth:`shutdown` can cancel it at a safe point and await it, and a
@@ -18,8 +23,9 @@ import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
@@ -29,6 +35,16 @@ log = logging.getLogger(__name__)
 
 #: The work of one job; it handles its own errors (an exception that escapes is logged).
 JobFunction = Callable[[], Awaitable[None]]
+
+#: The id of the one APScheduler job: the timer of the earliest pending job.
+_TIMER_ID: Final = "etos:next"
+
+
+@dataclass
+class _Pending:
+    when: datetime  # on the injected clock
+    due: datetime  # on the real clock: when the timer runs it
+    function: JobFunction
 
 
 class JobScheduler:
@@ -56,11 +72,10 @@ class JobScheduler:
             timezone=UTC,
             job_defaults={"coalesce": True, "misfire_grace_time": None, "max_instances": 1},
         )
-        self._run_times: dict[str, datetime] = {}
-        self._functions: dict[str, JobFunction] = {}
+        self._pending: dict[str, _Pending] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
-        # Jobs handed to the timer to run at once (their time had come when scheduled).
-        self._immediate: set[str] = set()
+        self._armed_for: datetime | None = None
+        self._arm_queued = False
         self._started = False
         self._closed = False
 
@@ -71,6 +86,7 @@ class JobScheduler:
         if not self._started and not self._closed:
             self._aps.start()
             self._started = True
+            self._arm()
 
     @property
     def running(self) -> bool:
@@ -86,9 +102,7 @@ class JobScheduler:
         self._closed = True
         if self._started:
             self._aps.shutdown(wait=False)
-        self._run_times.clear()
-        self._functions.clear()
-        self._immediate.clear()
+        self._pending.clear()
         tasks = list(self._tasks.values())
         for task in tasks:
             task.cancel()
@@ -105,40 +119,34 @@ class JobScheduler:
         """
         if self._closed:
             return when
-        self._run_times[job_id] = when
-        self._functions[job_id] = function
         delay = when - self._clock.now()
-        real = self._now_real() + max(delay, timedelta(0))
-        if delay <= timedelta(0):
-            self._immediate.add(job_id)
-        else:
-            self._immediate.discard(job_id)
-        self._aps.add_job(
-            self._on_timer, "date", run_date=real, id=job_id, args=[job_id], replace_existing=True
-        )
+        due = self._now_real() + max(delay, timedelta(0))
+        self._pending[job_id] = _Pending(when, due, function)
+        self._queue_arm()
         return when
 
     def cancel(self, job_id: str) -> None:
         """Drop the pending job ``job_id`` (a running one goes on)."""
-        self._run_times.pop(job_id, None)
-        self._functions.pop(job_id, None)
-        self._immediate.discard(job_id)
-        if self._aps.get_job(job_id) is not None:
-            self._aps.remove_job(job_id)
+        if self._pending.pop(job_id, None) is not None:
+            self._queue_arm()
 
     def run_time(self, job_id: str) -> datetime | None:
         """The clock time the pending job ``job_id`` runs at, or ``None``."""
-        return self._run_times.get(job_id)
+        pending = self._pending.get(job_id)
+        return None if pending is None else pending.when
 
     def pending(self, prefix: str = "") -> dict[str, datetime]:
         """The pending jobs whose id starts with ``prefix``, with their run times."""
-        return {i: t for i, t in self._run_times.items() if i.startswith(prefix)}
+        return {i: p.when for i, p in self._pending.items() if i.startswith(prefix)}
 
     def is_busy(self) -> bool:
-        """Whether a fired job is running, or one due at once is waiting for the timer."""
-        return bool(self._immediate and self.running) or any(
-            not task.done() for task in self._tasks.values()
-        )
+        """Whether a fired job is running, or one whose time has come waits for the timer."""
+        if any(not task.done() for task in self._tasks.values()):
+            return True
+        if not self.running:
+            return False
+        now = self._now_real()
+        return any(p.due <= now for p in self._pending.values())
 
     def is_running(self, job_id: str) -> bool:
         """Whether the job ``job_id`` is running now."""
@@ -151,26 +159,66 @@ class JobScheduler:
         Raises:
             KeyError: No job with that id is pending.
         """
-        if job_id not in self._functions:
+        if job_id not in self._pending:
             raise KeyError(job_id)
-        if self._aps.get_job(job_id) is not None:
-            self._aps.remove_job(job_id)
-        await self._on_timer(job_id)
-        task = self._tasks.get(job_id)
+        task = self._start(job_id)
+        self._queue_arm()
         if task is not None:
             await asyncio.gather(task, return_exceptions=True)
 
-    async def _on_timer(self, job_id: str) -> None:
-        # Called by APScheduler on the loop; returns at once so its own task never sees the
-        # job's cancellation or errors.
-        function = self._functions.pop(job_id, None)
-        self._run_times.pop(job_id, None)
-        self._immediate.discard(job_id)
-        if function is None or self._closed:
+    async def wait_idle(self) -> None:
+        """Wait until no job whose time has come is waiting and no fired job is running (tests).
+
+        Jobs due later are not waited for: a test fires them (:meth:`fire`).
+        """
+        while self.is_busy():
+            if self._tasks:
+                await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+            else:
+                # The timer hands the job over on a later pass of the loop.
+                await asyncio.sleep(0.001)
+
+    # -- the timer ------------------------------------------------------------------------------
+
+    def _queue_arm(self) -> None:
+        # Many schedules in a row (start-up) re-arm the timer once.
+        if not self._arm_queued and self.running:
+            self._arm_queued = True
+            self._loop.call_soon(self._arm)
+
+    def _arm(self) -> None:
+        self._arm_queued = False
+        if not self.running:
             return
-        task = asyncio.ensure_future(self._run(job_id, function))
+        earliest = min((p.due for p in self._pending.values()), default=None)
+        if earliest == self._armed_for:
+            return
+        self._armed_for = earliest
+        if earliest is None:
+            if self._aps.get_job(_TIMER_ID) is not None:
+                self._aps.remove_job(_TIMER_ID)
+            return
+        self._aps.add_job(
+            self._on_timer, "date", run_date=earliest, id=_TIMER_ID, replace_existing=True
+        )
+
+    async def _on_timer(self) -> None:
+        # Called by APScheduler on the loop; returns at once so its own task never sees a
+        # job's cancellation or errors.
+        self._armed_for = None
+        now = self._now_real()
+        for job_id in [i for i, p in self._pending.items() if p.due <= now]:
+            self._start(job_id)
+        self._arm()
+
+    def _start(self, job_id: str) -> asyncio.Task[None] | None:
+        pending = self._pending.pop(job_id, None)
+        if pending is None or self._closed:
+            return None
+        task = asyncio.ensure_future(self._run(job_id, pending.function))
         self._tasks[job_id] = task
         task.add_done_callback(functools.partial(self._forget, job_id))
+        return task
 
     def _forget(self, job_id: str, task: asyncio.Task[Any]) -> None:
         if self._tasks.get(job_id) is task:
@@ -183,15 +231,3 @@ class JobScheduler:
             raise
         except Exception:
             log.exception("background job %s failed", job_id)
-
-    async def wait_idle(self) -> None:
-        """Wait until no job due at once is waiting and no fired job is running (tests).
-
-        Jobs due later are not waited for: a test fires them (:meth:`fire`).
-        """
-        while self.is_busy():
-            if self._tasks:
-                await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
-            else:
-                # The timer hands the job over on a later pass of the loop.
-                await asyncio.sleep(0.001)

@@ -72,7 +72,8 @@ async def run(out: Path) -> None:
         app.window.resize(1100, 760)
         app.window.show()
         await app.start()
-        assert app.controller is not None and app.jobs is not None
+        assert app.controller is not None
+        assert app.jobs is not None
         repo = app.controller.repo
         texts = [
             (EN, "Kyoto trip"),
