@@ -64,8 +64,9 @@ APP = textwrap.dedent(
 
 def seed(data_dir: Path, conversations: int) -> dict[str, int]:
     sys.path.insert(0, str(ROOT))
-    from etos_desktop.core.storage.database import Database
     from summary_data import seed_conversations
+
+    from etos_desktop.core.storage.database import Database
 
     db = Database(data_dir / "etos.db")
     db.open()

@@ -27,6 +27,8 @@ from qt_bench import TickRecorder, run_on_qasync, worst_ms
 
 
 async def run(conversations: int, runs: int) -> None:
+    from summary_data import seed_conversations
+
     from etos_desktop.core.chat.service import ChatService
     from etos_desktop.core.clock import FakeClock
     from etos_desktop.core.settings.store import SettingsStore
@@ -36,7 +38,6 @@ async def run(conversations: int, runs: int) -> None:
     from etos_desktop.services import jobs as jobs_module
     from etos_desktop.services.jobs import BackgroundJobs
     from etos_desktop.services.scheduler import JobScheduler
-    from summary_data import seed_conversations
 
     clock = FakeClock()
     with tempfile.TemporaryDirectory() as tmp:
