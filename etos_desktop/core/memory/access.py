@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import functools
 import threading
 from collections.abc import Callable, Sequence
@@ -26,8 +27,13 @@ from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.records import DeletedMemory, Memory, Revision, SaveResult
 from etos_desktop.core.memory.search import Hit
 from etos_desktop.core.memory.tuning import Tuning
+from etos_desktop.core.summaries.records import Summary
 
 T = TypeVar("T")
+
+#: Reads every session summary and when their conversations were created (blocking: it runs
+#: in this object's worker threads and waits for the DB thread).
+SummarySource = Callable[[], tuple[list[Summary], dict[int, datetime]]]
 
 #: Key prefixes of the embedders the app builds (``embedders.py``).
 _BUILTIN_PREFIX = "use-m3:"
@@ -105,10 +111,15 @@ class MemoryAccess:
     Args:
         engine: The engine (sharing the app's database).
         workers: Worker threads; two let a search run while a save embeds.
+        summaries: Reads the session summaries, which travel in the same export and import
+            (``None``: exports hold none, and a file's summaries are all new).
     """
 
-    def __init__(self, engine: MemoryEngine, *, workers: int = 2) -> None:
+    def __init__(
+        self, engine: MemoryEngine, *, workers: int = 2, summaries: SummarySource | None = None
+    ) -> None:
         self.engine = engine
+        self._summaries = summaries
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=workers, thread_name_prefix="etos-memory"
         )
@@ -117,6 +128,13 @@ class MemoryAccess:
     def max_content_chars(self) -> int:
         """The longest memory text accepted (setting ``memory.max_content_chars``)."""
         return self.engine.max_content_chars
+
+    def set_summaries(self, summaries: SummarySource | None) -> None:
+        """Read the session summaries for exports and imports from ``summaries``."""
+        self._summaries = summaries
+
+    def _local_summaries(self) -> tuple[list[Summary], dict[int, datetime]]:
+        return self._summaries() if self._summaries is not None else ([], {})
 
     def set_embedder(self, embedder: Embedder | None, tuning: Tuning | None = None) -> None:
         """Switch the active embedder and its tuning (``MemoryEngine.set_embedder``; cheap)."""
@@ -225,7 +243,9 @@ class MemoryAccess:
             document = transfer.parse_import(
                 _read_import_file(path), now=now, max_content_chars=self.engine.max_content_chars
             )
-            return self.engine.preview_import(document)
+            preview = self.engine.preview_import(document)
+            local, _created = self._local_summaries()
+            return dataclasses.replace(preview, summaries=transfer.plan_summaries(document, local))
 
         return await self._call(read)
 
@@ -242,7 +262,7 @@ class MemoryAccess:
 
         def build() -> tuple[str, int]:
             memories = self._all_by_id()
-            summaries, created = self.engine.summaries_for_export()
+            summaries, created = self._local_summaries()
             text = transfer.export_json(
                 memories,
                 exported_at=now,
@@ -265,7 +285,7 @@ class MemoryAccess:
 
         def build() -> tuple[str, int]:
             memories = self._all_by_id()
-            summaries, _created = self.engine.summaries_for_export()
+            summaries, _created = self._local_summaries()
             text = transfer.export_markdown(
                 memories, exported_at=now, labels=labels, tz=tz, summaries=summaries
             )

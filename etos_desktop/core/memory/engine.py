@@ -53,8 +53,6 @@ from etos_desktop.core.memory.vectors import FloatArray, VectorIndex, chunk_text
 from etos_desktop.core.storage import traces
 from etos_desktop.core.storage.database import Database, checkpoint
 from etos_desktop.core.storage.tables import MemoryRow
-from etos_desktop.core.summaries import transfer as summary_transfer
-from etos_desktop.core.summaries.records import Summary
 
 log = logging.getLogger(__name__)
 
@@ -1117,21 +1115,7 @@ class MemoryEngine:
             The preview to show, then to pass to :meth:`import_memories`.
         """
         local = self._call(transfer.local_memories)
-        summaries, _created = self._call(summary_transfer.local_summaries)
-        return transfer.plan_import(
-            document,
-            local,
-            now=self._now(),
-            max_active=self.max_active,
-            local_summaries=summaries,
-        )
-
-    def summaries_for_export(self) -> tuple[list[Summary], dict[int, datetime]]:
-        """Every session summary, and when their conversations were created (for the export)."""
-        result: tuple[list[Summary], dict[int, datetime]] = self._call(
-            summary_transfer.local_summaries
-        )
-        return result
+        return transfer.plan_import(document, local, now=self._now(), max_active=self.max_active)
 
     def import_memories(
         self, preview: transfer.ImportPreview, *, actor: str = "import"

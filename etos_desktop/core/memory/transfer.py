@@ -798,7 +798,6 @@ def plan_import(
     *,
     now: datetime,
     max_active: int,
-    local_summaries: Sequence[Summary] = (),
 ) -> ImportPreview:
     """Match the entries of a parsed file to the local memories (see the module doc).
 
@@ -807,7 +806,6 @@ def plan_import(
         local: Every local memory (archived ones too) with its duplicate key.
         now: The current time (for what counts as active).
         max_active: The limit of active memories.
-        local_summaries: Every local session summary (the file's summaries are matched to them).
 
     Returns:
         The preview.
@@ -864,10 +862,22 @@ def plan_import(
         active_before=active_before,
         active_after=active_after,
         max_active=max_active,
-        summaries=summary_transfer.plan(
-            document.summaries, document.invalid_summaries, local_summaries
-        ),
     )
+
+
+def plan_summaries(
+    document: ImportDocument, local: Sequence[Summary]
+) -> summary_transfer.SummaryPlan:
+    """Match the session summaries of a parsed file to the local ones.
+
+    Args:
+        document: The parsed file.
+        local: Every local session summary.
+
+    Returns:
+        What the import does to the summaries (``ImportPreview.summaries``).
+    """
+    return summary_transfer.plan(document.summaries, document.invalid_summaries, local)
 
 
 def texts_to_embed(preview: ImportPreview) -> dict[int, str]:

@@ -25,7 +25,7 @@ from etos_desktop.core.memory.tuning import Tuning, tuning_for
 from etos_desktop.core.memory.vectors import FloatArray, from_blob, to_blob
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.tables import MessageRow
-from etos_desktop.core.summaries import store
+from etos_desktop.core.summaries import store, transfer
 from etos_desktop.core.summaries.recall import RECALL_COUNT, SummaryHit, rank_summaries
 from etos_desktop.core.summaries.records import DeletedSummary, Summary, SummaryActivity
 from etos_desktop.core.time_words import resolve_time_window
@@ -147,6 +147,13 @@ class SummaryAccess:
     async def conversations(self) -> list[tuple[int, str, datetime]]:
         """``(id, title, updated_at)`` of the conversations that can be summarised."""
         return await self._run(store.conversations)
+
+    def transfer_state(self) -> tuple[list[Summary], dict[int, datetime]]:
+        """Every summary and when its conversation was created, for the export and import.
+
+        Blocking (it waits for the DB thread): for worker threads, never the UI thread.
+        """
+        return self._db.call(transfer.local_summaries)
 
     # -- changes by the user --------------------------------------------------------------------
 

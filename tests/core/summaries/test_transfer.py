@@ -24,8 +24,10 @@ class Side:
     def __init__(self, db: Database, clock: FakeClock) -> None:
         self.db = db
         self.repo = ChatRepository(db)
-        self.memory = MemoryAccess(MemoryEngine(db, clock=clock))
         self.summaries = SummaryAccess(db, clock=clock)
+        self.memory = MemoryAccess(
+            MemoryEngine(db, clock=clock), summaries=self.summaries.transfer_state
+        )
         self.clock = clock
 
     async def summarised(self, title: str, text: str) -> tuple[int, int]:
