@@ -268,7 +268,8 @@ async def test_show_archived_adds_archived_rows_with_a_marker(
 async def test_export_starts_in_documents_and_suggests_the_title(
     etos: EtosApp, server: FakeOpenAIServer, isolated_environment: Path
 ):
-    documents = Path.home() / "Documents"
+    # HOME is the test's own (tests/conftest.py: isolated_environment).
+    documents = isolated_environment.parent / "home" / "Documents"
     documents.mkdir(exist_ok=True)
     server.script(Text("```python\nprint('你好')\n```"))
     await send(etos, "show code 请")
