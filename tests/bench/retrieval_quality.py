@@ -73,13 +73,28 @@ class CachingEmbedder:
     really embedded and the time spent, for the report.
     """
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, cache_file: Path | None = None) -> None:
         self.inner = inner
         self.key = inner.key
         self.dimension = inner.dimension
         self._cache: dict[str, numpy.ndarray] = {}
         self.embedded = 0
         self.seconds = 0.0
+        self.cache_file = cache_file
+        if cache_file is not None and cache_file.exists():
+            stored = numpy.load(cache_file, allow_pickle=False)
+            self._cache = dict(zip(stored["texts"].tolist(), stored["vectors"], strict=True))
+
+    def save(self) -> None:
+        """Write the vectors seen so far to ``cache_file`` (reruns skip embedding them)."""
+        if self.cache_file is None or not self._cache:
+            return
+        texts = list(self._cache)
+        numpy.savez(
+            self.cache_file,
+            texts=numpy.array(texts),
+            vectors=numpy.stack([self._cache[t] for t in texts]),
+        )
 
     def embed(self, texts: Sequence[str]) -> numpy.ndarray:
         """Return the vectors of ``texts``, embedding only the ones not seen before."""
@@ -457,14 +472,180 @@ def calibrate(store: Store, data: dict) -> dict[str, float]:
     return best
 
 
+# -- the conversational set ---------------------------------------------------------------------------
+
+CONV_KS = (1, 5, 10)
+CONV_CATEGORIES = ("single", "multi_hop", "when", "time", "changed")
+MODES = ("keyword", "vector", "hybrid")
+
+
+class ConversationStore:
+    """The conversational set loaded into one temporary engine database (all turns active)."""
+
+    def __init__(self, data: dict, embedder: Any, folder: Path) -> None:
+        engine_module = _engine_module()
+        self.now = parse_time(data["reference_now"])
+        self.clock = FakeClock(self.now)
+        name = "lexical" if embedder is None else "vector"
+        self.engine = engine_module.MemoryEngine.open(
+            folder / f"conversation-{name}.db", embedder=embedder, clock=self.clock
+        )
+        memories = data["memories"]
+        started = time.perf_counter()
+        new_ids = self.engine.add_many(
+            [
+                {"text": m["text"], "kind": "episode", "created_at": parse_time(m["created_at"])}
+                for m in memories
+            ],
+            batch_size=256,
+        )
+        self.load_seconds = time.perf_counter() - started
+        self.names = {int(i): m["id"] for m, i in zip(memories, new_ids, strict=True)}
+
+    def search(
+        self, text: str, mode: str, apply_floor: bool = True, k: int = 10, tuning: Any = None
+    ) -> list[str]:
+        """The set ids of the results, best first."""
+        hits = self.engine.search(text, k=k, mode=mode, apply_floor=apply_floor, tuning=tuning)
+        return [self.names.get(int(h.id), f"#{h.id}") for h in hits]
+
+    def close(self) -> None:
+        """Close the engine."""
+        self.engine.close()
+
+
+def conversation_run(store: ConversationStore, queries: Sequence[dict], mode: str) -> list[dict]:
+    """Every query's results in ``mode`` (k = 10, with and without the floor)."""
+    out = []
+    for q in queries:
+        started = time.perf_counter()
+        results = store.search(q["text"], mode)
+        seconds = time.perf_counter() - started
+        out.append(
+            {
+                "query": q,
+                "results": results,
+                "no_floor": store.search(q["text"], mode, apply_floor=False),
+                "seconds": seconds,
+            }
+        )
+    return out
+
+
+def conversation_metrics(run: list[dict], split: str | None, floor: bool = True) -> dict:
+    """hit@1/5/10, per-category hit@10, false injection and newer-wins of one run."""
+    outs = [o for o in run if split is None or o["query"]["split"] == split]
+    key = "results" if floor else "no_floor"
+    targeted = [o for o in outs if o["query"]["targets"]]
+    nothing = [o for o in outs if not o["query"]["targets"]]
+    changed = [o for o in outs if o["query"]["category"] == "changed"]
+    m: dict[str, Any] = {"n": len(targeted)}
+    for k in CONV_KS:
+        m[f"hit@{k}"] = _share(
+            [within(rank_of(o["query"]["targets"], o[key]), k) for o in targeted]
+        )
+    m["false-inj"] = _share([bool(o["results"]) for o in nothing])
+    m["newer"] = _share([newer_won(o["query"], o[key]) for o in changed])
+    m["categories"] = {
+        c: _share(
+            [
+                within(rank_of(o["query"]["targets"], o[key]), 10)
+                for o in targeted
+                if o["query"]["category"] == c
+            ]
+        )
+        for c in CONV_CATEGORIES
+    }
+    m["ms/query"] = 1000 * statistics.fmean(o["seconds"] for o in outs) if outs else None
+    return m
+
+
+def conversation_report(
+    data: dict, embedder: Any, folder: Path, splits: Sequence[str], lexical: bool = True
+) -> dict[tuple[str, str], list[dict]]:
+    """Load the conversational set, run every mode and print the tables."""
+    started = time.perf_counter()
+    if embedder is not None:
+        embedder.prefetch([m["text"] for m in data["memories"]])
+    store = ConversationStore(data, embedder, folder)
+    print(
+        f"\nConversational set: loaded {len(store.names)} turns in {store.load_seconds:.1f} s "
+        f"(wall {time.perf_counter() - started:.1f} s)"
+    )
+    runs = {("USE", mode): conversation_run(store, data["queries"], mode) for mode in MODES}
+    store.close()
+    if lexical:
+        lex = ConversationStore(data, None, folder)
+        for mode in ("keyword", "hybrid"):
+            runs[("lexical", mode)] = conversation_run(lex, data["queries"], mode)
+        lex.close()
+    for floor in (True, False):
+        print(
+            f"\nConversational set, k = 10, "
+            f"{'relevance floor applied (as in the app)' if floor else 'no floor (ranking only)'}:"
+        )
+        cats = " ".join(f"{c[:9]:>9}" for c in CONV_CATEGORIES)
+        print(
+            f"{'embedder':<9} {'mode':<8} {'split':<12} {'n':>3} {'hit@1':>6} {'hit@5':>6}"
+            f" {'hit@10':>6} {'false-inj':>9} {'newer':>6} {cats}  (per-category hit@10)"
+        )
+        for (emb, mode), run in runs.items():
+            for split in splits:
+                m = conversation_metrics(run, split, floor)
+                cells = " ".join(f"{_fmt(m['categories'][c]):>9}" for c in CONV_CATEGORIES)
+                print(
+                    f"{emb:<9} {mode:<8} {split:<12} {m['n']:>3} {_fmt(m['hit@1']):>6}"
+                    f" {_fmt(m['hit@5']):>6} {_fmt(m['hit@10']):>6} {_fmt(m['false-inj']):>9}"
+                    f" {_fmt(m['newer']):>6} {cells}"
+                )
+    for split in splits:
+        hy = conversation_metrics(runs[("USE", "hybrid")], split)
+        worst = []
+        for k in CONV_KS:
+            best_channel = max(
+                conversation_metrics(runs[("USE", ch)], split)[f"hit@{k}"] or 0.0
+                for ch in ("keyword", "vector")
+            )
+            worst.append((hy[f"hit@{k}"] or 0.0) - best_channel)
+        ok = all(d >= -0.01 for d in worst) and (hy["hit@10"] or 0.0) >= 0.80
+        print(
+            f"Target ({split}): hybrid − best channel at k=1/5/10: "
+            + "/".join(f"{d:+.2f}" for d in worst)
+            + f" (≥ −0.01), hybrid hit@10 {_fmt(hy['hit@10'])} (≥ 0.80): "
+            + ("ok" if ok else "MISSED")
+        )
+    return runs
+
+
+def print_conversation_misses(run: list[dict], split: str, texts: dict[str, str]) -> None:
+    """The ``split`` questions whose target is not in the top 10, and injected unrelated ones."""
+    print(f"\nConversational misses (hybrid, {split} half):")
+    for o in run:
+        q = o["query"]
+        if q["split"] != split:
+            continue
+        rank = rank_of(q["targets"], o["results"])
+        if q["targets"] and not within(rank, 10):
+            top = o["results"][0] if o["results"] else None
+            print(
+                f"  {q['id']:<24} {q['text']}  no-floor rank "
+                f"{rank_of(q['targets'], o['no_floor'])}; top: "
+                f"{texts.get(top, '(nothing)')[:70] if top else '(nothing)'}"
+            )
+        elif q["category"] == "changed" and not newer_won(q, o["results"]):
+            print(f"  {q['id']:<24} {q['text']}  newer not first: {o['results'][:4]}")
+        elif not q["targets"] and o["results"]:
+            print(f"  {q['id']:<24} {q['text']}  → {texts.get(o['results'][0], '')[:60]}")
+
+
 # -- main ------------------------------------------------------------------------------------------------
 
 
-def make_use_embedder() -> CachingEmbedder:
-    """The embedded USE, wrapped in the cache."""
+def make_use_embedder(cache_file: Path | None = None) -> CachingEmbedder:
+    """The embedded USE, wrapped in the cache (kept in ``cache_file`` between runs if given)."""
     from etos_desktop.core.memory.embedders import UseEmbedder
 
-    return CachingEmbedder(UseEmbedder())
+    return CachingEmbedder(UseEmbedder(), cache_file)
 
 
 def main() -> int:
@@ -480,14 +661,40 @@ def main() -> int:
     parser.add_argument("--misses", action="store_true", help="list the test-half misses of hybrid")
     parser.add_argument("--no-lexical", action="store_true", help="skip the lexical-only runs")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--sets",
+        choices=("both", "bilingual", "conversation"),
+        default="both",
+        help="which benchmark sets to run",
+    )
+    parser.add_argument(
+        "--vector-cache",
+        type=Path,
+        help="keep the USE vectors of every text in this .npz between runs",
+    )
     args = parser.parse_args()
 
+    use = make_use_embedder(args.vector_cache)
+    splits = list(SPLITS) if args.split == "both" else [args.split]
+    if args.sets != "bilingual" and not args.calibrate:
+        import conversation_set
+
+        conv = conversation_set.load()
+        conversation_set.print_counts(conv)
+        with tempfile.TemporaryDirectory(prefix="etos-bench-") as tmp:
+            conv_runs = conversation_report(conv, use, Path(tmp), splits, not args.no_lexical)
+        if args.misses:
+            conv_texts = {m["id"]: m["text"] for m in conv["memories"]}
+            print_conversation_misses(conv_runs[("USE", "hybrid")], "test", conv_texts)
+        use.save()
+        if args.sets == "conversation":
+            return 0
+        print()
     data = dataset_overlap.load_set(args.set)
     dataset_overlap.print_counts(data)
     dataset_overlap.print_report(data, quiet=True)
     print()
     texts = {m["id"]: m["text"] for m in data["memories"]}
-    use = make_use_embedder()
 
     with tempfile.TemporaryDirectory(prefix="etos-bench-") as tmp:
         folder = Path(tmp)
@@ -509,7 +716,7 @@ def main() -> int:
             return 0
 
         both_store = Store(data, use, "both", folder)
-        splits = list(SPLITS) if args.split == "both" else [args.split]
+        use.save()
         runs: dict[tuple[str, str], dict] = {}
         for mode in ("keyword", "vector", "hybrid"):
             runs[("USE", mode)] = evaluate(main_store, data["queries"], mode, both_store)

@@ -49,6 +49,7 @@ from etos_desktop.core.memory.records import (
 )
 from etos_desktop.core.memory.search import Candidate, Hit, KeywordScorer, SearchMode, rank
 from etos_desktop.core.memory.segmentation import duplicate_key, query_terms, query_units
+from etos_desktop.core.memory.slots import change_cue, same_slot
 from etos_desktop.core.memory.tuning import Tuning, tuning_for
 from etos_desktop.core.memory.vectors import FloatArray, VectorIndex, chunk_texts
 from etos_desktop.core.storage.database import Database
@@ -60,6 +61,8 @@ log = logging.getLogger(__name__)
 KEYWORD_CANDIDATES: Final = 200
 #: Vector matches considered per query, at least (4 × k when that is more).
 VECTOR_CANDIDATES: Final = 100
+#: Nearest active memories a new statement with a change cue is checked against (same slot).
+SLOT_CANDIDATES: Final = 8
 #: Above this share of the index going stale at once, the index is rebuilt instead of patched.
 _PATCH_LIMIT: Final = 0.2
 
@@ -287,6 +290,12 @@ class MemoryEngine:
     ) -> SaveResult:
         """Save a memory after the write checks; merge it into a near-duplicate if there is one.
 
+        A text that states a change (``slots.change_cue``: "no longer", "switched to", "不再",
+        "改用", "现在…了"…) is never merged; when an active memory of the same kind is about the
+        same slot (``slots.same_slot``), it is superseded in the same transaction, as with
+        ``supersedes`` (the result's ``superseded`` names it). Without a cue nothing is
+        superseded automatically.
+
         Args:
             text: One or a few self-contained sentences.
             kind: A ``MemoryKind`` value.
@@ -305,7 +314,8 @@ class MemoryEngine:
             origin_message_id: The message it came from.
 
         Returns:
-            The id that holds the text now, and whether it was merged into an existing memory.
+            The id that holds the text now, whether it was merged into an existing memory, and
+            the memory it superseded (given, or found by the same-slot rule).
 
         Raises:
             MemoryEmpty, MemoryTooLong, MemorySecret: A write check refused the text.
@@ -322,10 +332,20 @@ class MemoryEngine:
         embedder, tuning = self._embedder, self._tuning
         vectors = self._embed(embedder, chunk_texts(content))
         near_id: int | None = None
+        # A stated change ("no longer", "改用"…) is never merged into what it contradicts,
+        # however similar the wording: it may supersede it instead (slots.same_slot).
+        cue = None if bulk or supersedes is not None else change_cue(content)
+        slot_candidates: list[tuple[int, float]] = []
         if not bulk and supersedes is None and vectors is not None and embedder is not None:
-            near = self._vector_index(embedder).nearest_whole_text(vectors[0], now)
-            if near is not None and near[1] >= tuning.duplicate_similarity:
-                near_id = near[0]
+            index = self._vector_index(embedder)
+            if cue is None:
+                near = index.nearest_whole_text(vectors[0], now)
+                if near is not None and near[1] >= tuning.duplicate_similarity:
+                    near_id = near[0]
+            else:
+                slot_candidates = index.nearest_whole_texts(
+                    vectors[0], now, SLOT_CANDIDATES, at_least=tuning.same_slot_similarity
+                )
         key = duplicate_key(content)
         row = MemoryRow(
             content=content,
@@ -353,6 +373,8 @@ class MemoryEngine:
                     raise MemoryNotFound(f"no memory #{supersedes}", memory_id=supersedes)
             elif not bulk:
                 target = store.find_active_by_key(session, key, now)
+                if target is None and slot_candidates:
+                    old = self._same_slot(session, content, str(kind), slot_candidates, now, tuning)
                 if target is None and near_id is not None:
                     candidate = store.get(session, near_id)
                     if candidate is not None and Memory.from_row(candidate).is_active(now):
@@ -397,6 +419,29 @@ class MemoryEngine:
         result: SaveResult = self._call(write)
         self._mark_dirty(result.id, result.superseded)
         return result
+
+    @staticmethod
+    def _same_slot(
+        session: Any,
+        content: str,
+        kind: str,
+        candidates: Sequence[tuple[int, float]],
+        now: datetime,
+        tuning: Tuning,
+    ) -> MemoryRow | None:
+        """The active memory of ``kind`` that ``content`` (with a change cue) replaces, if any.
+
+        ``candidates`` are the nearest memories by whole-text cosine, most similar first; the
+        first active one of the same kind that passes ``slots.same_slot`` is it.
+        """
+        rows = store.rows_by_id(session, [memory_id for memory_id, _ in candidates])
+        for memory_id, similarity in candidates:
+            row = rows.get(memory_id)
+            if row is None or row.kind != kind or not Memory.from_row(row).is_active(now):
+                continue
+            if same_slot(content, row.content, similarity, tuning.same_slot_similarity):
+                return row
+        return None
 
     @staticmethod
     def _merge_into(

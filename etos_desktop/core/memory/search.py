@@ -12,8 +12,9 @@ and their stored fields; this module turns them into ranked, explained hits:
   embedder is scored by keyword alone;
 * relevance floor — a memory is eligible only when its cosine reaches the embedder's floor or its
   keyword score reaches the keyword floor, so a query can return nothing;
-* newer first — among eligible results about the same thing (whole-text cosine at least
-  ``same_topic_similarity``), the newer statement ranks first.
+* newer first — between two active results about the same slot (``slots.same_slot``: the
+  newer one states a change, they share key terms and are similar enough), the newer ranks
+  first; nothing else is re-ordered by date.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from enum import StrEnum
 
 import numpy
 
+from etos_desktop.core.memory.slots import change_cue, same_slot
 from etos_desktop.core.memory.tuning import Tuning
 from etos_desktop.core.memory.vectors import FloatArray
 
@@ -57,7 +59,8 @@ class Hit:
             ``vector`` (cosine), ``floor`` (the vector floor applied), ``keyword`` (0–1),
             ``vector_weight``, ``relevance`` (the
             blend), ``recency``, ``importance`` and ``confidence`` (the small terms added to
-            it), ``newer_first`` (the adjustment that put a newer statement first),
+            it), ``newer_first`` (the adjustment that put a newer statement of the same slot
+            first),
             ``eligible_vector`` / ``eligible_keyword`` (1.0 when that side passed its floor).
         text: The memory's content.
         kind: The memory's kind.
@@ -206,44 +209,40 @@ def _score(
     return score, parts
 
 
-def _newer_first(
-    hits: list[tuple[float, dict[str, float], Candidate]],
+def _newer_in_slot(
+    scored: list[tuple[float, dict[str, float], Candidate]],
     vectors: Mapping[int, FloatArray],
     threshold: float,
 ) -> None:
-    """Within each group of same-topic hits, give the best scores to the newest statements."""
-    ids = [c.id for _, _, c in hits if c.id in vectors]
-    if len(ids) < 2:
-        return
-    matrix = numpy.stack([vectors[i] for i in ids])
-    sims = numpy.einsum("ij,kj->ik", matrix, matrix)
-    parent = list(range(len(ids)))
+    """Put a newer statement above an older active one of the same slot (``slots.same_slot``).
 
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i in range(len(ids)):
-        for j in range(i + 1, len(ids)):
-            if sims[i, j] >= threshold:
-                parent[root(j)] = root(i)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(ids)):
-        groups.setdefault(root(i), []).append(ids[i])
-    where = {c.id: n for n, (_, _, c) in enumerate(hits)}
-    for members in groups.values():
-        if len(members) < 2:
+    Pairwise and narrow on purpose: only a result whose text carries a change cue moves, only
+    above an older result of the same kind that it shares key terms with and is at least
+    ``threshold`` similar to. Re-sorting whole clusters of similar results by date (the step
+    this replaces) chained most of a dialogue store's results into one group and put ranking
+    below keyword search alone (issue 10).
+    """
+    cues = {c.id: change_cue(c.text) for _, _, c in scored}
+    for j in range(1, len(scored)):
+        score_b, parts_b, newer = scored[j]
+        if cues[newer.id] is None or newer.id not in vectors:
             continue
-        slots = sorted((where[m] for m in members), key=lambda n: -hits[n][0])
-        scores = [hits[n][0] for n in slots]
-        by_age = sorted(slots, key=lambda n: (hits[n][2].valid_from, hits[n][2].id), reverse=True)
-        for n, score in zip(by_age, scores, strict=True):
-            old_score, parts, candidate = hits[n]
-            if score != old_score:
-                parts["newer_first"] = score - old_score
-            hits[n] = (score, parts, candidate)
+        for i in range(j):
+            score_a, _, older = scored[i]
+            if (
+                older.kind != newer.kind
+                or older.valid_from >= newer.valid_from
+                or older.id not in vectors
+            ):
+                continue
+            similarity = float(numpy.dot(vectors[older.id], vectors[newer.id]))
+            if same_slot(newer.text, older.text, similarity, threshold) is None:
+                continue
+            lifted = score_a + 1e-6
+            parts_b["newer_first"] = lifted - score_b
+            scored.insert(i, (lifted, parts_b, newer))
+            del scored[j + 1]
+            break
 
 
 def rank(
@@ -270,8 +269,8 @@ def rank(
         apply_floor: ``False`` returns the best ``k`` with any signal, eligible or not.
         personal: Whether the query refers to the user (``gating.addresses_user``); picks
             ``floor`` or ``impersonal_floor``.
-        whole_text_vectors: Looks up memories' whole-text vectors for "newer first" (hybrid
-            only; ``None`` skips that step).
+        whole_text_vectors: Looks up memories' whole-text vectors for the same-slot rule
+            between results (hybrid only; ``None`` skips that step).
 
     Returns:
         Up to ``k`` hits, best first; possibly none.
@@ -294,12 +293,11 @@ def rank(
             scored.append((result[0], result[1], candidate))
     scored.sort(key=lambda item: (-item[0], -item[2].id))
     if mode is SearchMode.HYBRID and whole_text_vectors is not None and len(scored) > 1:
-        head = scored[: max(3 * k, 10)]
-        _newer_first(
-            head, whole_text_vectors([c.id for _, _, c in head]), tuning.same_topic_similarity
+        head = scored[: max(2 * k, 10)]
+        _newer_in_slot(
+            head, whole_text_vectors([c.id for _, _, c in head]), tuning.same_slot_query_similarity
         )
         scored[: len(head)] = head
-        scored.sort(key=lambda item: (-item[0], -item[2].id))
     return [
         Hit(
             id=c.id,

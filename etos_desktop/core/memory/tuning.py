@@ -42,8 +42,11 @@ class Tuning:
         long_query_units: Queries from this length on are long; the weight is linear between.
         duplicate_similarity: A new memory at least this similar to an active one is merged
             into it instead of being stored twice.
-        same_topic_similarity: Two results at least this similar to each other are about the
-            same thing; the newer one is ranked first ("newer beats older").
+        same_slot_similarity: A new memory with a change cue supersedes an active one of the
+            same kind at least this similar that shares its key terms (``slots.same_slot``).
+        same_slot_query_similarity: The same rule between two results of one query: the newer
+            ranks first. Lower than at write time because both statements already matched
+            the same question, which says more about their subject than their cosine does.
         recency_weight: Score lost by a memory as it ages (half of it after one half-life).
         recency_half_life_days: The half-life of that decay.
         importance_weight: Score per unit of importance above or below 0.5.
@@ -60,7 +63,8 @@ class Tuning:
     short_query_units: float = 8.0
     long_query_units: float = 24.0
     duplicate_similarity: float = 0.95
-    same_topic_similarity: float = 0.85
+    same_slot_similarity: float = 0.85
+    same_slot_query_similarity: float = 0.75
     recency_weight: float = 0.05
     recency_half_life_days: float = 180.0
     importance_weight: float = 0.10
@@ -116,8 +120,15 @@ DEFAULTS: dict[str, Tuning] = {
     # General questions rarely say "I/my/我" and questions about the user nearly always do, so
     # first-person queries get 0.15 and the rest 0.25 (calibration half: hit@3 0.79, no false
     # injection; test half: 0.77 and 1 of 10). Other numbers measured here: the same sentence
-    # reworded 0.89–0.96 (a negated one too: merging it is right, the newer wording wins), a
-    # preference and its later reversal ~0.6, two different preferences ~0.4.
+    # reworded 0.89–0.96. A negated restatement can score as high, but merging it would be
+    # wrong — it states a change — so a text with a change cue is never merged; it goes through
+    # the same-slot rule instead (slots.py). Same slot, measured on reversal pairs (issue 9):
+    # a preference and its stated reversal 0.59–0.75 ("I use pnpm…" / "I no longer use pnpm…,
+    # I switched to bun" 0.74, "我每天早上喝咖啡" / "我现在不喝咖啡了，改喝茶" 0.70), two
+    # different preferences with a cue 0.43–0.45 ("…pnpm for JavaScript projects" / "I switched
+    # to Poetry for Python projects"), unrelated < 0.31: 0.50 at write time. The bilingual set's
+    # update pairs with both statements active are 0.43–0.64 apart, so between two results of
+    # one query the rule accepts 0.40.
     "use-m3": Tuning(
         floor=0.15,
         impersonal_floor=0.25,
@@ -125,7 +136,8 @@ DEFAULTS: dict[str, Tuning] = {
         vector_low=0.10,
         vector_high=0.60,
         duplicate_similarity=0.92,
-        same_topic_similarity=0.60,
+        same_slot_similarity=0.50,
+        same_slot_query_similarity=0.40,
     ),
     # The bag-of-words test double: unrelated texts are ~0, one shared word of five ~0.2.
     "hash": Tuning(
@@ -135,7 +147,8 @@ DEFAULTS: dict[str, Tuning] = {
         vector_low=0.0,
         vector_high=1.0,
         duplicate_similarity=0.95,
-        same_topic_similarity=0.80,
+        same_slot_similarity=0.60,
+        same_slot_query_similarity=0.45,
     ),
 }
 
@@ -183,7 +196,7 @@ def calibrate(embedder: Embedder, base: Tuning = UNKNOWN) -> Tuning:
 
     Returns:
         ``base`` with ``floor`` (and ``impersonal_floor`` as far above it as in ``base``), ``vector_low``, ``vector_high``, ``duplicate_similarity`` and
-        ``same_topic_similarity`` set from the measurement.
+        ``same_slot_similarity`` / ``same_slot_query_similarity`` set from the measurement.
 
     Raises:
         ProviderError: The embedder failed.
@@ -207,7 +220,8 @@ def calibrate(embedder: Embedder, base: Tuning = UNKNOWN) -> Tuning:
         vector_low=round(low, 3),
         vector_high=round(min(1.0, high), 3),
         duplicate_similarity=round(max(0.9, min(0.98, high + (1.0 - high) * 0.6)), 3),
-        same_topic_similarity=round(min(0.95, max(high, floor + 0.3)), 3),
+        same_slot_similarity=round(min(0.95, max(high, floor + 0.3)), 3),
+        same_slot_query_similarity=round(min(0.9, max(high, floor + 0.3) - 0.1), 3),
     )
 
 

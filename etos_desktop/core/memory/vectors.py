@@ -193,15 +193,32 @@ class VectorIndex:
 
     def nearest_whole_text(self, vector: FloatArray, now: datetime) -> tuple[int, float] | None:
         """The live memory whose whole-text vector is closest to ``vector``, with the cosine."""
-        if not len(self.ids):
-            return None
+        nearest = self.nearest_whole_texts(vector, now, 1)
+        return nearest[0] if nearest else None
+
+    def nearest_whole_texts(
+        self, vector: FloatArray, now: datetime, n: int, at_least: float = -1.0
+    ) -> list[tuple[int, float]]:
+        """The ``n`` live memories whose whole-text vectors are closest to ``vector``.
+
+        Args:
+            vector: A unit vector.
+            now: Memories expired at this time are skipped.
+            n: The most returned.
+            at_least: Only cosines of at least this.
+
+        Returns:
+            ``(memory id, cosine)`` pairs, most similar first.
+        """
+        if not len(self.ids) or n <= 0:
+            return []
         whole = self.matrix if self._single else self.matrix[self._starts]
         sims = _matvec(whole, vector)
-        sims = numpy.where(self.live(now), sims, -numpy.inf)
-        best = int(numpy.argmax(sims))
-        if not numpy.isfinite(sims[best]):
-            return None
-        return int(self.ids[best]), float(sims[best])
+        sims = numpy.where(self.live(now) & (sims >= at_least), sims, -numpy.inf)
+        n = min(n, len(sims))
+        top = numpy.argpartition(-sims, n - 1)[:n]
+        top = top[numpy.argsort(-sims[top], kind="stable")]
+        return [(int(self.ids[i]), float(sims[i])) for i in top if numpy.isfinite(sims[i])]
 
     def patched(self, removed: Iterable[int], added: Sequence[VectorRow]) -> VectorIndex:
         """A new index without ``removed`` memories' rows and with ``added`` appended.
