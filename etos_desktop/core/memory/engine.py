@@ -1062,6 +1062,7 @@ class MemoryEngine:
         *,
         tuning: Tuning | None = None,
         from_user: bool = True,
+        personal: bool | None = None,
     ) -> list[Hit]:
         """Find the active memories relevant to ``query``; possibly none.
 
@@ -1076,6 +1077,9 @@ class MemoryEngine:
                 a message that does not refer to the user (``gating.addresses_user``) must
                 clear the higher ``impersonal_floor``. ``False`` for queries the model or the
                 app wrote (``search_memory``), which are third-person by nature.
+            personal: Whether the query is about the user, when the caller knows better than
+                ``query``'s wording (per-turn retrieval judges the current message, not the
+                search text that may include an earlier turn); ``None`` decides as above.
 
         Returns:
             Up to ``k`` hits, best first, each with its score parts. Archived and expired
@@ -1094,7 +1098,8 @@ class MemoryEngine:
             embedder, active_tuning = self._embedder, self._tuning
         tuning = tuning or active_tuning
         now = self._now()
-        personal = not from_user or addresses_user(query)
+        if personal is None:
+            personal = not from_user or addresses_user(query)
         floor = tuning.vector_floor(personal)
         terms = [] if search_mode is SearchMode.VECTOR else query_terms(query)
         query_vector: FloatArray | None = None
