@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -139,3 +140,28 @@ async def test_the_next_request_carries_the_newer_preference(
         assert f"#{saved.memory_id} " in block
         assert f"#{old.id} " not in block
         assert "switched to bun" in block
+
+
+async def test_what_did_we_talk_about_last_week_carries_last_weeks_memory(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+) -> None:
+    async with memory_chat(tmp_path, server, use_embedder) as (stack, memory):
+        now = datetime.now(UTC)
+        # Seven days ago is always in the previous calendar week.
+        week = await memory.save(
+            "We talked about booking the train to Lisbon",
+            "episode",
+            created_at=now - timedelta(days=7),
+        )
+        await memory.save(
+            "We talked about the garden tomatoes", "episode", created_at=now - timedelta(days=40)
+        )
+        conversation = await new_conversation(stack)
+        server.script(Text("The Lisbon train."))
+        events = await stack.run(stack.chat.send(conversation, "What did we talk about last week?"))
+        block = memory_block(server, 0)
+        assert block is not None
+        assert f"#{week.id} " in block
+        trace = await trace_of(stack, events)
+        assert trace.retrieval_window.endswith("(last week)")
+        assert trace.memories[0].id == week.id

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import numpy
+from sqlalchemy import or_
 from sqlmodel import col, delete, select
 
 from etos_desktop.core.clock import Clock, SystemClock
@@ -35,7 +36,7 @@ from etos_desktop.core.errors import InvalidInput, ProviderError
 from etos_desktop.core.memory import fts, store, transfer
 from etos_desktop.core.memory.embedding import Embedder
 from etos_desktop.core.memory.errors import MemoryLimitReached, MemoryNotFound
-from etos_desktop.core.memory.gating import addresses_user
+from etos_desktop.core.memory.gating import addresses_user, asks_only_what_was_said
 from etos_desktop.core.memory.policy import check_content
 from etos_desktop.core.memory.records import (
     DeletedMemory,
@@ -54,6 +55,7 @@ from etos_desktop.core.memory.tuning import Tuning, tuning_for
 from etos_desktop.core.memory.vectors import FloatArray, VectorIndex, chunk_texts
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, MemoryVectorRow
+from etos_desktop.core.time_words import TimeWindow, resolve_time_window, without_time_words
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,8 @@ log = logging.getLogger(__name__)
 KEYWORD_CANDIDATES: Final = 200
 #: Vector matches considered per query, at least (4 × k when that is more).
 VECTOR_CANDIDATES: Final = 100
+#: Memories from a named period ("last week") considered per query, newest first.
+WINDOW_CANDIDATES: Final = 1000
 #: Nearest active memories a new statement with a change cue is checked against (same slot).
 SLOT_CANDIDATES: Final = 8
 #: Above this share of the index going stale at once, the index is rebuilt instead of patched.
@@ -1101,7 +1105,12 @@ class MemoryEngine:
         if personal is None:
             personal = not from_user or addresses_user(query)
         floor = tuning.vector_floor(personal)
-        terms = [] if search_mode is SearchMode.VECTOR else query_terms(query)
+        window = self.time_window(query)
+        # The time phrase says when, not what: "last week" must not match every turn that
+        # mentions a week.
+        keyword_text = query if window is None else without_time_words(query, window)
+        time_only = window is not None and asks_only_what_was_said(keyword_text)
+        terms = [] if search_mode is SearchMode.VECTOR or time_only else query_terms(keyword_text)
         query_vector: FloatArray | None = None
         if search_mode is not SearchMode.KEYWORD and embedder is not None and query.strip():
             try:
@@ -1112,7 +1121,7 @@ class MemoryEngine:
                 log.warning("query embedding failed; keyword search only", exc_info=True)
         if search_mode is SearchMode.VECTOR and query_vector is None:
             return []
-        if search_mode is SearchMode.KEYWORD and not terms:
+        if search_mode is SearchMode.KEYWORD and not terms and window is None:
             return []
 
         index: VectorIndex | None = None
@@ -1129,13 +1138,19 @@ class MemoryEngine:
                 top = numpy.argpartition(-masked, pool - 1)[:pool]
                 vector_ids = [int(index.ids[i]) for i in top if numpy.isfinite(masked[i])]
 
-        def gather(session: Any) -> tuple[list[tuple[int, str]], KeywordScorer, list[Candidate]]:
+        def gather(
+            session: Any,
+        ) -> tuple[list[tuple[int, str]], KeywordScorer, list[Candidate], set[int]]:
+            in_window = set() if window is None else self._window_ids(session, window, now)
             matched: list[tuple[int, str]] = []
             if terms:
                 matched = fts.matches(session, terms, now=now, limit=KEYWORD_CANDIDATES)
-                if search_mode is SearchMode.HYBRID and vector_ids:
-                    seen = {memory_id for memory_id, _ in matched}
-                    extra = [i for i in vector_ids if i not in seen]
+                seen = {memory_id for memory_id, _ in matched}
+                wanted = set(in_window)
+                if search_mode is SearchMode.HYBRID:
+                    wanted.update(vector_ids)
+                extra = [i for i in wanted if i not in seen]
+                if extra:
                     matched += fts.matches(
                         session, terms, now=now, limit=len(extra), only_ids=extra
                     )
@@ -1144,12 +1159,12 @@ class MemoryEngine:
                 fts.document_frequencies(session, terms),
                 store.count_all(session) if terms else 0,
             )
-            ids = {memory_id for memory_id, _ in matched}
+            ids = {memory_id for memory_id, _ in matched} | in_window
             if search_mode is not SearchMode.KEYWORD:
                 ids.update(vector_ids)
-            return matched, scorer, store.candidates(session, ids, now)
+            return matched, scorer, store.candidates(session, ids, now), in_window
 
-        matched, scorer, found = self._call(gather)
+        matched, scorer, found, in_window = self._call(gather)
         keyword: dict[int, float] = {}
         for memory_id, indexed in matched:
             tokens = indexed.split()
@@ -1163,7 +1178,10 @@ class MemoryEngine:
                     cosine = float(sims[position])
             candidates.append(
                 dataclasses.replace(
-                    candidate, cosine=cosine, keyword=keyword.get(candidate.id, 0.0)
+                    candidate,
+                    cosine=cosine,
+                    keyword=keyword.get(candidate.id, 0.0),
+                    in_window=candidate.id in in_window,
                 )
             )
         return rank(
@@ -1176,7 +1194,40 @@ class MemoryEngine:
             apply_floor=apply_floor,
             personal=personal,
             whole_text_vectors=None if index is None else index.whole_text_vectors,
+            time_only=time_only,
         )
+
+    def time_window(self, query: str) -> TimeWindow | None:
+        """The period ``query`` names ("last week", "上周", "三月份"), if any.
+
+        Resolved on this engine's clock in the local time zone; search boosts memories from it.
+
+        Args:
+            query: A query or message.
+
+        Returns:
+            The window, or ``None`` when the text names no period.
+        """
+        return resolve_time_window(query, self._now().astimezone())
+
+    @staticmethod
+    def _window_ids(session: Any, window: TimeWindow, now: datetime) -> set[int]:
+        """Active memories created, or valid from, within ``window`` (newest first, bounded)."""
+        statement = (
+            select(MemoryRow.id)
+            .where(
+                store.active_clause(now),
+                or_(
+                    (col(MemoryRow.created_at) >= window.start)
+                    & (col(MemoryRow.created_at) < window.end),
+                    (col(MemoryRow.valid_from) >= window.start)
+                    & (col(MemoryRow.valid_from) < window.end),
+                ),
+            )
+            .order_by(col(MemoryRow.created_at).desc())
+            .limit(WINDOW_CANDIDATES)
+        )
+        return {int(memory_id) for memory_id in session.exec(statement) if memory_id is not None}
 
     # -- import (the format and the matching live in transfer.py) -----------------------------
 

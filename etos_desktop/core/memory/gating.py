@@ -242,3 +242,29 @@ def refers_back(message: str) -> bool:
     if not text or query_units(text) > FOLLOW_UP_MAX_UNITS:
         return False
     return _REFERS_BACK_RE.search(text) is not None
+
+
+_TALK_RE = re.compile(
+    r"\b(what|which|did|do|does|we|you|i|me|us|talk|talked|talking|chat|chatted|discuss"
+    r"|discussed|say|said|speak|spoke|tell|told|mention|mentioned|go|went|over|about|anything"
+    r"|something|things?|topics?|the|all|were|was|have|had|again|remind|of|on)\b"
+    r"|我们|咱们|你|我|聊天|聊|谈|说|讨论|提到|提|讲|过|了|些|什么|都|那|时候|的|到|哪儿|哪里|哪"
+    r"|吗|呢|啥|内容|话题|东西|一下|记得|还",
+    re.IGNORECASE,
+)
+
+
+def asks_only_what_was_said(text: str) -> bool:
+    """Whether ``text`` (time words already removed) asks only what was talked about.
+
+    "What did we talk about (last week)?" / "(上周)我们聊了些什么？" name no subject, so every
+    memory from the period they name answers them; "what did we say about the car" does not.
+
+    Args:
+        text: A question with its time phrase taken out.
+
+    Returns:
+        ``True`` when nothing but talk words and punctuation is left.
+    """
+    rest = _TALK_RE.sub(" ", unicodedata.normalize("NFKC", text).replace("\u2019", "'"))
+    return not re.search(r"[^\W_]", rest)

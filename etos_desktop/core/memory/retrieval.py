@@ -19,6 +19,7 @@ from etos_desktop.core.context.language import Language
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.gating import RecallCue, addresses_user, recall_cue, refers_back
 from etos_desktop.core.memory.search import Hit
+from etos_desktop.core.time_words import TimeWindow
 
 #: How much of the previous message and of the current one goes into the query.
 PREVIOUS_CONTEXT_CHARS = 300
@@ -65,11 +66,19 @@ class Retrieval:
         query: The text that was searched.
         cue: The recall cue that widened the search, if the message asked about the past.
         hits: The memories to send, best first (possibly none).
+        window: The period the search text names ("last week"), whose memories were boosted.
     """
 
     query: str
     cue: RecallCue | None
     hits: tuple[Hit, ...]
+    window: TimeWindow | None = None
+
+    def window_text(self) -> str:
+        """The window for the trace: its dates and the words that named it, or ``""``."""
+        if self.window is None:
+            return ""
+        return f"{self.window.describe()} ({self.window.phrase})"
 
 
 def build_query(current: str, previous_user: str | None) -> str:
@@ -114,7 +123,8 @@ async def retrieve(
     # ("What is the capital of France?") must not inherit the lower first-person floor.
     personal = addresses_user(current) or (query != current.strip() and addresses_user(query))
     hits = await access.search(query, k=k * 2, mode="hybrid", personal=personal)
-    return Retrieval(query=query, cue=cue, hits=cap_by_kind(hits, k))
+    window = access.engine.time_window(query)
+    return Retrieval(query=query, cue=cue, hits=cap_by_kind(hits, k), window=window)
 
 
 def memory_block(hits: Sequence[Hit], lang: Language) -> ContextBlock | None:
@@ -145,6 +155,8 @@ def trace_memories(hits: Sequence[Hit]) -> tuple[TraceMemory, ...]:
             )
         if hit.parts.get("eligible_keyword"):
             reasons.append(f"keyword {hit.parts.get('keyword', 0.0):.2f}")
+        if hit.parts.get("eligible_time"):
+            reasons.append("from the period the message names")
         entries.append(
             TraceMemory(
                 id=hit.id,

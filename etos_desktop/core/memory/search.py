@@ -12,6 +12,9 @@ and their stored fields; this module turns them into ranked, explained hits:
   embedder is scored by keyword alone;
 * relevance floor — a memory is eligible only when its cosine reaches the embedder's floor or its
   keyword score reaches the keyword floor, so a query can return nothing;
+* time window — a query that names a period ("last week", "上周", "三月份"; ``core.time_words``)
+  adds ``time_boost`` to memories from that period, and one that asks only what was talked
+  about then makes them eligible by that alone;
 * newer first — between two active results about the same slot (``slots.same_slot``: the
   newer one states a change, they share key terms and are similar enough), the newer ranks
   first; nothing else is re-ordered by date.
@@ -92,6 +95,8 @@ class Candidate:
         cosine: Its best chunk's cosine to the query, ``None`` without a vector for the active
             embedder (or without a query vector).
         keyword: Its keyword score (0 when it matched no term).
+        in_window: It was created (or became valid) in the period the query names ("last
+            week"), see ``core.time_words``.
     """
 
     id: int
@@ -103,6 +108,7 @@ class Candidate:
     confidence: float
     cosine: float | None
     keyword: float
+    in_window: bool = False
 
 
 def idf(doc_freq: int, n_docs: int) -> float:
@@ -174,26 +180,35 @@ def _score(
     floor: float,
     now: datetime,
     apply_floor: bool,
+    time_only: bool,
 ) -> tuple[float, dict[str, float]] | None:
     cosine, keyword = candidate.cosine, candidate.keyword
     by_vector = cosine is not None and cosine >= floor
     by_keyword = keyword > 0.0 and keyword >= tuning.keyword_floor
+    # "What did we talk about last week?" names no subject: being from that week is relevance.
+    by_time = candidate.in_window and time_only
+    boost = tuning.time_boost if candidate.in_window else 0.0
     parts: dict[str, float] = {"keyword": keyword}
     if cosine is not None:
         parts["vector"] = cosine
         parts["floor"] = floor
     parts["eligible_vector"] = float(by_vector)
     parts["eligible_keyword"] = float(by_keyword)
+    if candidate.in_window:
+        parts["time_window"] = boost
+        parts["eligible_time"] = float(by_time)
     if mode is SearchMode.KEYWORD:
-        eligible = by_keyword if apply_floor else keyword > 0.0
-        return (keyword, parts) if eligible else None
+        eligible = (
+            (by_keyword or by_time) if apply_floor else (keyword > 0.0 or candidate.in_window)
+        )
+        return (keyword + boost, parts) if eligible else None
     if mode is SearchMode.VECTOR:
-        if cosine is None or (apply_floor and not by_vector):
+        if cosine is None or (apply_floor and not (by_vector or by_time)):
             return None
-        return cosine, parts
-    if apply_floor and not (by_vector or by_keyword):
+        return cosine + boost, parts
+    if apply_floor and not (by_vector or by_keyword or by_time):
         return None
-    if not apply_floor and cosine is None and keyword <= 0.0:
+    if not apply_floor and cosine is None and keyword <= 0.0 and not candidate.in_window:
         return None
     if cosine is None:
         relevance = keyword
@@ -205,7 +220,7 @@ def _score(
     parts["recency"] = tuning.recency_weight * (tuning.recency(age_days) - 1.0)
     parts["importance"] = tuning.importance_weight * (candidate.importance - 0.5)
     parts["confidence"] = tuning.confidence_weight * (candidate.confidence - 1.0)
-    score = relevance + parts["recency"] + parts["importance"] + parts["confidence"]
+    score = relevance + boost + parts["recency"] + parts["importance"] + parts["confidence"]
     return score, parts
 
 
@@ -256,6 +271,7 @@ def rank(
     apply_floor: bool = True,
     personal: bool = True,
     whole_text_vectors: Callable[[Sequence[int]], Mapping[int, FloatArray]] | None = None,
+    time_only: bool = False,
 ) -> list[Hit]:
     """Score, filter and order candidates.
 
@@ -271,6 +287,9 @@ def rank(
             ``floor`` or ``impersonal_floor``.
         whole_text_vectors: Looks up memories' whole-text vectors for the same-slot rule
             between results (hybrid only; ``None`` skips that step).
+        time_only: The query names a period and no subject ("what did we talk about last
+            week?"): candidates from the period (``Candidate.in_window``) are eligible without
+            a floor. Candidates in a named period get ``tuning.time_boost`` in every mode.
 
     Returns:
         Up to ``k`` hits, best first; possibly none.
@@ -288,6 +307,7 @@ def rank(
             floor=tuning.vector_floor(personal),
             now=now,
             apply_floor=apply_floor,
+            time_only=time_only,
         )
         if result is not None:
             scored.append((result[0], result[1], candidate))
