@@ -533,7 +533,8 @@ class MemoryEngine:
     ) -> list[int]:
         """Load many memories fast: no duplicate-merging, no limits, embedded in batches.
 
-        Empty texts and secrets are still refused (the whole call stops at the first one).
+        Empty texts and secrets are still refused: every item is checked before anything is
+        written, so a refusal leaves the store as it was and a retry duplicates nothing.
 
         Args:
             items: Texts, ``MemoryDraft`` values, or mappings of ``MemoryDraft`` fields.
@@ -545,10 +546,23 @@ class MemoryEngine:
             The new ids, in input order.
 
         Raises:
-            MemoryEmpty, MemorySecret: An item was refused (earlier batches stay saved).
-            InvalidInput: An item has an invalid kind, source, importance or confidence.
+            MemoryEmpty, MemorySecret: An item was refused; ``params["index"]`` is its
+                position. Nothing was written.
+            InvalidInput: An item has an invalid kind, source, importance or confidence (or is
+                not a text, draft or mapping of draft fields); ``params["index"]`` as above.
         """
-        drafts = [_draft(item) for item in items]
+        drafts: list[MemoryDraft] = []
+        contents: list[str] = []
+        for index, item in enumerate(items):
+            try:
+                draft = _draft(item)
+                contents.append(check_content(draft.text, max_chars=None))
+                _validate(draft.kind, draft.source, draft.importance, draft.confidence)
+            except InvalidInput as exc:
+                raise type(exc)(f"item {index}: {exc.detail}", **exc.params, index=index) from exc
+            except TypeError as exc:
+                raise InvalidInput(f"item {index}: {exc}", index=index) from exc
+            drafts.append(draft)
         ids: list[int] = []
         total = len(drafts)
         for start in range(0, total, max(1, batch_size)):
@@ -556,9 +570,7 @@ class MemoryEngine:
             now = self._now()
             rows: list[MemoryRow] = []
             chunks: list[list[str]] = []
-            for d in batch:
-                content = check_content(d.text, max_chars=None)
-                _validate(d.kind, d.source, d.importance, d.confidence)
+            for d, content in zip(batch, contents[start : start + batch_size], strict=True):
                 when = d.created_at or now
                 rows.append(
                     MemoryRow(
