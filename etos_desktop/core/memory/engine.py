@@ -29,6 +29,7 @@ from typing import Any, Final
 
 import numpy
 from sqlalchemy import or_
+from sqlalchemy import text as sql_text
 from sqlmodel import col, delete, select
 
 from etos_desktop.core.clock import Clock, SystemClock
@@ -1142,7 +1143,7 @@ class MemoryEngine:
         if query_vector is not None and embedder is not None:
             index = self._vector_index(embedder)
             if len(index):
-                sims = index.similarities(query_vector)
+                sims = index.similarities(query_vector, tuning.passage_weight)
                 masked = numpy.where(index.live(now), sims, -numpy.inf)
                 if apply_floor:
                     masked = numpy.where(masked >= floor, masked, -numpy.inf)
@@ -1334,7 +1335,7 @@ class MemoryEngine:
         if embedder is None:
             return 0
         key = embedder.key
-        todo: list[int] = self._call(lambda s: store.ids_without_vector(s, key))
+        todo: list[int] = self._call(lambda s: self._ids_to_embed(s, key))
         total = len(todo)
         done = 0
         if progress is not None:
@@ -1359,6 +1360,25 @@ class MemoryEngine:
             if progress is not None:
                 progress(done, total)
         return done
+
+    @staticmethod
+    def _ids_to_embed(session: Any, key: str) -> list[int]:
+        """Memories without vectors for ``key``, or with fewer passages than they should have.
+
+        Stores written before sentence passages existed (issue 10) have only chunk 0 for most
+        memories; re-embedding gives them their passages. No schema change is needed:
+        ``memory_vector.chunk_no`` already numbers them.
+        """
+        sql = sql_text(
+            "SELECT m.id, m.content, COUNT(v.chunk_no) FROM memory AS m "
+            "LEFT JOIN memory_vector AS v ON v.memory_id = m.id AND v.embedder_key = :key "
+            "GROUP BY m.id ORDER BY m.id"
+        )
+        return [
+            int(memory_id)
+            for memory_id, content, count in session.execute(sql, {"key": key})
+            if int(count) != len(chunk_texts(str(content)))
+        ]
 
     @staticmethod
     def _write_reembedded(

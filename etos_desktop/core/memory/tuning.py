@@ -47,6 +47,8 @@ class Tuning:
         same_slot_query_similarity: The same rule between two results of one query: the newer
             ranks first. Lower than at write time because both statements already matched
             the same question, which says more about their subject than their cosine does.
+        passage_weight: How much a memory's best-matching sentence lifts its cosine above the
+            whole text's (``VectorIndex.similarities``): 0 whole text only, 1 best chunk.
         time_boost: Score added to a memory from the period a query names ("last week").
         recency_weight: Score lost by a memory as it ages (half of it after one half-life).
         recency_half_life_days: The half-life of that decay.
@@ -66,6 +68,7 @@ class Tuning:
     duplicate_similarity: float = 0.95
     same_slot_similarity: float = 0.85
     same_slot_query_similarity: float = 0.75
+    passage_weight: float = 1.0
     time_boost: float = 0.20
     recency_weight: float = 0.05
     recency_half_life_days: float = 180.0
