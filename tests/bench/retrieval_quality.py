@@ -496,7 +496,7 @@ def calibrate(store: Store, data: dict) -> dict[str, float]:
 
 # -- the conversational set ---------------------------------------------------------------------------
 
-CONV_KS = (1, 5, 10)
+CONV_KS = (1, 3, 5, 10)
 CONV_CATEGORIES = ("single", "multi_hop", "when", "time", "changed")
 MODES = ("keyword", "vector", "hybrid")
 
@@ -669,62 +669,45 @@ def print_conversation_misses(run: list[dict], split: str, texts: dict[str, str]
 class Pool:
     """One query's candidates with their channel scores, re-ranked offline for many tunings.
 
-    ``engine.search(…, apply_floor=False)`` with a large ``k`` returns every candidate the
-    engine gathered (the vector and keyword pools and the named period's memories) with its
-    cosine and keyword score; neither depends on the blend, the floors or the boosts, so
-    ``search.rank`` can re-rank them for each setting in a sweep without searching again.
+    The candidates the engine hands to ``search.rank`` (the vector and keyword pools and the
+    named period's memories, with cosine and keyword score) do not depend on the blend, the
+    floors or the boosts, so ``rank`` can re-rank them for each setting of a sweep without
+    searching again.
     """
 
     def __init__(self, store: Any, query: dict, tuning: Any) -> None:
-        from etos_desktop.core import time_words
-        from etos_desktop.core.memory import gating, segmentation
-        from etos_desktop.core.memory.search import Candidate
+        from etos_desktop.core.memory import engine as engine_module
 
-        engine = store.engine
-        self.query = query
-        text = query["text"]
-        hits = engine.search(text, k=5000, mode="hybrid", apply_floor=False, tuning=tuning)
-        self.candidates = [
-            Candidate(
-                id=h.id,
-                text=h.text,
-                kind=h.kind,
-                created_at=h.created_at,
-                valid_from=h.created_at,
-                importance=0.5,
-                confidence=h.confidence,
-                cosine=h.parts.get("vector"),
-                keyword=h.parts.get("keyword", 0.0),
-                in_window="time_window" in h.parts,
+        captured: dict[str, Any] = {}
+        original = engine_module.rank
+
+        def capture(candidates: Any, **options: Any) -> Any:
+            captured["candidates"] = list(candidates)
+            captured["options"] = options
+            return original(candidates, **options)
+
+        engine_module.rank = capture  # type: ignore[assignment]
+        try:
+            # k = 10 and no floor: the engine gathers the same candidates as in the app (a
+            # floor only drops some of them).
+            store.engine.search(
+                query["text"], k=10, mode="hybrid", apply_floor=False, tuning=tuning
             )
-            for h in hits
-        ]
-        window = engine.time_window(text)
-        rest = text if window is None else time_words.without_time_words(text, window)
-        self.time_only = window is not None and gating.asks_only_what_was_said(rest)
-        self.names = segmentation.names_or_numbers(rest)
-        self.units = segmentation.query_units(text)
-        self.personal = gating.addresses_user(text)
-        self.now = store.clock.now()
-        self.vectors = engine._vector_index(engine.embedder).whole_text_vectors
+        finally:
+            engine_module.rank = original  # type: ignore[assignment]
+        self.query = query
+        self.candidates = captured.get("candidates", [])
+        self.options = captured.get("options", {})
         self.names_of = store.names
 
     def results(self, tuning: Any, k: int) -> list[str]:
         """The set ids of the hybrid results under ``tuning`` (floor applied)."""
-        from etos_desktop.core.memory.search import SearchMode, rank
+        from etos_desktop.core.memory.search import rank
 
-        hits = rank(
-            self.candidates,
-            mode=SearchMode.HYBRID,
-            tuning=tuning,
-            query_units=self.units,
-            now=self.now,
-            k=k,
-            personal=self.personal,
-            whole_text_vectors=self.vectors,
-            time_only=self.time_only,
-            query_names=self.names,
-        )
+        if not self.options:
+            return []
+        options = {**self.options, "tuning": tuning, "k": k, "apply_floor": True}
+        hits = rank(self.candidates, **options)
         return [self.names_of.get(int(h.id), f"#{h.id}") for h in hits]
 
 
@@ -786,14 +769,14 @@ def calibrate_shape(bi: Store, conv: ConversationStore, bi_data: dict, conv_data
         )
         for values in itertools.product(
             (0.3, 0.45, 0.6, 0.75),
-            (0.3, 0.45, 0.6, 0.75),
+            (0.3, 0.5, 0.7),
             (0.0, -0.15, -0.3),
             (-0.15, 0.0, 0.15),
-            (0.0, 0.15, 0.3),
+            (0.0, 0.2),
         )
     ]
     best_overall: tuple[float, dict, dict] | None = None
-    for passage_weight in (0.0, 0.25, 0.5, 1.0):
+    for passage_weight in (0.0, 0.25, 1.0):
         started = time.perf_counter()
         tuning = dataclasses.replace(base, passage_weight=passage_weight)
         pools = _pools(bi, conv, bi_data, conv_data, tuning)
@@ -910,6 +893,11 @@ def main() -> int:
     parser.add_argument("--e5-cache", type=Path, help="like --vector-cache, for E5")
     parser.add_argument("--use-share", type=float, default=0.5, help="USE's share when fused")
     parser.add_argument(
+        "--whole-text-only",
+        action="store_true",
+        help="store no sentence passages (only a fair comparison when passage_weight is 0)",
+    )
+    parser.add_argument(
         "--vector-cache",
         type=Path,
         help="keep the USE vectors of every text in this .npz between runs",
@@ -918,6 +906,10 @@ def main() -> int:
 
     use = make_use_embedder(args.vector_cache)
     splits = list(SPLITS) if args.split == "both" else [args.split]
+    if args.whole_text_only:
+        from etos_desktop.core.memory import engine as engine_module
+
+        engine_module.chunk_texts = lambda text: [text]  # type: ignore[assignment]
     if args.embedder == "fused":
         from etos_desktop.core.memory import tuning as tuning_module
 

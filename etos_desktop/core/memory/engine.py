@@ -278,6 +278,10 @@ class MemoryEngine:
     def _now(self) -> datetime:
         return self._clock.now()
 
+    def _chunks(self, content: str, tuning: Tuning | None = None) -> list[str]:
+        """The texts embedded for a memory: passages only when the tuning scores them."""
+        return chunk_texts(content, passages=(tuning or self._tuning).passage_weight > 0)
+
     # -- writing --------------------------------------------------------------------------------
 
     def save(
@@ -340,7 +344,7 @@ class MemoryEngine:
         now = self._now()
         when = created_at or now
         embedder, tuning = self._embedder, self._tuning
-        vectors = self._embed(embedder, chunk_texts(content))
+        vectors = self._embed(embedder, self._chunks(content, tuning))
         near_id: int | None = None
         # A stated change ("no longer", "改用"…) is never merged into what it contradicts,
         # however similar the wording: it may supersede it instead (slots.same_slot).
@@ -594,7 +598,7 @@ class MemoryEngine:
                         updated_at=when,
                     )
                 )
-                chunks.append(chunk_texts(content))
+                chunks.append(self._chunks(content))
             embedder = self._embedder
             vectors = self._embed(embedder, [t for group in chunks for t in group])
             vector_key = embedder.key if embedder is not None else ""
@@ -670,7 +674,7 @@ class MemoryEngine:
         """
         content = None if text is None else check_content(text, max_chars=self.max_content_chars)
         embedder = self._embedder
-        vectors = None if content is None else self._embed(embedder, chunk_texts(content))
+        vectors = None if content is None else self._embed(embedder, self._chunks(content))
         vector_key = embedder.key if embedder is not None else ""
         now = self._now()
 
@@ -1290,7 +1294,7 @@ class MemoryEngine:
         order = list(texts)
         for start in range(0, len(order), 64):
             batch = order[start : start + 64]
-            chunks = [chunk_texts(texts[i]) for i in batch]
+            chunks = [self._chunks(texts[i]) for i in batch]
             flat = self._embed(embedder, [t for group in chunks for t in group])
             if flat is None:
                 continue
@@ -1343,7 +1347,8 @@ class MemoryEngine:
         if embedder is None:
             return 0
         key = embedder.key
-        todo: list[int] = self._call(lambda s: self._ids_to_embed(s, key))
+        passages = self._tuning.passage_weight > 0
+        todo: list[int] = self._call(lambda s: self._ids_to_embed(s, key, passages))
         total = len(todo)
         done = 0
         if progress is not None:
@@ -1354,7 +1359,7 @@ class MemoryEngine:
             batch = todo[start : start + batch_size]
             texts: dict[int, str] = self._call(functools.partial(store.contents, memory_ids=batch))
             order = list(texts)
-            chunks = [chunk_texts(texts[i]) for i in order]
+            chunks = [self._chunks(texts[i]) for i in order]
             flat = [t for group in chunks for t in group]
             if flat:
                 vectors = numpy.asarray(embedder.embed(flat), dtype=numpy.float32)
@@ -1370,12 +1375,13 @@ class MemoryEngine:
         return done
 
     @staticmethod
-    def _ids_to_embed(session: Any, key: str) -> list[int]:
-        """Memories without vectors for ``key``, or with fewer passages than they should have.
+    def _ids_to_embed(session: Any, key: str, passages: bool) -> list[int]:
+        """Memories without vectors for ``key``, or with other passages than they should have.
 
         Stores written before sentence passages existed (issue 10) have only chunk 0 for most
-        memories; re-embedding gives them their passages. No schema change is needed:
-        ``memory_vector.chunk_no`` already numbers them.
+        memories; re-embedding gives them their passages (or drops them for an embedder whose
+        tuning does not use them). No schema change is needed: ``memory_vector.chunk_no``
+        already numbers them.
         """
         sql = sql_text(
             "SELECT m.id, m.content, COUNT(v.chunk_no) FROM memory AS m "
@@ -1385,7 +1391,7 @@ class MemoryEngine:
         return [
             int(memory_id)
             for memory_id, content, count in session.execute(sql, {"key": key})
-            if int(count) != len(chunk_texts(str(content)))
+            if int(count) != len(chunk_texts(str(content), passages=passages))
         ]
 
     @staticmethod

@@ -45,6 +45,10 @@ KEYWORD_REFERENCE_TOKENS = 48
 KEYWORD_LENGTH_EXPONENT = 0.25
 
 
+#: At most this many of the best results are checked pairwise by the same-slot rule.
+SLOT_HEAD = 50
+
+
 class SearchMode(StrEnum):
     """How search ranks."""
 
@@ -323,7 +327,8 @@ def rank(
             scored.append((result[0], result[1], candidate))
     scored.sort(key=lambda item: (-item[0], -item[2].id))
     if mode is SearchMode.HYBRID and whole_text_vectors is not None and len(scored) > 1:
-        head = scored[: max(2 * k, 10)]
+        # Pairwise and quadratic: only the head a caller can see is considered.
+        head = scored[: min(max(2 * k, 10), SLOT_HEAD)]
         _newer_in_slot(
             head, whole_text_vectors([c.id for _, _, c in head]), tuning.same_slot_query_similarity
         )

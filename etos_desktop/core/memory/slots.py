@@ -10,7 +10,8 @@ issue 9): newer-wins is decided
 * at query time — between two *active* statements of one slot that a query returned, the newer
   one (carrying a cue) ranks first (``search.rank``).
 
-Both use :func:`same_slot` and the cue lists below; nothing else decides it. Without a cue nothing
+Both use :func:`same_slot` and the cue lists below; nothing else decides it. The per-text parts
+are cached: search checks the same few dozen results pairwise on every query. Without a cue nothing
 is superseded: "I use pnpm" and "I use bun for scripts" may both be true.
 
 The rule (measured with the built-in USE, see ``tuning.DEFAULTS``): the newer text carries a
@@ -23,6 +24,7 @@ switched to Poetry for Python projects") 0.43–0.45, unrelated ones below 0.3.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -86,6 +88,7 @@ _ZH_FILLER_RE = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def change_cue(text: str) -> str | None:
     """The change cue ``text`` carries ("no longer", "switched to", "不再", "现在…了"…), if any.
 
@@ -100,6 +103,7 @@ def change_cue(text: str) -> str | None:
     return None if match is None else match.group(0)
 
 
+@functools.lru_cache(maxsize=4096)
 def key_terms(text: str) -> frozenset[str]:
     """What a statement is about, as index terms: content words and CJK bigrams.
 

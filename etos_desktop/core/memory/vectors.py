@@ -67,7 +67,7 @@ def _sentences(text: str) -> list[str]:
     return merged
 
 
-def chunk_texts(text: str) -> list[str]:
+def chunk_texts(text: str, *, passages: bool = True) -> list[str]:
     """The texts embedded for one memory: the whole text, then its passages.
 
     A memory of more than one sentence also gets a vector per sentence (issue 10: a long
@@ -78,10 +78,14 @@ def chunk_texts(text: str) -> list[str]:
 
     Args:
         text: The memory's content.
+        passages: ``False`` for an embedder whose tuning does not score passages
+            (``Tuning.passage_weight`` 0): then only a text too long for one vector is cut.
 
     Returns:
         ``[text]`` for a single sentence; otherwise ``[text, passage1, passage2, …]``.
     """
+    if not passages and len(text) <= CHUNK_CHARS:
+        return [text]
     pieces = _sentences(text)
     if len(pieces) < 2:
         if len(text) <= CHUNK_CHARS:
