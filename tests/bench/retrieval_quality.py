@@ -237,7 +237,7 @@ def evaluate(store: Store, queries: Sequence[dict], mode: str, both: Store | Non
     outcomes = []
     for q in queries:
         started = time.perf_counter()
-        results = store.search(q["text"], mode)
+        results = store.search(q["text"], mode, k=10)
         seconds = time.perf_counter() - started
         no_floor = store.search(q["text"], mode, apply_floor=False)
         outcomes.append(Outcome(q, results, no_floor, seconds))
@@ -284,6 +284,8 @@ def metrics(run: dict, split: str | None = None) -> dict:
         "n": len(targeted),
         "hit@1": _share([rank_of(o.query["targets"], o.results) == 0 for o in targeted]),
         "hit@3": _share([within(rank_of(o.query["targets"], o.results), 3) for o in targeted]),
+        "hit@5": _share([within(rank_of(o.query["targets"], o.results), 5) for o in targeted]),
+        "hit@10": _share([within(rank_of(o.query["targets"], o.results), 10) for o in targeted]),
         "hit@3 nf": _share(
             [within(rank_of(o.query["targets"], o.results_no_floor), 3) for o in targeted]
         ),
@@ -317,13 +319,14 @@ def _fmt(value: float | None, digits: int = 2) -> str:
 def print_main_table(rows: list[tuple[str, str, str, dict]]) -> None:
     """Print the per embedder/mode/split table."""
     print(
-        f"{'embedder':<9} {'mode':<8} {'split':<12} {'n':>3} {'hit@1':>6} {'hit@3':>6} {'hit@3nf':>8}"
+        f"{'embedder':<9} {'mode':<8} {'split':<12} {'n':>3} {'hit@1':>6} {'hit@3':>6}"
+        f" {'hit@5':>6} {'hit@10':>6} {'hit@3nf':>8}"
         f" {'MRR':>5} {'false-inj':>9} {'newer sup':>9} {'old-ret':>7} {'newer both':>10} {'ms/q':>6}"
     )
     for emb, mode, split, m in rows:
         print(
             f"{emb:<9} {mode:<8} {split:<12} {m['n']:>3} {_fmt(m['hit@1']):>6} {_fmt(m['hit@3']):>6}"
-            f" {_fmt(m['hit@3 nf']):>8} {_fmt(m['mrr']):>5} {_fmt(m['false-inj']):>9}"
+            f" {_fmt(m['hit@5']):>6} {_fmt(m['hit@10']):>6} {_fmt(m['hit@3 nf']):>8} {_fmt(m['mrr']):>5} {_fmt(m['false-inj']):>9}"
             f" {_fmt(m['newer sup']):>9} {m['old-ret']:>7} {_fmt(m['newer both']):>10}"
             f" {_fmt(m['ms/query'], 1):>6}"
         )
@@ -634,7 +637,7 @@ def conversation_report(
             worst.append((hy[f"hit@{k}"] or 0.0) - best_channel)
         ok = all(d >= -0.01 for d in worst) and (hy["hit@10"] or 0.0) >= 0.80
         print(
-            f"Target ({split}): hybrid − best channel at k=1/5/10: "
+            f"Target ({split}): hybrid − best channel at k={'/'.join(map(str, CONV_KS))}: "
             + "/".join(f"{d:+.2f}" for d in worst)
             + f" (≥ −0.01), hybrid hit@10 {_fmt(hy['hit@10'])} (≥ 0.80): "
             + ("ok" if ok else "MISSED")
@@ -1002,6 +1005,20 @@ def main() -> int:
     print_category_table(rows)
     if args.misses:
         print_misses(runs[("USE", "hybrid")], "USE hybrid", "test", texts)
+    for split in splits:
+        hy = metrics(runs[("USE", "hybrid")], split)
+        gaps = [
+            (hy[f"hit@{k}"] or 0.0)
+            - max(
+                metrics(runs[("USE", ch)], split)[f"hit@{k}"] or 0.0 for ch in ("keyword", "vector")
+            )
+            for k in (1, 3, 5, 10)
+        ]
+        print(
+            f"Bilingual ({split}): hybrid − best channel at k=1/3/5/10: "
+            + "/".join(f"{g:+.2f}" for g in gaps)
+            + (" (≥ −0.01: ok)" if all(g >= -0.01 for g in gaps) else " (≥ −0.01: MISSED)")
+        )
     test = metrics(runs[("USE", "hybrid")], "test")
     print(
         "\nTargets on the test half (USE hybrid): "
