@@ -56,6 +56,12 @@ HEAVY_MODULES = (
     "etos_desktop.ui.chat_controller",
     "etos_desktop.ui.settings.dialog",
     "etos_desktop.ui.markdown_render",
+    # The openai client imports its transport and its chat/embeddings resources lazily, at the
+    # first request: 150-250 ms on the UI thread at the first send.
+    "httpcore2",
+    "openai.resources.chat",
+    "openai.resources.embeddings",
+    "openai.lib._chat_completion_resources",
 )
 
 
@@ -327,6 +333,7 @@ class EtosApp:
         if not self.registry.is_configured():
             self.open_settings("providers", first_run=True)
         self._embedder_task = self._spawn_choose_embedder()
+        self.window.chat.warm_up()
         self.garbage_collector.freeze_startup_objects()
         if self.jobs is not None:
             # After the window shows and the services are up: derive the jobs, start the timer.

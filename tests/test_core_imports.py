@@ -56,3 +56,19 @@ def test_services_import_no_qt_or_qasync():
     # APScheduler is the services layer's own dependency; Qt and qasync are not.
     out = imported_by("etos_desktop.services")
     assert "LOADED ['apscheduler']" in out, out
+
+
+@pytest.mark.slow
+def test_the_start_up_peek_loads_no_sqlalchemy():
+    # The conversation list is read for the first frame with sqlite3 alone; SQLAlchemy and
+    # SQLModel (≈0.5 s to import) come after it, off the UI thread (app._import_heavy).
+    code = (
+        "import sys, etos_desktop.core.storage.peek\n"
+        "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('sqlalchemy', 'sqlmodel', 'openai', 'numpy')))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert "LOADED []" in result.stdout, result.stdout

@@ -434,6 +434,21 @@ class ChatPanel(QWidget):
         widget.hide()
         widget.deleteLater()
 
+    def warm_up(self) -> None:
+        """Build and drop one message of each kind, off screen.
+
+        The first message widget of a run creates ~50 of PySide's Python enum types lazily and
+        formats its first dates: 50-150 ms on the UI thread, which the user's first message
+        then waited for. Called once the app is idle after start-up.
+        """
+        for role in ("user", "assistant"):
+            widget = MessageWidget(0, role, author="", parent=self)
+            widget.hide()
+            widget.set_text("**warm** `up`", streaming=False)
+            widget.set_status("interrupted", status_text("interrupted", "stopped"))
+            widget.set_status("complete")
+            widget.deleteLater()
+
     def widget_count(self) -> int:
         return len(self._widgets)
 

@@ -19,7 +19,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QToolButton, QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 from etos_desktop.app import EtosApp
 from etos_desktop.ui.settings.dialog import SettingsDialog
@@ -35,6 +35,7 @@ from tests.helpers.ui_driver import (
     choose_file,
     click,
     find_dialog,
+    tool_button,
     type_text,
     wait_until,
 )
@@ -83,12 +84,6 @@ async def type_and_enter(app: EtosApp, text: str) -> tuple[object, ...]:
     result = await asyncio.wait_for(outcome, TIMEOUT)
     await idle(app)
     return result
-
-
-def tool_button(widget: QWidget, name: str) -> QToolButton:
-    found = widget.findChild(QToolButton, name)
-    assert found is not None, name
-    return found
 
 
 async def test_an_afternoon_with_the_keyboard_and_the_mouse(

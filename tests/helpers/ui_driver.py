@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyleOptionButton,
     QTextBrowser,
+    QToolButton,
     QWidget,
 )
 
@@ -105,6 +106,13 @@ async def type_text(widget: QWidget, text: str, *, replace: bool = True) -> None
             event.setCommitString(run)
             QApplication.sendEvent(widget, event)
     await asyncio.sleep(0)
+
+
+def tool_button(parent: QWidget, name: str) -> QToolButton:
+    """The tool button of ``parent`` with object name ``name`` (a message's actions)."""
+    found = parent.findChild(QToolButton, name)
+    assert found is not None, f"no {name} in {parent.objectName() or parent}"
+    return found
 
 
 def button_with_text(parent: QWidget, text: str) -> QAbstractButton:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QFileDialog, QToolButton
+from PySide6.QtWidgets import QApplication, QFileDialog
 
 from etos_desktop.app import EtosApp
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
@@ -30,6 +30,7 @@ from tests.helpers.ui_driver import (
     choose_file,
     click,
     find_dialog,
+    tool_button,
     type_text,
     wait_until,
 )
@@ -44,12 +45,6 @@ async def etos(
     app = await start_app(qapp, server, isolated_environment)
     yield app
     await stop_app(app)
-
-
-def button(widget: object, name: str) -> QToolButton:
-    found = widget.findChild(QToolButton, name)  # type: ignore[attr-defined]
-    assert found is not None, name
-    return found
 
 
 async def start_slow_reply(app: EtosApp, server: FakeOpenAIServer, text: str) -> int:
@@ -105,13 +100,13 @@ async def test_edit_and_resend_shows_what_a_reopen_shows(etos: EtosApp, server: 
     chat = etos.window.chat
     # A second version of the first reply, so a version switcher is on screen too.
     regenerated = asyncio.ensure_future(first_outcome(etos))
-    await click(button(chat.widget(first[1].id), "regenerateButton"))
+    await click(tool_button(chat.widget(first[1].id), "regenerateButton"))
     await asyncio.wait_for(regenerated, TIMEOUT)
     await idle(etos)
     await send(etos, "question two")
     await assert_view_equals_reopen(etos)
     user_id = first[1].reply_to_id
-    await click(button(chat.widget(user_id), "editButton"))
+    await click(tool_button(chat.widget(user_id), "editButton"))
     assert chat.composer.toPlainText() == "question one"
     assert chat.edit_bar.isVisible()
     # The cursor is at the end, ready to add to the text.
@@ -137,7 +132,7 @@ async def test_edit_cancelled_at_the_confirmation_changes_nothing(
 ):
     first = await send(etos, "keep me")
     chat = etos.window.chat
-    await click(button(chat.widget(first[1].reply_to_id), "editButton"))
+    await click(tool_button(chat.widget(first[1].reply_to_id), "editButton"))
     QTest.keyClicks(chat.composer, " not")
     await click(chat.send_button)
     await answer_box("Cancel")
@@ -273,7 +268,8 @@ async def test_show_archived_adds_archived_rows_with_a_marker(
 async def test_export_starts_in_documents_and_suggests_the_title(
     etos: EtosApp, server: FakeOpenAIServer, isolated_environment: Path
 ):
-    documents = Path.home() / "Documents"
+    # HOME is the test's own (tests/conftest.py: isolated_environment).
+    documents = isolated_environment.parent / "home" / "Documents"
     documents.mkdir(exist_ok=True)
     server.script(Text("```python\nprint('你好')\n```"))
     await send(etos, "show code 请")
@@ -319,7 +315,7 @@ async def test_retry_is_offered_for_a_server_error(etos: EtosApp, server: FakeOp
     assert result[0] == "failed"
     chat = etos.window.chat
     reply = chat.widget(result[1].id)
-    assert button(reply, "retryButton").isVisible()
+    assert tool_button(reply, "retryButton").isVisible()
     assert chat.banner_action.text() == "Retry"
     outcome = asyncio.ensure_future(first_outcome(etos))
     await click(chat.banner_action)

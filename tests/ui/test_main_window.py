@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QTextBrowser, QToolButton
+from PySide6.QtWidgets import QApplication, QTextBrowser
 
 from etos_desktop.app import EtosApp
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
@@ -30,6 +30,7 @@ from tests.helpers.ui_driver import (
     click,
     click_link,
     find_dialog,
+    tool_button,
     type_text,
 )
 
@@ -43,12 +44,6 @@ async def etos(
     app = await start_app(qapp, server, isolated_environment, auto_title=True)
     yield app
     await stop_app(app)
-
-
-def button(widget: object, name: str) -> QToolButton:
-    found = widget.findChild(QToolButton, name)  # type: ignore[attr-defined]
-    assert found is not None, name
-    return found
 
 
 async def test_starts_with_empty_data_dir_and_environment_provider(etos: EtosApp):
@@ -159,7 +154,7 @@ async def test_regenerate_keeps_versions_and_switches(etos: EtosApp, server: Fak
     chat = etos.window.chat
     first = result[1]
     finished = asyncio.ensure_future(first_outcome(etos))
-    await click(button(chat.widget(first.id), "regenerateButton"))
+    await click(tool_button(chat.widget(first.id), "regenerateButton"))
     result = await asyncio.wait_for(finished, TIMEOUT)
     await idle(etos)
     second = result[1]
@@ -174,7 +169,7 @@ async def test_regenerate_keeps_versions_and_switches(etos: EtosApp, server: Fak
     assert [m["content"] for m in sent[1:]] == ["say something"]
     # Switch back to version 1 of 2.
     opened = expect_signal(etos.controller.conversation_opened)
-    await click(button(chat.widget(second.id), "previousVersionButton"))
+    await click(tool_button(chat.widget(second.id), "previousVersionButton"))
     await asyncio.wait_for(opened, TIMEOUT)
     await idle(etos)
     assert chat.widget(first.id) is not None
@@ -452,11 +447,11 @@ async def test_delete_message_with_confirm(
     second = await send(etos, "two")
     chat = etos.window.chat
     user_id = second[1].reply_to_id
-    await click(button(chat.widget(user_id), "deleteButton"))
+    await click(tool_button(chat.widget(user_id), "deleteButton"))
     await answer_box("Cancel")
     await idle(etos)
     assert len(await history(etos)) == 4
-    await click(button(chat.widget(user_id), "deleteButton"))
+    await click(tool_button(chat.widget(user_id), "deleteButton"))
     await answer_box("Delete")
     await idle(etos)
     assert [m.content for m in await history(etos)] == ["one", "first answer"]

@@ -183,15 +183,30 @@ class ProviderRegistry:
         return self._cached_provider(config, self.key_for(config))
 
     async def live_provider(self, config: ProviderConfig) -> ChatProvider:
-        """The cached provider for ``config`` with its stored key (never blocks the loop)."""
-        return self._cached_provider(config, await self.stored_key(config))
+        """The cached provider for ``config`` with its stored key (never blocks the loop).
 
-    def _cached_provider(self, config: ProviderConfig, api_key: str | None) -> ChatProvider:
-        fingerprint = hashlib.sha256(f"{config.base_url}\0{api_key or ''}".encode()).hexdigest()
+        A provider not built yet is built in a worker thread: the HTTP client's TLS context
+        (loading the CA certificates) took 20-100 ms on the UI thread at the first send.
+        """
+        api_key = await self.stored_key(config)
+        cached = self._cache.get(config.id)
+        if cached is not None and cached[0] == self._fingerprint(config, api_key):
+            return cached[1]
+        built = await asyncio.to_thread(self._factory, config, api_key)
+        return self._cached_provider(config, api_key, built=built)
+
+    @staticmethod
+    def _fingerprint(config: ProviderConfig, api_key: str | None) -> str:
+        return hashlib.sha256(f"{config.base_url}\0{api_key or ''}".encode()).hexdigest()
+
+    def _cached_provider(
+        self, config: ProviderConfig, api_key: str | None, *, built: ChatProvider | None = None
+    ) -> ChatProvider:
+        fingerprint = self._fingerprint(config, api_key)
         cached = self._cache.get(config.id)
         if cached is not None and cached[0] == fingerprint:
             return cached[1]
-        provider = self._factory(config, api_key)
+        provider = built if built is not None else self._factory(config, api_key)
         if cached is not None:
             self._retired.append(cached[1])
         self._cache[config.id] = (fingerprint, provider)

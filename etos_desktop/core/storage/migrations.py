@@ -14,7 +14,6 @@ from datetime import datetime
 from pathlib import Path
 
 from etos_desktop.core.errors import StorageError
-from etos_desktop.core.storage import traces
 from etos_desktop.core.storage.backups import backup_file
 
 
@@ -150,6 +149,10 @@ def _v3_trace_links(conn: sqlite3.Connection) -> None:
         CREATE INDEX ix_context_trace_memory_message_id ON context_trace_memory (message_id);
         """,
     )
+    # Imported here: traces pulls in SQLAlchemy, and this module must stay light — the
+    # start-up peek imports it before the first frame (sqlite3 only).
+    from etos_desktop.core.storage import traces
+
     existing = {int(row[0]) for row in conn.execute("SELECT id FROM memory")}
     rows = conn.execute("SELECT message_id, trace_json FROM context_trace").fetchall()
     for message_id, trace_json in rows:
