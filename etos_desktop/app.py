@@ -337,7 +337,11 @@ class EtosApp:
         self.garbage_collector.freeze_startup_objects()
         if self.jobs is not None:
             # After the window shows and the services are up: derive the jobs, start the timer.
-            await self.jobs.start()
+            # Not awaited: its database reads queue behind the embedder's start-up work (0.7 s
+            # measured in tests/bench/jobs_startup.py), and nothing else waits for the jobs.
+            self._tasks.spawn(
+                self.jobs.start(), self.window.tr("The background jobs did not start.")
+            )
 
     def _build_jobs(self, chat: Any, clock: Clock) -> None:
         """The background jobs and their bridge to Qt (after the heavy imports)."""

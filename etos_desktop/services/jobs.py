@@ -137,6 +137,7 @@ class BackgroundJobs:
         self._listeners: list[Listener] = []
         self._started = False
         self._closed = False
+        self._ready = asyncio.Event()
         chat.add_reply_listener(self._on_reply_completed)
 
     # -- life cycle ---------------------------------------------------------------------------
@@ -146,11 +147,18 @@ class BackgroundJobs:
         if self._started or self._closed:
             return
         self._started = True
-        self.scheduler.start()
-        await self.derive_summary_jobs()
-        await self._schedule_backup()
-        await self._schedule_consolidation()
+        try:
+            self.scheduler.start()
+            await self.derive_summary_jobs()
+            await self._schedule_backup()
+            await self._schedule_consolidation()
+        finally:
+            self._ready.set()
         self._notify(("jobs", None))
+
+    async def wait_started(self) -> None:
+        """Wait until :meth:`start` has derived the jobs (or failed to)."""
+        await self._ready.wait()
 
     async def shutdown(self) -> None:
         """Stop the timer; cancel running jobs at a safe point and wait for them."""

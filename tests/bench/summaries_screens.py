@@ -72,6 +72,8 @@ async def run(out: Path) -> None:
         app.window.resize(1100, 760)
         app.window.show()
         await app.start()
+        assert app.jobs is not None
+        await app.jobs.wait_started()
         assert app.controller is not None
         assert app.jobs is not None
         repo = app.controller.repo

@@ -135,6 +135,8 @@ async def run(chunks: int, jobs: int) -> None:
         app.window.show()
         await app.start()
         assert app.jobs is not None
+        await app.jobs.wait_started()
+        assert app.jobs is not None
         # Summaries off while seeding, so the jobs start only when the bench says.
         app.settings.set("summaries.enabled", False)
         t = time.perf_counter()

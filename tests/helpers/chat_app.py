@@ -56,6 +56,9 @@ async def start_app(
     app.settings.set("summaries.enabled", summaries)
     app.window.show()
     await app.start()
+    if app.jobs is not None:
+        # The app starts its jobs in the background; a test starts once they are derived.
+        await asyncio.wait_for(app.jobs.wait_started(), TIMEOUT)
     return app
 
 
