@@ -148,6 +148,9 @@ def main() -> None:
                 f"{'yes' if with_jobs['apscheduler_at_first_frame'] else 'no'}; summary jobs derived "
                 f"{with_jobs.get('summary_jobs', 0):.0f} (medians of {args.runs})"
             )
+            for mode, label in (("jobs", "with"), ("none", "without")):
+                frames = sorted(r["first_frame"] * 1000 for r in runs[mode])
+                print(f"  first frames {label} jobs: " + " ".join(f"{f:.0f}" for f in frames))
 
 
 if __name__ == "__main__":
