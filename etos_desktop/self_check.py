@@ -108,7 +108,7 @@ async def check_resources(app: EtosApp) -> str:
             )
     if not app.qt_app.styleSheet():
         raise SelfCheckFailed("no theme stylesheet was applied")
-    return f"{root}: icons render, theme applied"
+    return f"{root}: icons render, theme applied, Qt platform {app.qt_app.platformName()}"
 
 
 async def check_translations(app: EtosApp) -> str:
