@@ -21,7 +21,15 @@ step() { echo "smoke test: $*"; }
 [ -f "$deb" ] || fail "$deb not found (build it with: python packaging/build.py)"
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+finish() {
+  local status=$?
+  # A failed run must not leave the package on the machine (CI machines are reused).
+  if [ "$status" != 0 ] && dpkg -s etos-desktop >/dev/null 2>&1; then
+    apt-get remove -y -qq etos-desktop >/dev/null 2>&1 || true
+  fi
+  rm -rf "$tmp"
+}
+trap finish EXIT
 started=$SECONDS
 
 # A copy left by an earlier run would make this an upgrade instead of an install.
@@ -33,7 +41,11 @@ step "apt-get install $(basename "$deb")"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >"$tmp/apt.log" 2>&1 ||
   { cat "$tmp/apt.log" >&2; fail "apt-get install"; }
 dpkg -s etos-desktop | grep -qx "Version: $version" || fail "the installed version is not $version"
-[ "$(command -v etos-desktop)" = /usr/bin/etos-desktop ] || fail "etos-desktop is not on PATH as /usr/bin/etos-desktop"
+# The system's PATH: a venv on the caller's PATH may hold the pip-installed etos-desktop script.
+[ "$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v etos-desktop)" = /usr/bin/etos-desktop ] ||
+  fail "etos-desktop is not on the system PATH as /usr/bin/etos-desktop"
+[ "$(readlink -f /usr/bin/etos-desktop)" = /opt/etos-desktop/etos-desktop ] ||
+  fail "/usr/bin/etos-desktop does not lead to /opt/etos-desktop/etos-desktop"
 
 # --self-check of the installed launcher: a clean environment, its own HOME and data folder.
 self_check() {
