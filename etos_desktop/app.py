@@ -53,8 +53,13 @@ HEAVY_MODULES = (
     # The openai client imports its transport and its chat/embeddings resources lazily, at the
     # first request: 150-250 ms on the UI thread at the first send.
     "httpcore2",
-    "openai.resources.chat",
+    "anyio._backends._asyncio",
+    "encodings.idna",
+    "openai.pagination",
+    "openai.resources.chat.chat",
+    "openai.resources.chat.completions",
     "openai.resources.embeddings",
+    "openai.resources.models",
     "openai.lib._chat_completion_resources",
 )
 
