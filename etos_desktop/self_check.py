@@ -8,7 +8,7 @@ stdout when it passes; a failure prints the check's name and the reason on stder
 checks still run, and the exit code is 1. Start-up failing is exit 1 too; a run that hangs is
 ended after :data:`DEADLINE_SECONDS` with exit 3.
 
-Adding a check (the scheduler service does): write ``async def check_x(app) -> str`` that returns
+Adding a check: write ``async def check_x(app) -> str`` that returns
 what it found in a few words and raises with the reason, and add ``SelfCheck("x", check_x)``
 to :data:`SELF_CHECKS`.
 
@@ -227,7 +227,34 @@ async def check_memory_search(app: EtosApp) -> str:
     return f"found by meaning with the {kind} {embedder.key} (cosine {hits[0].parts['vector']:.2f})"
 
 
-#: The checks, in order. The scheduler service adds its line here.
+async def check_scheduler(app: EtosApp) -> str:
+    """The background jobs are up: derived from the database, and the scheduler's timer fires.
+
+    A probe job due now must run through APScheduler's own timer (a frozen bundle that lost a
+    piece of APScheduler would start and never run a summary or a backup).
+    """
+    from datetime import UTC, datetime
+
+    jobs = app.jobs
+    if jobs is None:
+        raise SelfCheckFailed("the background jobs were not started")
+    await jobs.wait_started()
+    scheduler = jobs.scheduler
+    if not scheduler.running:
+        raise SelfCheckFailed("the scheduler is not running")
+    fired = asyncio.Event()
+
+    async def probe() -> None:
+        fired.set()
+
+    scheduler.schedule("self-check", datetime.now(UTC), probe)
+    await asyncio.wait_for(fired.wait(), 10)
+    backup = scheduler.run_time("backup")
+    when = backup.astimezone().strftime("%Y-%m-%d %H:%M") if backup else "not scheduled"
+    return f"timer fires; {len(scheduler.pending())} job(s) pending, next backup {when}"
+
+
+#: The checks, in order.
 SELF_CHECKS: tuple[SelfCheck, ...] = (
     SelfCheck("database", check_database),
     SelfCheck("resources", check_resources),
@@ -235,6 +262,7 @@ SELF_CHECKS: tuple[SelfCheck, ...] = (
     SelfCheck("tls", check_tls),
     SelfCheck("embedder", check_embedder),
     SelfCheck("memory search", check_memory_search),
+    SelfCheck("scheduler", check_scheduler),
 )
 
 

@@ -28,6 +28,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.date import DateTrigger
 
 from etos_desktop.core.clock import Clock
 
@@ -198,8 +199,13 @@ class JobScheduler:
             if self._aps.get_job(_TIMER_ID) is not None:
                 self._aps.remove_job(_TIMER_ID)
             return
+        # A trigger object, not the alias "date": aliases are looked up through package entry
+        # points, which a frozen (PyInstaller) bundle may not carry.
         self._aps.add_job(
-            self._on_timer, "date", run_date=earliest, id=_TIMER_ID, replace_existing=True
+            self._on_timer,
+            DateTrigger(run_date=earliest, timezone=UTC),
+            id=_TIMER_ID,
+            replace_existing=True,
         )
 
     async def _on_timer(self) -> None:
