@@ -393,7 +393,7 @@ class BackgroundJobs:
         )
         if not any(m.role == "user" for m in messages):
             return SummaryRun("nothing_new")
-        covers_until = messages[-1].id or 0
+        covers_until = messages[-1].id
         user_texts = [m.content for m in messages if m.role == "user"]
         fallback = previous.language if previous is not None else self._ui_language()
         lang = conversation_language(user_texts[-20:], fallback)

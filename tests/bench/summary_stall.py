@@ -85,7 +85,7 @@ def loop_cpu_per_job(app: object, conversation_id: int) -> tuple[float, float]:
             s, conversation_id, None
         )
     )
-    messages = [(m.role, m.content) for m in rows]
+    messages = [(m.role, m.content) for m in rows]  # what the job reads
     build, finish = [], []
     for _ in range(20):
         t = time.perf_counter()

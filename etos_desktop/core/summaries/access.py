@@ -24,7 +24,6 @@ from etos_desktop.core.memory.policy import check_content
 from etos_desktop.core.memory.tuning import Tuning, tuning_for
 from etos_desktop.core.memory.vectors import FloatArray, from_blob, to_blob
 from etos_desktop.core.storage.database import Database
-from etos_desktop.core.storage.tables import MessageRow
 from etos_desktop.core.summaries import store, transfer
 from etos_desktop.core.summaries.recall import RECALL_COUNT, SummaryHit, rank_summaries
 from etos_desktop.core.summaries.records import DeletedSummary, Summary, SummaryActivity
@@ -97,7 +96,9 @@ class SummaryAccess:
 
         return await self._db.run(read)
 
-    async def messages_after(self, conversation_id: int, after_id: int | None) -> list[MessageRow]:
+    async def messages_after(
+        self, conversation_id: int, after_id: int | None
+    ) -> list[store.Spoken]:
         """What was said in the conversation after message ``after_id``."""
         return await self._run(store.messages_after, conversation_id, after_id)
 
