@@ -45,9 +45,9 @@ if TYPE_CHECKING:
     from etos_desktop.ui.jobs_bridge import JobsBridge
 
 #: The settings sections the General page is built from.
-GENERAL_SECTIONS: tuple[str, ...] = ("ui", "chat")
+GENERAL_SECTIONS: tuple[str, ...] = ("ui", "chat", "backup")
 
-_SECTION_TITLES = {"ui": "Interface", "chat": "Chat"}
+_SECTION_TITLES = {"ui": "Interface", "chat": "Chat", "backup": "Backups"}
 #: Display names of choice values. Language names are written in their own language, as
 #: language pickers do, so they are not translated.
 _CHOICE_NAMES: Mapping[object, str] = {

@@ -16,7 +16,7 @@ async def test_general_page_is_generated_from_the_schema(qtbot, ctx: SettingsEnv
     dialog = open_settings(qtbot, ctx)
     page = dialog.general_page
     expected = [s for s in SETTINGS if s.section in GENERAL_SECTIONS]
-    assert {s.section for s in expected} == {"ui", "chat"}
+    assert {s.section for s in expected} == {"ui", "chat", "backup"}
     assert set(page.editors) == {s.key for s in expected}
     for spec in expected:
         editor = page.editors[spec.key]
