@@ -1,6 +1,6 @@
-"""The background jobs: titles, session summaries, memory consolidation and the daily backup.
+"""The background jobs: titles, summaries, the user profile, consolidation and the daily backup.
 
-DESIGN §6, §5.1, §9. One service owns every job; ``app.py`` builds it once the database is open
+DESIGN §6, §7, §5.1, §9. One service owns every job; ``app.py`` builds it once the database is open
 and starts it after the window shows. Qt-free: the UI learns what happened through plain
 callbacks (``add_listener``) that it bridges to Qt signals.
 
@@ -12,6 +12,13 @@ callbacks (``add_listener``) that it bridges to Qt signals.
   one); not due → no job. Jobs are derived from the database, so a restart derives them again,
   and a job checks the rule once more when it runs, so nothing is done twice. Summary jobs run
   one at a time.
+* **Profile** — daily at ``profile.refresh_hour`` local time (APScheduler's cron trigger), and
+  at start-up when the last refresh is more than a day old (the app is often closed at 04:00).
+  A run reads the summaries and memories changed since the last refresh; with none it sends
+  nothing. The background model rewrites the profile from the current one (the user's edits
+  included) and the new material; the reply must pass ``core/profile/writing.py``'s rules, the
+  pinned lines are put back by the program, and a rejected or failed refresh keeps the profile
+  as it was and is retried after a backoff.
 * **Consolidation** — when at least 8 memories are new and the last run is 24 hours ago, the
   background model proposes merges and supersessions; they are applied by archiving.
 * **Backup** — once a day, a copy with SQLite's backup API; the newest ``backup.keep_count``
@@ -29,7 +36,7 @@ import dataclasses
 import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -42,6 +49,11 @@ from etos_desktop.core.jobs import JobName, JobRunRepository, JobStatus, error_t
 from etos_desktop.core.memory import consolidation
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.records import MemorySource
+from etos_desktop.core.profile import rule as profile_rule
+from etos_desktop.core.profile import writing as profile_writing
+from etos_desktop.core.profile.access import ProfileAccess
+from etos_desktop.core.profile.errors import ProfileRejected
+from etos_desktop.core.profile.records import Profile, ProfileSource, RefreshOutcome
 from etos_desktop.core.providers.base import ChatRequest
 from etos_desktop.core.providers.registry import ProviderSource
 from etos_desktop.core.settings.store import SettingsStore
@@ -51,7 +63,7 @@ from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.core.summaries import rule, store, writing
 from etos_desktop.core.summaries.access import SummaryAccess
 from etos_desktop.core.summaries.records import Summary, SummaryActivity, SummarySource
-from etos_desktop.services.scheduler import JobScheduler
+from etos_desktop.services.scheduler import JobScheduler, local_zone, next_daily_time
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +76,12 @@ BACKUP_INTERVAL: Final = timedelta(hours=24)
 #: Job ids of the maintenance jobs; summary jobs are ``summary:<conversation id>``.
 SUMMARY_PREFIX: Final = "summary:"
 
-#: What the listeners hear: ("conversation", id), ("summaries", None) or ("jobs", None).
-Change = tuple[Literal["conversation", "summaries", "jobs"], int | None]
+#: What the listeners hear: ("conversation", id), ("summaries", None), ("profile", None) or
+#: ("jobs", None).
+Change = tuple[Literal["conversation", "summaries", "profile", "jobs"], int | None]
 Listener = Callable[[Change], None]
+#: Told where a profile refresh is: "reading", "asking", "checking" or "saving".
+ProfileProgress = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -83,6 +98,23 @@ class SummaryRun:
 
     outcome: Literal["summary", "skip", "error", "not_due", "nothing_new", "temporary", "missing"]
     summary: Summary | None = None
+    error: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class ProfileRun:
+    """What one profile refresh did.
+
+    Attributes:
+        outcome: ``"changed"`` (a new revision), ``"unchanged"`` (the reply was the current
+            profile), ``"nothing_new"`` (no new material: nothing was sent), ``"disabled"``
+            or ``"error"`` (failed or rejected: the profile is as it was).
+        profile: The profile after the run.
+        error: The failure, for ``"error"``.
+    """
+
+    outcome: Literal["changed", "unchanged", "nothing_new", "disabled", "error"]
+    profile: Profile | None = None
     error: BaseException | None = None
 
 
@@ -104,6 +136,8 @@ class BackgroundJobs:
         scheduler: The scheduler on the running loop.
         memory: Long-term memory, for consolidation (``None``: no consolidation).
         backup_dir: Where daily backups go (``None``: no backups).
+        profile: The user profile (``None``: no profile job).
+        zone: The local time zone the daily profile refresh follows (default: the computer's).
     """
 
     def __init__(
@@ -118,6 +152,8 @@ class BackgroundJobs:
         scheduler: JobScheduler,
         memory: MemoryAccess | None = None,
         backup_dir: Path | None = None,
+        profile: ProfileAccess | None = None,
+        zone: tzinfo | None = None,
     ) -> None:
         self._db = db
         self._chat = chat
@@ -129,6 +165,8 @@ class BackgroundJobs:
         self.scheduler = scheduler
         self._memory = memory
         self._backup_dir = backup_dir
+        self.profile = profile
+        self._zone = zone
         self.runs = JobRunRepository(db)
         self._lane = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -152,6 +190,7 @@ class BackgroundJobs:
             await self.derive_summary_jobs()
             await self._schedule_backup()
             await self._schedule_consolidation()
+            await self._schedule_profile(startup=True)
         finally:
             self._ready.set()
         self._notify(("jobs", None))
@@ -307,6 +346,7 @@ class BackgroundJobs:
         for job_id in self.scheduler.pending(SUMMARY_PREFIX):
             self.scheduler.cancel(job_id)
         await self.derive_summary_jobs()
+        await self._schedule_profile()
         self._notify(("jobs", None))
 
     def next_summary_at(self, conversation_id: int) -> datetime | None:
@@ -450,6 +490,193 @@ class BackgroundJobs:
 
     def _ui_language(self) -> Language:
         return "zh" if self._settings.get_str("ui.language") == "zh" else "en"
+
+    # -- the user profile -----------------------------------------------------------------------
+
+    def profile_enabled(self) -> bool:
+        """Whether the daily refresh runs (memory and the profile are on)."""
+        return self._settings.get_bool("memory.enabled") and self._settings.get_bool(
+            "profile.enabled"
+        )
+
+    def next_daily_refresh(self, after: datetime | None = None) -> datetime:
+        """The next daily refresh time: ``profile.refresh_hour`` local, after ``after``."""
+        zone = self._zone or local_zone()
+        hour = self._settings.get_int("profile.refresh_hour")
+        return next_daily_time(hour, after or self._clock.now(), zone)
+
+    def next_profile_refresh_at(self) -> datetime | None:
+        """When the profile job runs next (``None``: it is not scheduled)."""
+        return self.scheduler.run_time(JobName.PROFILE.value)
+
+    def profile_running(self) -> bool:
+        """Whether a profile refresh is running now."""
+        return JobName.PROFILE in self._running
+
+    async def _schedule_profile(self, *, startup: bool = False) -> None:
+        if self.profile is None or self._closed:
+            return
+        if not self.profile_enabled():
+            self.scheduler.cancel(JobName.PROFILE.value)
+            await self.runs.set_next(JobName.PROFILE, None)
+            self._notify(("jobs", None))
+            return
+        profile = await self.profile.current()
+        now = self._clock.now()
+        when = profile_rule.next_run(
+            profile,
+            now,
+            self.next_daily_refresh(now),
+            startup=startup,
+            startup_delay=STARTUP_DELAY,
+        )
+        await self._schedule(JobName.PROFILE, when, self._scheduled_profile_refresh)
+
+    async def _scheduled_profile_refresh(self) -> None:
+        await self.refresh_profile()
+
+    async def refresh_profile_now(self, progress: ProfileProgress | None = None) -> ProfileRun:
+        """The user's "Refresh now": refresh whatever the time, if there is new material.
+
+        Cancelling the awaiting task stops it at its next ``await`` (the request is dropped,
+        nothing is written).
+
+        Raises:
+            EtosError: The refresh failed or the reply was rejected (recorded, with its
+                backoff, like a scheduled one; the profile is as it was).
+        """
+        result = await self.refresh_profile(forced=True, progress=progress)
+        if result.error is not None:
+            raise result.error
+        return result
+
+    async def refresh_profile(
+        self, *, forced: bool = False, progress: ProfileProgress | None = None
+    ) -> ProfileRun:
+        """Refresh the profile from the summaries and memories changed since the last refresh.
+
+        Runs one at a time (with every other job); schedules the next run afterwards.
+
+        Args:
+            forced: The user asked ("Refresh now"): run even when the profile is turned off.
+            progress: Told which stage the refresh is at.
+        """
+        if self.profile is None:
+            return ProfileRun("disabled")
+        access = self.profile
+        tell = progress or (lambda _stage: None)
+        async with self._lane:
+            try:
+                if not forced and not self.profile_enabled():
+                    return ProfileRun("disabled")
+                return await self._refresh_profile(access, forced, tell)
+            finally:
+                if not self._closed:
+                    await self._schedule_profile()
+                    self._notify(("profile", None))
+                    self._notify(("jobs", None))
+
+    async def _refresh_profile(
+        self, access: ProfileAccess, forced: bool, tell: ProfileProgress
+    ) -> ProfileRun:
+        tell("reading")
+        profile = await access.current()
+        material = await access.material(profile.material_until)
+        if material.empty:
+            done = await _shielded(access.record_outcome(RefreshOutcome.NOTHING_NEW, None))
+            log.info("profile: nothing new since the last refresh; nothing sent")
+            return ProfileRun("nothing_new", done)
+        self._running.add(JobName.PROFILE)
+        await self.runs.started(JobName.PROFILE, self._clock.now())
+        self._notify(("jobs", None))
+        try:
+            result = await self._generate_profile(access, profile, material, forced, tell)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return await self._profile_failed(access, profile, exc)
+        finally:
+            self._running.discard(JobName.PROFILE)
+        await _shielded(self.runs.succeeded(JobName.PROFILE, self._clock.now()))
+        return result
+
+    async def _generate_profile(
+        self,
+        access: ProfileAccess,
+        profile: Profile,
+        material: Any,
+        forced: bool,
+        tell: ProfileProgress,
+    ) -> ProfileRun:
+        texts = await access.recent_user_texts()
+        lang = conversation_language(texts, self._ui_language())
+        built = profile_writing.build_request(
+            profile_writing.ProfileInput(
+                current=profile.content,
+                pinned=profile.pinned,
+                material=material,
+                language=lang,
+                today=profile_writing.profile_date(self._clock.now()),
+            )
+        )
+        tell("asking")
+        resolved = await self._providers.resolve(None, None)
+        completion = await resolved.provider.complete(
+            ChatRequest(
+                model=resolved.config.background_model or resolved.model,
+                messages=built.messages,
+                temperature=profile_writing.TEMPERATURE,
+                max_tokens=profile_writing.MAX_OUTPUT_TOKENS,
+            )
+        )
+        tell("checking")
+        outcome = profile_writing.finish_profile(
+            completion.text,
+            completion.finish_reason,
+            current=profile.content,
+            pinned=profile.pinned,
+        )
+        if isinstance(outcome, profile_writing.Rejected):
+            raise ProfileRejected(f"profile rejected: {outcome.reason}", reason=outcome.reason)
+        # Everything read is used up, the items left out for length too (the oldest).
+        read_until = max(item.when for item in material.items)
+        if isinstance(outcome, profile_writing.Unchanged):
+            done = await _shielded(access.record_outcome(RefreshOutcome.UNCHANGED, read_until))
+            log.info("profile refresh: the model kept the profile as it was")
+            return ProfileRun("unchanged", done)
+        tell("saving")
+        sent = built.sent
+        written = await _shielded(
+            access.write_refresh(
+                content=outcome.text,
+                pinned=profile.pinned,
+                source=ProfileSource.REQUESTED if forced else ProfileSource.SCHEDULED,
+                base_revision_id=profile.revision_id,
+                material_until=read_until,
+                summary_ids=[i.id for i in sent if i.kind == "summary"],
+                memory_ids=[i.id for i in sent if i.kind == "memory"],
+            )
+        )
+        log.info(
+            "profile refreshed (revision #%s, %d pinned line(s) put back)",
+            written.revision_id,
+            outcome.restored_pins,
+        )
+        return ProfileRun("changed", written)
+
+    async def _profile_failed(
+        self, access: ProfileAccess, profile: Profile, error: BaseException
+    ) -> ProfileRun:
+        code = error_text(error)
+        if isinstance(error, EtosError):
+            log.info("profile refresh failed: %s", code)
+        else:
+            log.error("profile refresh failed", exc_info=error)
+        now = self._clock.now()
+        retry_at = now + profile_rule.retry_delay(profile.error_count + 1)
+        await _shielded(access.record_error(code, retry_at))
+        await _shielded(self.runs.failed(JobName.PROFILE, now, code))
+        return ProfileRun("error", await access.current(), error)
 
     # -- backup ---------------------------------------------------------------------------------
 
@@ -634,7 +861,10 @@ class BackgroundJobs:
         for name in JobName:
             status = JobStatus.from_row(name, rows.get(name.value), running=name in self._running)
             if name == JobName.PROFILE:
-                status = JobStatus(name, available=False)
+                if self.profile is None:
+                    status = JobStatus(name, available=False)
+                else:
+                    status = _with_next(status, self.scheduler.run_time(name.value))
             elif name == JobName.SUMMARIES:
                 pending = self.scheduler.pending(SUMMARY_PREFIX)
                 status = _with_next(status, min(pending.values()) if pending else None)

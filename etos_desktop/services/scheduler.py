@@ -24,10 +24,11 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, Final
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 
 from etos_desktop.core.clock import Clock
@@ -39,6 +40,34 @@ JobFunction = Callable[[], Awaitable[None]]
 
 #: The id of the one APScheduler job: the timer of the earliest pending job.
 _TIMER_ID: Final = "etos:next"
+
+
+def local_zone() -> tzinfo:
+    """The computer's time zone, as APScheduler finds it (DST rules included)."""
+    from tzlocal import get_localzone
+
+    return get_localzone()
+
+
+def next_daily_time(hour: int, after: datetime, zone: tzinfo | None = None) -> datetime:
+    """The first time strictly after ``after`` that the local clock shows ``hour``:00.
+
+    APScheduler's cron trigger computes it, so a daylight-saving change moves the run with the
+    wall clock (a cron trigger object, not an alias, for the same reason as ``DateTrigger``).
+
+    Args:
+        hour: The local hour, 0–23.
+        after: A time on the injected clock.
+        zone: The local time zone (default: the computer's).
+
+    Returns:
+        The run time, aware UTC.
+    """
+    trigger = CronTrigger(hour=hour, minute=0, second=0, timezone=zone or local_zone())
+    start = (after + timedelta(seconds=1)).astimezone(trigger.timezone)
+    when: datetime | None = trigger.get_next_fire_time(None, start)
+    assert when is not None  # a daily trigger always has a next time
+    return when.astimezone(UTC)
 
 
 @dataclass

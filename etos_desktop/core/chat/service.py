@@ -70,6 +70,9 @@ from etos_desktop.core.memory.tools import (
     search_results_text,
     tool_definitions,
 )
+from etos_desktop.core.profile.access import ProfileAccess
+from etos_desktop.core.profile.injection import profile_block
+from etos_desktop.core.profile.records import Profile
 from etos_desktop.core.providers.base import ChatRequest, Message, ToolCallDelta, Usage
 from etos_desktop.core.providers.registry import ProviderSource, ResolvedProvider
 from etos_desktop.core.settings.store import SettingsStore
@@ -143,6 +146,8 @@ class ChatService:
         summaries: Session summaries: injected into the system message (a snapshot per
             session) and searched by recall questions (``None``: the app runs without them).
         clock: The wall-clock time (sessions end after 30 minutes without a message).
+        profile: The user profile, read at every request and sent first of the labelled blocks
+            of the system message (``None``: the app runs without it).
     """
 
     def __init__(
@@ -157,6 +162,7 @@ class ChatService:
         persist_interval: float = PERSIST_INTERVAL,
         summaries: SummaryAccess | None = None,
         clock: Clock | None = None,
+        profile: ProfileAccess | None = None,
     ) -> None:
         self._repo = repo
         self._providers = providers
@@ -169,6 +175,7 @@ class ChatService:
         # there through automatic retrieval and the user's Remember action.
         self._no_tools: set[tuple[str, str]] = set()
         self.summaries = summaries
+        self.profile = profile
         self._clock: Clock = clock or SystemClock()
         self._snapshots = SessionSnapshots()
         self._reply_listeners: list[ReplyListener] = []
@@ -352,6 +359,26 @@ class ChatService:
             and self._settings.get_bool("summaries.enabled")
         )
 
+    def _profile_on(self, conversation: ConversationRow) -> bool:
+        return (
+            self.profile is not None
+            and not conversation.temporary
+            and self._settings.get_bool("memory.enabled")
+            and self._settings.get_bool("profile.enabled")
+        )
+
+    async def _current_profile(self, conversation: ConversationRow) -> Profile | None:
+        """The profile to send: read at every request, so an edit is carried by the next one."""
+        if self.profile is None or not self._profile_on(conversation):
+            return None
+        try:
+            profile = await self.profile.current()
+        except UserFacingError as exc:
+            # The profile is a help, never a reason the reply fails.
+            log.warning("the profile was not read: %s", exc.code)
+            return None
+        return None if profile.empty else profile
+
     async def _summaries_snapshot(
         self, conversation: ConversationRow, lang: Language
     ) -> SummarySnapshot | None:
@@ -431,7 +458,16 @@ class ChatService:
             except UserFacingError as exc:
                 # Memory is a help, never a reason the reply fails (e.g. an embedder error).
                 log.warning("memory retrieval failed: %s", exc.code)
+        profile = await self._current_profile(conversation)
         snapshot = await self._summaries_snapshot(conversation, lang)
+        system_blocks = [
+            block
+            for block in (
+                profile_block(profile, lang),
+                snapshot.block if snapshot is not None else None,
+            )
+            if block is not None
+        ]
         recalled = await self._recall_summaries(conversation, retrieved, user.content)
         block: ContextBlock | None = memory_block(retrieved.hits, lang) if retrieved else None
         block = with_recalled(block, recalled, lang)
@@ -446,7 +482,7 @@ class ChatService:
                     resolved.model, self._settings.model_context_overrides()
                 ),
                 max_output_tokens=max_output,
-                system_blocks=(snapshot.block,) if snapshot and snapshot.block else (),
+                system_blocks=tuple(system_blocks),
                 memory_block=block,
                 memory_placement="user" if resolved.config.single_system_message else "system",
                 language=lang,
@@ -456,6 +492,10 @@ class ChatService:
         if snapshot is not None and snapshot.block is not None:
             trace = dataclasses.replace(
                 trace, summaries_snapshot_at=snapshot.taken_at.isoformat(timespec="seconds")
+            )
+        if profile is not None and profile.updated_at is not None:
+            trace = dataclasses.replace(
+                trace, profile_updated_at=profile.updated_at.isoformat(timespec="seconds")
             )
         if recalled and not trace.memory_dropped:
             trace = dataclasses.replace(

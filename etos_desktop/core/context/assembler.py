@@ -5,7 +5,8 @@ One pure function (DESIGN §8) that also reports what it dropped to fit the mode
 Order of the request, chosen so the stable part is a byte-identical prefix across the turns of a
 session (provider prompt caches) and the volatile parts come last:
 
-1. one system message: the system prompt, then the system blocks (profile, recent summaries);
+1. one system message: the system prompt, then the system blocks (the user profile first, then
+   the recent summaries);
 2. the conversation history, trimmed to the budget by whole turns, oldest first;
 3. the memories retrieved for this turn: a second system message, or (placement ``"user"``) a
    fenced block at the top of the current user message;
@@ -218,6 +219,8 @@ class ContextTrace:
     memory_dropped: bool = False
     #: When the summaries block was taken (ISO; "" without one): the session's first request.
     summaries_snapshot_at: str = ""
+    #: When the profile that was sent last changed (ISO; "" without a profile block).
+    profile_updated_at: str = ""
     #: Summaries a recall question added to the memory block (filled in by the chat service).
     recalled_summaries: tuple[TraceSummary, ...] = ()
     #: The memories in the memory block, with their scores (filled in by the chat service).
@@ -257,6 +260,7 @@ class ContextTrace:
             "placement": self.placement,
             "memory_dropped": self.memory_dropped,
             "summaries_snapshot_at": self.summaries_snapshot_at,
+            "profile_updated_at": self.profile_updated_at,
             "recalled_summaries": [
                 {"id": r.id, "title": r.title, "date": r.date, "score": r.score, "reason": r.reason}
                 for r in self.recalled_summaries
@@ -325,6 +329,7 @@ class ContextTrace:
                 placement=placement,
                 memory_dropped=_typed(data, "memory_dropped", bool),
                 summaries_snapshot_at=str(data.get("summaries_snapshot_at", "")),
+                profile_updated_at=str(data.get("profile_updated_at", "")),
                 recalled_summaries=tuple(
                     TraceSummary(
                         id=_typed(r, "id", int),

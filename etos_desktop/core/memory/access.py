@@ -27,6 +27,8 @@ from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.records import DeletedMemory, Memory, Revision, SaveResult
 from etos_desktop.core.memory.search import Hit
 from etos_desktop.core.memory.tuning import Tuning
+from etos_desktop.core.profile.records import Profile
+from etos_desktop.core.profile.transfer import ProfilePlan
 from etos_desktop.core.summaries.records import Summary
 
 T = TypeVar("T")
@@ -34,6 +36,9 @@ T = TypeVar("T")
 #: Reads every session summary and when their conversations were created (blocking: it runs
 #: in this object's worker threads and waits for the DB thread).
 SummarySource = Callable[[], tuple[list[Summary], dict[int, datetime]]]
+
+#: Reads the user profile (blocking, like ``SummarySource``).
+ProfileSource = Callable[[], Profile]
 
 #: Key prefixes of the embedders the app builds (``embedders.py``).
 _BUILTIN_PREFIX = "use-m3:"
@@ -113,13 +118,21 @@ class MemoryAccess:
         workers: Worker threads; two let a search run while a save embeds.
         summaries: Reads the session summaries, which travel in the same export and import
             (``None``: exports hold none, and a file's summaries are all new).
+        profile: Reads the user profile, which travels there too (``None``: exports hold none,
+            and an import leaves the profile alone).
     """
 
     def __init__(
-        self, engine: MemoryEngine, *, workers: int = 2, summaries: SummarySource | None = None
+        self,
+        engine: MemoryEngine,
+        *,
+        workers: int = 2,
+        summaries: SummarySource | None = None,
+        profile: ProfileSource | None = None,
     ) -> None:
         self.engine = engine
         self._summaries = summaries
+        self._profile = profile
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=workers, thread_name_prefix="etos-memory"
         )
@@ -132,6 +145,13 @@ class MemoryAccess:
     def set_summaries(self, summaries: SummarySource | None) -> None:
         """Read the session summaries for exports and imports from ``summaries``."""
         self._summaries = summaries
+
+    def set_profile(self, profile: ProfileSource | None) -> None:
+        """Read the user profile for exports and imports from ``profile``."""
+        self._profile = profile
+
+    def _local_profile(self) -> Profile | None:
+        return self._profile() if self._profile is not None else None
 
     def _local_summaries(self) -> tuple[list[Summary], dict[int, datetime]]:
         return self._summaries() if self._summaries is not None else ([], {})
@@ -245,7 +265,14 @@ class MemoryAccess:
             )
             preview = self.engine.preview_import(document)
             local, _created = self._local_summaries()
-            return dataclasses.replace(preview, summaries=transfer.plan_summaries(document, local))
+            profile = (
+                transfer.plan_profile(document, self._local_profile())
+                if self._profile is not None
+                else ProfilePlan()
+            )
+            return dataclasses.replace(
+                preview, summaries=transfer.plan_summaries(document, local), profile=profile
+            )
 
         return await self._call(read)
 
@@ -254,7 +281,7 @@ class MemoryAccess:
         return await self._call(self.engine.import_memories, preview)
 
     async def export_json(self, *, now: datetime, app_version: str) -> tuple[str, int]:
-        """Every memory and session summary (archived ones too) as an export document.
+        """Every memory, session summary (archived ones too) and the profile as an export document.
 
         Returns:
             The JSON text and how many memories it holds.
@@ -269,6 +296,7 @@ class MemoryAccess:
                 app_version=app_version,
                 summaries=summaries,
                 conversations_created=created,
+                profile=self._local_profile(),
             )
             return text, len(memories)
 
@@ -287,7 +315,12 @@ class MemoryAccess:
             memories = self._all_by_id()
             summaries, _created = self._local_summaries()
             text = transfer.export_markdown(
-                memories, exported_at=now, labels=labels, tz=tz, summaries=summaries
+                memories,
+                exported_at=now,
+                labels=labels,
+                tz=tz,
+                summaries=summaries,
+                profile=self._local_profile(),
             )
             return text, len(memories)
 

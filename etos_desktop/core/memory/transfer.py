@@ -22,7 +22,8 @@ of the file are carried over to the new or matched ids; a link to an entry that 
 is dropped for new memories and left as it was for updated ones.
 
 Session summaries travel in the same document (``"summaries"``) and the same transaction; their
-format and matching are in ``core/summaries/transfer.py``.
+format and matching are in ``core/summaries/transfer.py``. So does the user profile with its
+pinned lines (``"profile"``, ``core/profile/transfer.py``).
 
 Pure functions apart from :func:`local_memories` and :func:`write_import`, which take a session
 and run on the DB thread.
@@ -54,6 +55,8 @@ from etos_desktop.core.memory.policy import check_content, secret_reason
 from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource, RevisionAction
 from etos_desktop.core.memory.segmentation import duplicate_key
 from etos_desktop.core.memory.vectors import FloatArray
+from etos_desktop.core.profile import transfer as profile_transfer
+from etos_desktop.core.profile.records import Profile
 from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow
 from etos_desktop.core.summaries import transfer as summary_transfer
 from etos_desktop.core.summaries.records import Summary
@@ -157,6 +160,7 @@ def export_document(
     app_version: str = "",
     summaries: Iterable[Summary] = (),
     conversations_created: Mapping[int, datetime] | None = None,
+    profile: Profile | None = None,
 ) -> dict[str, Any]:
     """The export document of some memories (usually all of them, archived ones included).
 
@@ -166,10 +170,11 @@ def export_document(
         app_version: The version of the app writing it (informational).
         summaries: The session summaries (every one).
         conversations_created: When each summary's conversation was created, by id.
+        profile: The user profile with its pinned lines.
 
     Returns:
         ``{"format", "version", "exported_at", "app_version", "memories": [...],
-        "summaries": [...]}``.
+        "summaries": [...], "profile": {...} or null}``.
     """
     records = [export_record(m) for m in memories]
     known = {r["id"] for r in records}
@@ -184,6 +189,7 @@ def export_document(
         "app_version": app_version,
         "memories": records,
         "summaries": summary_transfer.export_records(summaries, conversations_created or {}),
+        "profile": profile_transfer.export_record(profile),
     }
 
 
@@ -194,6 +200,7 @@ def export_json(
     app_version: str = "",
     summaries: Iterable[Summary] = (),
     conversations_created: Mapping[int, datetime] | None = None,
+    profile: Profile | None = None,
 ) -> str:
     """The export document as indented UTF-8 JSON text (see :func:`export_document`)."""
     document = export_document(
@@ -202,6 +209,7 @@ def export_json(
         app_version=app_version,
         summaries=summaries,
         conversations_created=conversations_created,
+        profile=profile,
     )
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 
@@ -248,6 +256,8 @@ class MarkdownLabels:
     untitled: str = "Untitled conversation"
     earlier_summary: str = "earlier version"
     archived_summary: str = "archived"
+    #: The heading of the user profile's section.
+    profile: str = "User profile"
 
 
 _MARKDOWN_SPECIAL_RE = re.compile(r"([\\`*_\[\]<>#|~])")
@@ -266,10 +276,11 @@ def export_markdown(
     labels: MarkdownLabels | None = None,
     tz: tzinfo = UTC,
     summaries: Sequence[Summary] = (),
+    profile: Profile | None = None,
 ) -> str:
     """A readable Markdown export: active memories grouped by kind, then the archived ones.
 
-    Session summaries, if given, follow in a section of their own.
+    Session summaries and the user profile, if given, follow in sections of their own.
 
     Not meant to be imported back (use :func:`export_json`).
 
@@ -279,6 +290,7 @@ def export_markdown(
         labels: The words to use (default English).
         tz: The time zone dates are written in.
         summaries: The session summaries.
+        profile: The user profile (its headings are moved one level down).
 
     Returns:
         The Markdown text.
@@ -293,6 +305,7 @@ def export_markdown(
         tz=tz,
         escape=_md_text,
     )
+    summary_lines += _profile_lines(profile, words.profile)
     items = list(memories)
     lines = [
         f"# {words.title}",
@@ -343,6 +356,17 @@ def export_markdown(
         section(inactive, "###")
     lines.extend(summary_lines)
     return "\n".join(lines)
+
+
+def _profile_lines(profile: Profile | None, heading: str) -> list[str]:
+    if profile is None or profile.empty:
+        return []
+    # The profile is Markdown already: its "## Section" headings go one level under ours.
+    body = [
+        f"#{line}" if line.lstrip().startswith("#") else line
+        for line in profile.content.splitlines()
+    ]
+    return [f"## {heading}", "", *body, ""]
 
 
 # -- parsing --------------------------------------------------------------------------------
@@ -440,6 +464,8 @@ class ImportDocument:
     exported_at: datetime | None = None
     summaries: tuple[summary_transfer.SummaryEntry, ...] = ()
     invalid_summaries: tuple[summary_transfer.SummaryProblem, ...] = ()
+    #: The file's ``"profile"`` as read (checked when it is planned against the local one).
+    profile: Any = None
 
 
 class _EntryError(Exception):
@@ -685,7 +711,14 @@ def parse_import(data: bytes | str, *, now: datetime, max_content_chars: int) ->
         raise ImportInvalid("'summaries' is not a list", reason="bad_structure") from exc
     if len(summaries) + len(invalid_summaries) > MAX_IMPORT_ENTRIES:
         raise ImportInvalid("too many summaries", reason="too_many", limit=MAX_IMPORT_ENTRIES)
-    return ImportDocument(tuple(entries), tuple(invalid), exported_at, summaries, invalid_summaries)
+    return ImportDocument(
+        tuple(entries),
+        tuple(invalid),
+        exported_at,
+        summaries,
+        invalid_summaries,
+        document.get("profile"),
+    )
 
 
 # -- planning -------------------------------------------------------------------------------
@@ -721,6 +754,7 @@ class ImportPreview:
         active_after: Active memories after the import.
         max_active: The limit of active memories.
         summaries: What happens to the session summaries of the file.
+        profile: What happens to the user profile.
     """
 
     to_add: tuple[ImportEntry, ...]
@@ -731,6 +765,7 @@ class ImportPreview:
     active_after: int
     max_active: int
     summaries: summary_transfer.SummaryPlan = field(default_factory=summary_transfer.SummaryPlan)
+    profile: profile_transfer.ProfilePlan = field(default_factory=profile_transfer.ProfilePlan)
 
     @property
     def over_limit(self) -> bool:
@@ -739,8 +774,10 @@ class ImportPreview:
 
     @property
     def has_changes(self) -> bool:
-        """Whether applying would change anything (memories or summaries)."""
-        return bool(self.to_add or self.to_update or self.summaries.has_changes)
+        """Whether applying would change anything (memories, summaries or the profile)."""
+        return bool(
+            self.to_add or self.to_update or self.summaries.has_changes or self.profile.has_changes
+        )
 
 
 def _entry_active(entry: ImportEntry, now: datetime) -> bool:
@@ -880,6 +917,19 @@ def plan_summaries(
     return summary_transfer.plan(document.summaries, document.invalid_summaries, local)
 
 
+def plan_profile(document: ImportDocument, local: Profile | None) -> profile_transfer.ProfilePlan:
+    """Check the file's user profile and match it against the local one.
+
+    Args:
+        document: The parsed file.
+        local: The local profile.
+
+    Returns:
+        What the import does to the profile (``ImportPreview.profile``).
+    """
+    return profile_transfer.plan(document.profile, local)
+
+
 def texts_to_embed(preview: ImportPreview) -> dict[int, str]:
     """The contents that need vectors, by entry index: new memories and changed texts."""
     texts = {entry.index: entry.content for entry in preview.to_add}
@@ -901,12 +951,14 @@ class ImportResult:
         updated: The ids of the changed memories, in file order.
         summaries_added: The ids of the new session summaries.
         summaries_updated: How many local summaries changed.
+        profile_replaced: The file's profile became the profile.
     """
 
     added: tuple[int, ...]
     updated: tuple[int, ...]
     summaries_added: tuple[int, ...] = ()
     summaries_updated: int = 0
+    profile_replaced: bool = False
 
 
 def local_memories(session: Session) -> list[tuple[Memory, str]]:
@@ -987,7 +1039,7 @@ def write_import(
         The ids added and updated.
 
     Raises:
-        ImportStale: A matched memory was changed or deleted since the preview.
+        ImportStale: A matched memory (or the profile) was changed or deleted since the preview.
         MemoryLimitReached: The import would exceed ``max_active`` active memories.
     """
     plans = preview.to_update
@@ -1075,10 +1127,12 @@ def write_import(
             limit=max_active,
         )
     summaries_added = summary_transfer.write(session, preview.summaries, now)
+    profile_replaced = profile_transfer.write(session, preview.profile, now)
     session.commit()
     return ImportResult(
         added=tuple(row.id for row in new_rows if row.id is not None),
         updated=tuple(plan.memory.id for plan in plans),
         summaries_added=tuple(summaries_added),
         summaries_updated=len(preview.summaries.to_update),
+        profile_replaced=profile_replaced,
     )

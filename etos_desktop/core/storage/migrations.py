@@ -229,6 +229,39 @@ def _v4_summaries_and_jobs(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v5_profile(conn: sqlite3.Connection) -> None:
+    _run_script(
+        conn,
+        """
+        CREATE TABLE user_profile (
+            id INTEGER PRIMARY KEY,
+            content TEXT NOT NULL DEFAULT '',
+            pinned_json TEXT NOT NULL DEFAULT '[]',
+            revision_id INTEGER,
+            updated_at DATETIME,
+            material_until DATETIME,
+            checked_at DATETIME,
+            attempted_at DATETIME,
+            retry_at DATETIME,
+            error_count INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            last_outcome TEXT
+        );
+        CREATE TABLE profile_revision (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            created_at DATETIME NOT NULL,
+            source TEXT NOT NULL,
+            content TEXT NOT NULL,
+            pinned_json TEXT NOT NULL DEFAULT '[]',
+            summary_ids_json TEXT NOT NULL DEFAULT '[]',
+            memory_ids_json TEXT NOT NULL DEFAULT '[]',
+            restored_from INTEGER
+        );
+        CREATE INDEX ix_profile_revision_created_at ON profile_revision (created_at);
+        """,
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversations, messages, traces", _v1_chat),
     Migration(2, "long-term memory: memories, revisions, vectors, full-text index", _v2_memory),
@@ -238,6 +271,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         "session summaries, their bookkeeping and vectors; background job runs",
         _v4_summaries_and_jobs,
     ),
+    Migration(5, "the user profile and its revisions", _v5_profile),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -256,3 +256,50 @@ class JobRunRow(SQLModel, table=True):
     next_run_at: datetime | None = None
     runs: int = 0
     failures: int = 0
+
+
+class UserProfileRow(SQLModel, table=True):
+    """The user profile and its refresh bookkeeping: one row, ``id`` 1 (DESIGN §3, §7).
+
+    ``content`` is the Markdown profile injected into every turn; ``pinned_json`` the lines the
+    user pinned (``[{"section": …, "text": …}]``), kept verbatim by every refresh. The refresh
+    reads summaries and memories changed after ``material_until``; ``checked_at`` is the last
+    refresh that ended without an error (with or without a change), and the error columns hold
+    the backoff after a failed one.
+    """
+
+    __tablename__ = "user_profile"
+
+    id: int = Field(default=1, primary_key=True)
+    content: str = ""
+    pinned_json: str = "[]"
+    #: The revision that holds the current text (``None`` before the first one).
+    revision_id: int | None = None
+    updated_at: datetime | None = None
+    material_until: datetime | None = None
+    checked_at: datetime | None = None
+    attempted_at: datetime | None = None
+    retry_at: datetime | None = None
+    error_count: int = 0
+    #: The error code of the last failed refresh (never a server's text).
+    last_error: str | None = None
+    #: changed / unchanged / nothing_new / error
+    last_outcome: str | None = None
+
+
+class ProfileRevisionRow(SQLModel, table=True):
+    """One version of the user profile: its text, pins, source and what it was built from."""
+
+    __tablename__ = "profile_revision"
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = Field(index=True)
+    #: scheduled / requested / manual / cleared / restored / imported
+    source: str
+    content: str
+    pinned_json: str = "[]"
+    #: The ids of the session summaries and memories a refresh was built from (JSON lists).
+    summary_ids_json: str = "[]"
+    memory_ids_json: str = "[]"
+    #: For ``restored``: the revision brought back.
+    restored_from: int | None = None
