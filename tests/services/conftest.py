@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from etos_desktop.core.chat.service import ChatService
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.engine import MemoryEngine
+from etos_desktop.core.profile.access import ProfileAccess
 from etos_desktop.core.summaries.access import SummaryAccess
 from etos_desktop.services.jobs import BackgroundJobs, summary_job_id
 from etos_desktop.services.scheduler import JobScheduler
@@ -33,6 +35,7 @@ class JobsEnv:
     server: FakeOpenAIServer
     data_dir: Path
     memory: MemoryAccess
+    profile: ProfileAccess
 
     async def new_conversation(self, title: str = "") -> int:
         row = await self.stack.repo.create_conversation(title)
@@ -55,6 +58,13 @@ class JobsEnv:
     def chat_requests(self) -> list[dict[str, Any]]:
         return [r.body for r in self.server.chat_requests() if r.body.get("stream")]
 
+    def profile_requests(self) -> list[dict[str, Any]]:
+        return [
+            r.body
+            for r in self.server.chat_requests()
+            if not r.body.get("stream") and "profile" in r.body["messages"][0]["content"]
+        ]
+
     def run_time(self, conversation_id: int) -> Any:
         return self.scheduler.run_time(summary_job_id(conversation_id))
 
@@ -64,9 +74,17 @@ EnvFactory = Callable[..., Any]
 
 @asynccontextmanager
 async def jobs_env(
-    data_dir: Path, server: FakeOpenAIServer, clock: FakeClock, **settings: Any
+    data_dir: Path,
+    server: FakeOpenAIServer,
+    clock: FakeClock,
+    *,
+    zone: tzinfo = UTC,
+    **settings: Any,
 ) -> AsyncIterator[JobsEnv]:
-    """The stack with summaries and the jobs service, started; shut down on exit."""
+    """The stack with summaries, the profile and the jobs service, started; shut down on exit.
+
+    ``zone`` is the local time zone the daily profile refresh follows.
+    """
     async with chat_stack(data_dir, server.base_url, clock=clock) as stack:
         stack.settings.set("chat.auto_title", False)
         for key, value in settings.items():
@@ -77,6 +95,9 @@ async def jobs_env(
             clock=clock,
             embedding=lambda: (memory.engine.embedder, memory.engine.tuning),
         )
+        profile = ProfileAccess(stack.db, clock=clock)
+        memory.set_summaries(summaries.transfer_state)
+        memory.set_profile(profile.transfer_state)
         chat = ChatService(
             stack.repo,
             stack.registry,
@@ -84,6 +105,7 @@ async def jobs_env(
             memory=memory,
             summaries=summaries,
             clock=clock,
+            profile=profile,
         )
         scheduler = JobScheduler(clock)
         jobs = BackgroundJobs(
@@ -96,9 +118,13 @@ async def jobs_env(
             scheduler=scheduler,
             memory=memory,
             backup_dir=data_dir / "backups",
+            profile=profile,
+            zone=zone,
         )
         await jobs.start()
-        env = JobsEnv(stack, chat, summaries, jobs, scheduler, clock, server, data_dir, memory)
+        env = JobsEnv(
+            stack, chat, summaries, jobs, scheduler, clock, server, data_dir, memory, profile
+        )
         try:
             yield env
         finally:

@@ -181,8 +181,10 @@ async def test_a_failed_consolidation_is_recorded(env: JobsEnv):
     assert status.last_success_at is None
 
 
-async def test_statuses_list_every_job_and_the_profile_is_not_set_up(env: JobsEnv):
+async def test_statuses_list_every_job_and_the_profile_job_with_its_catch_up(env: JobsEnv):
     statuses = await env.jobs.statuses()
     assert [s.name for s in statuses] == list(JobName)
     profile = statuses[[s.name for s in statuses].index(JobName.PROFILE)]
-    assert not profile.available
+    assert profile.available
+    # Never refreshed: caught up shortly after start-up.
+    assert profile.next_run_at == env.clock.now() + STARTUP_DELAY

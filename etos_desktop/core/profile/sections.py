@@ -244,6 +244,18 @@ def normalised(text: str) -> str:
     return "\n".join(out).strip()
 
 
+def same_profile(a: str, b: str) -> bool:
+    """Whether two profiles say the same: equal lines in the same order, spacing aside.
+
+    Blank lines and indentation are layout (a list written loose or tight reads the same).
+    """
+
+    def lines(text: str) -> list[str]:
+        return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+
+    return lines(a) == lines(b)
+
+
 def skeleton(lang: Language) -> str:
     """An empty profile with every section's heading (a start for the user's own text)."""
     return "\n\n".join(f"## {title}" for title in SECTION_TITLES[lang].values())

@@ -153,9 +153,9 @@ def plan(raw: object, local: Profile | None) -> ProfilePlan:
     if entry is None:
         return ProfilePlan()
     local = local or Profile()
-    same = sections.normalised(entry.content) == sections.normalised(local.content) and set(
-        entry.pinned
-    ) == set(local.pinned)
+    same = sections.same_profile(entry.content, local.content) and set(entry.pinned) == set(
+        local.pinned
+    )
     return ProfilePlan(entry=entry, replace=not same, base_revision_id=local.revision_id)
 
 

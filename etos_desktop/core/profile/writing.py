@@ -287,7 +287,7 @@ def finish_profile(
     final = sections.normalised(with_pins)
     if len(final) > sections.MAX_PROFILE_CHARS:
         return Rejected("too_long")
-    if final == sections.normalised(current):
+    if sections.same_profile(final, current):
         return Unchanged()
     return Accepted(final, redacted=redacted != text, restored_pins=restored)
 

@@ -1,0 +1,155 @@
+"""Sections, pinned lines and the refresh reply's rules: pure functions, tested without a loop."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from etos_desktop.core.profile import rule, sections, writing
+from etos_desktop.core.profile.records import Material, MaterialItem, PinnedLine, Profile
+
+PROFILE = """## Identity
+- Engineer in Berlin
+
+## Communication style
+- Always call me Mia
+- Short answers
+
+## Goals
+- Run a marathon"""
+
+
+@pytest.mark.parametrize(
+    ("title", "key"),
+    [
+        ("Identity", "identity"),
+        ("身份", "identity"),
+        ("**Communication style:**", "communication_style"),
+        ("沟通风格", "communication_style"),
+        ("3. Work style", "work_style"),
+        ("工作方式", "work_style"),
+        ("Constraints & boundaries", "constraints"),
+        ("约束", "constraints"),
+        ("Favourite films", "favourite films"),
+    ],
+)
+def test_headings_in_either_language_name_the_same_section(title: str, key: str):
+    assert sections.section_key(title) == key
+
+
+def test_pins_know_their_section_and_are_found_again():
+    pins = sections.pins_for_lines(PROFILE, [4, 5, 99, 2])
+    assert pins == (
+        PinnedLine("- Always call me Mia", "communication_style"),
+        PinnedLine("- Short answers", "communication_style"),
+    )
+    assert sections.pin_line_numbers(PROFILE, pins) == [4, 5]
+    assert sections.pin_line_numbers("nothing here", pins) == []
+
+
+def test_a_dropped_pin_goes_to_the_top_of_its_section_even_in_the_other_language():
+    pins = (PinnedLine("- Always call me Mia", "communication_style"),)
+    rewritten = "## 身份\n- 柏林的工程师\n\n## 沟通风格\n- 回答简短"
+    assert sections.apply_pins(rewritten, pins) == (
+        "## 身份\n- 柏林的工程师\n\n## 沟通风格\n- Always call me Mia\n- 回答简短"
+    )
+
+
+def test_a_pin_whose_section_is_gone_goes_to_the_top_and_present_pins_stay_put():
+    pins = (
+        PinnedLine("- Run a marathon", "goals"),
+        PinnedLine("- Engineer in Berlin", "identity"),
+    )
+    text = "## Identity\n- Student\n- Engineer in Berlin"
+    assert sections.apply_pins(text, pins) == (
+        "- Run a marathon\n\n## Identity\n- Student\n- Engineer in Berlin"
+    )
+    assert sections.apply_pins("", pins) == "- Run a marathon\n- Engineer in Berlin"
+
+
+def test_normalised_ignores_line_ends_trailing_spaces_and_blank_runs():
+    assert sections.normalised("a  \r\n\r\n\r\nb\n\n") == "a\n\nb"
+
+
+def _finish(raw: str, reason: str | None = "stop", current: str = PROFILE, pins=()):
+    return writing.finish_profile(raw, reason, current=current, pinned=pins)
+
+
+def test_the_reply_rules():
+    assert _finish("") == writing.Rejected("empty")
+    assert _finish("  \n ") == writing.Rejected("empty")
+    assert _finish(PROFILE + "\n- more", "length") == writing.Rejected("incomplete")
+    assert _finish("I could not find anything new.") == writing.Rejected("no_sections")
+    assert _finish("## Recipes\n- soup") == writing.Rejected("no_sections")
+    assert _finish(PROFILE.replace("\n", "\n\n") + "  ") == writing.Unchanged()
+    assert _finish("```markdown\n" + PROFILE + "\n```") == writing.Unchanged()
+    big = "## Identity\n" + "- " + "x" * 3990
+    assert _finish(big) == writing.Rejected("too_long")
+    # Pinned lines count: a reply that fits alone but not with its pins put back is refused.
+    near = "## Identity\n- " + "y" * 3900
+    pins = (PinnedLine("- " + "p" * 200, "goals"),)
+    assert _finish(near, pins=pins) == writing.Rejected("too_long")
+
+
+def test_an_accepted_reply_loses_its_preface_and_its_secrets():
+    outcome = _finish(
+        "Here is the updated profile:\n## Identity\n- Engineer, key sk-abcdefghijklmnopqrstuvwx1234\n"
+    )
+    assert isinstance(outcome, writing.Accepted)
+    assert outcome.text == "## Identity\n- Engineer, key [redacted]"
+    assert outcome.redacted
+
+
+def _item(kind: str, i: int, text: str, days: int) -> MaterialItem:
+    when = datetime(2026, 1, 10, tzinfo=UTC) - timedelta(days=days)
+    return MaterialItem(kind, i, when, text, "fact" if kind == "memory" else "Chat")
+
+
+def test_the_request_holds_the_newest_material_that_fits():
+    items = tuple(_item("memory", i, f"memory number {i} " + "w " * 200, i) for i in range(30))
+    built = writing.build_request(
+        writing.ProfileInput(PROFILE, (), Material(items), "en", "2026-01-10"), budget=1000
+    )
+    assert 0 < len(built.sent) < 30
+    assert built.sent == items[: len(built.sent)]
+    assert built.left_out == 30 - len(built.sent)
+    user = built.messages[1]["content"]
+    assert f"<profile>\n{PROFILE}\n</profile>" in user
+    assert "memory number 0 " in user
+    assert "memory number 29 " not in user
+    assert f"[{built.left_out} older item(s) left out for length]" in user
+
+
+def test_the_chinese_prompt():
+    built = writing.build_request(
+        writing.ProfileInput(
+            "", (PinnedLine("- 叫我小米", "identity"),), Material(), "zh", "2026-01-10"
+        )
+    )
+    system, user = (m["content"] for m in built.messages)
+    assert "身份、" not in system  # titles are joined with ", "
+    assert "身份, 沟通风格, 专业领域, 兴趣, 工作方式, 目标, 约束" in system
+    assert "还没有画像" in user
+    assert "- [身份] - 叫我小米" in user
+
+
+NOW = datetime(2026, 1, 10, 12, tzinfo=UTC)
+DAILY = datetime(2026, 1, 11, 4, tzinfo=UTC)
+
+
+def test_next_run():
+    delay = timedelta(minutes=2)
+    never = Profile()
+    assert rule.next_run(never, NOW, DAILY, startup=True, startup_delay=delay) == NOW + delay
+    assert rule.next_run(never, NOW, DAILY) == DAILY
+    fresh = Profile(checked_at=NOW - timedelta(hours=3))
+    assert rule.next_run(fresh, NOW, DAILY, startup=True, startup_delay=delay) == DAILY
+    stale = Profile(checked_at=NOW - timedelta(days=3))
+    assert rule.next_run(stale, NOW, DAILY, startup=True, startup_delay=delay) == NOW + delay
+    failed = Profile(checked_at=NOW, error_count=2, retry_at=NOW + timedelta(minutes=90))
+    assert rule.next_run(failed, NOW, DAILY) == NOW + timedelta(minutes=90)
+    overdue = Profile(checked_at=NOW, error_count=1, retry_at=NOW - timedelta(hours=1))
+    assert rule.next_run(overdue, NOW, DAILY, startup=True, startup_delay=delay) == NOW + delay
+    late = Profile(checked_at=NOW, error_count=6, retry_at=NOW + timedelta(hours=24))
+    assert rule.next_run(late, NOW, DAILY) == DAILY
