@@ -34,6 +34,7 @@ from etos_desktop.ui.task_set import TaskSet
 if TYPE_CHECKING:
     from etos_desktop.core.clock import Clock
     from etos_desktop.core.memory.access import MemoryAccess
+    from etos_desktop.core.profile.access import ProfileAccess
     from etos_desktop.core.providers.config import ProviderConfig
     from etos_desktop.core.providers.registry import ProviderRegistry
     from etos_desktop.core.providers.secrets import SecretStore
@@ -177,6 +178,7 @@ class EtosApp:
         self.controller: ChatController | None = None
         self.memory: MemoryAccess | None = None
         self.summaries: SummaryAccess | None = None
+        self.profile: ProfileAccess | None = None
         self.jobs: BackgroundJobs | None = None
         self.jobs_bridge: JobsBridge | None = None
         self._clock = clock
@@ -250,6 +252,7 @@ class EtosApp:
         from etos_desktop.core.clock import SystemClock
         from etos_desktop.core.memory.access import MemoryAccess
         from etos_desktop.core.memory.engine import MemoryEngine
+        from etos_desktop.core.profile.access import ProfileAccess
         from etos_desktop.core.providers import openai_provider
         from etos_desktop.core.providers.presets import LOCAL_CANDIDATES
         from etos_desktop.core.providers.registry import ProviderRegistry
@@ -292,6 +295,8 @@ class EtosApp:
         )
         # Summaries travel in the memory export and import (one document, one transaction).
         self.memory.set_summaries(self.summaries.transfer_state)
+        self.profile = ProfileAccess(self.db, clock=clock)
+        self.memory.set_profile(self.profile.transfer_state)
         chat = ChatService(
             repo,
             self.registry,
@@ -299,6 +304,7 @@ class EtosApp:
             memory=self.memory,
             summaries=self.summaries,
             clock=clock,
+            profile=self.profile,
         )
         self.controller = ChatController(repo, chat)
         if self._background_jobs:
@@ -373,6 +379,7 @@ class EtosApp:
             scheduler=JobScheduler(clock, loop=asyncio.get_running_loop()),
             memory=self.memory,
             backup_dir=paths.backups_dir(self.data_dir),
+            profile=self.profile,
         )
         self.jobs_bridge = JobsBridge(self.jobs, self.window)
         self.jobs_bridge.conversation_changed.connect(self._on_jobs_conversation_changed)
@@ -386,6 +393,8 @@ class EtosApp:
                 "summaries.enabled",
                 "summaries.min_user_turns",
                 "summaries.min_gap_minutes",
+                "profile.enabled",
+                "profile.refresh_hour",
             )
         )
 
@@ -520,6 +529,7 @@ class EtosApp:
                 first_run=first_run,
                 memory=self.memory,
                 summaries=self.summaries,
+                profile=self.profile,
                 jobs=self.jobs_bridge,
                 clock=self._clock,
                 parent=self.window,

@@ -189,6 +189,8 @@ class ContextDialog(QDialog):
                     title = self.tr("System prompt: persona and rules")
                 elif block.kind == "summaries":
                     title, text = self._summaries_block(trace, block.text)
+                elif block.kind == "profile":
+                    title, text = self._profile_block(trace, block.text)
                 else:
                     title = f"{block.kind}: {block.label}"
                 self._add(system, title, block.tokens, text)
@@ -264,6 +266,18 @@ class ContextDialog(QDialog):
         first = self.tree.topLevelItem(0)
         if first is not None:
             self.tree.setCurrentItem(first)
+
+    def _profile_block(self, trace: ContextTrace, text: str) -> tuple[str, str]:
+        """The title and the detail text of the user profile block."""
+        when = trace.profile_updated_at
+        if when:
+            when = datetime.fromisoformat(when).astimezone().strftime("%Y-%m-%d %H:%M")
+        title = self.tr("Your profile, as of {time}").format(time=when or "—")
+        note = self.tr(
+            "Read at every message: edit it in Settings → Profile and the next message carries "
+            "the edit. It is refreshed once a day from new summaries and memories."
+        )
+        return title, f"{note}\n\n{text}"
 
     def _summaries_block(self, trace: ContextTrace, text: str) -> tuple[str, str]:
         """The title and the detail text of the recent-summaries block."""

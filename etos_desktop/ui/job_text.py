@@ -48,6 +48,15 @@ def job_error_text(stored: str | None) -> str:
             "incomplete": _tr("The model's summary stopped in the middle of a sentence."),
             "empty": _tr("The model answered with nothing."),
         }.get(reason, _tr("The model's summary broke the rules for summaries."))
+    if code == "profile_rejected":
+        return {
+            "too_long": _tr("The model's profile was longer than 4,000 characters."),
+            "no_sections": _tr("The model's reply was not a profile with sections."),
+            "incomplete": _tr("The model's profile was cut off."),
+            "empty": _tr("The model answered with nothing."),
+        }.get(reason, _tr("The model's profile broke the rules for profiles."))
+    if code == "profile_stale":
+        return _tr("The profile was edited while it was being refreshed; the edit was kept.")
     if code == "bug":
         return _tr("An unexpected error ({kind}); details are in the log.").format(kind=reason)
     words = {

@@ -22,11 +22,13 @@ class JobsBridge(QObject):
     Signals:
         conversation_changed(int): a job changed a conversation's row (its title).
         summaries_changed(): a summary was written, or an attempt recorded.
+        profile_changed(): the profile was refreshed, or a refresh recorded.
         jobs_changed(): a job started, ended or was scheduled.
     """
 
     conversation_changed = Signal(int)
     summaries_changed = Signal()
+    profile_changed = Signal()
     jobs_changed = Signal()
 
     def __init__(self, jobs: BackgroundJobs, parent: QObject | None = None) -> None:
@@ -44,5 +46,7 @@ class JobsBridge(QObject):
             self.conversation_changed.emit(conversation_id)
         elif kind == "summaries":
             self.summaries_changed.emit()
+        elif kind == "profile":
+            self.profile_changed.emit()
         else:
             self.jobs_changed.emit()

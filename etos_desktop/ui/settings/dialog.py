@@ -36,6 +36,7 @@ from etos_desktop.ui.settings.general_page import GeneralPage, ui_language
 from etos_desktop.ui.settings.memory_page import MemoryPage
 from etos_desktop.ui.settings.page import SettingsPage, TextFactory, plain_label, set_state
 from etos_desktop.ui.settings.persona_page import PersonaPage
+from etos_desktop.ui.settings.profile_page import ProfilePage
 from etos_desktop.ui.settings.providers_controller import ProvidersController
 from etos_desktop.ui.settings.providers_page import ProbeFunction, ProvidersPage
 from etos_desktop.ui.settings.summaries_page import SummariesPage
@@ -44,6 +45,7 @@ from etos_desktop.ui.task_set import TaskSet
 if TYPE_CHECKING:
     from etos_desktop.core.clock import Clock
     from etos_desktop.core.memory.access import MemoryAccess
+    from etos_desktop.core.profile.access import ProfileAccess
     from etos_desktop.core.providers.registry import ProviderRegistry
     from etos_desktop.core.providers.secrets import SecretStore
     from etos_desktop.core.settings.store import SettingsStore
@@ -65,9 +67,10 @@ def _loop_running() -> bool:
 
 
 class SettingsDialog(QDialog):
-    """The Settings window: Providers, Persona, General, Memory and Summaries pages.
+    """The Settings window: Providers, Persona, General, Memory, Summaries and Profile pages.
 
-    The Memory page is there when the app has memory, the Summaries page when it has summaries.
+    The Memory page is there when the app has memory, the Summaries page when it has summaries,
+    the Profile page when it has the profile.
 
     On first run the dialog opens on the Providers page with a welcome banner and looks once
     for a model server on this computer, offering one-click setup. Open it with ``show()`` or
@@ -94,6 +97,7 @@ class SettingsDialog(QDialog):
         first_run: bool = False,
         memory: MemoryAccess | None = None,
         summaries: SummaryAccess | None = None,
+        profile: ProfileAccess | None = None,
         jobs: JobsBridge | None = None,
         clock: Clock | None = None,
         parent: QWidget | None = None,
@@ -135,6 +139,10 @@ class SettingsDialog(QDialog):
                 summaries, settings, jobs=jobs, clock=clock, parent=self.stack
             )
             self._pages["summaries"] = self.summaries_page
+        self.profile_page: ProfilePage | None = None
+        if profile is not None:
+            self.profile_page = ProfilePage(profile, settings, jobs=jobs, parent=self.stack)
+            self._pages["profile"] = self.profile_page
         self._page_names = tuple(self._pages)
         for name in self._page_names:
             self.page_list.addItem(QListWidgetItem())
@@ -176,6 +184,7 @@ class SettingsDialog(QDialog):
             "general": self.tr("General"),
             "memory": self.tr("Memory"),
             "summaries": self.tr("Summaries"),
+            "profile": self.tr("Profile"),
         }
         for index, name in enumerate(self._page_names):
             self.page_list.item(index).setText(titles[name])
@@ -227,7 +236,7 @@ class SettingsDialog(QDialog):
         return self._page_names
 
     def show_page(self, name: str) -> None:
-        """Show the page ``name``: "providers", "persona", "general", "memory" or "summaries".
+        """Show the page ``name`` ("providers", "persona", "general", "memory", "summaries"…).
 
         Raises:
             ValueError: No page has that name.
@@ -267,6 +276,13 @@ class SettingsDialog(QDialog):
                 self.show_page("providers")
                 self._set_status("error", lambda: self.tr("The API key could not be saved."))
                 return False
+            for name, page in self._pages.items():
+                if not await page.save_pending():
+                    self.show_page(name)
+                    self._set_status(
+                        "error", lambda: self.tr("Correct what the page says, then save again.")
+                    )
+                    return False
             for page in self._pages.values():
                 page.apply()
             self._settings.save()

@@ -375,6 +375,13 @@ def import_summary(preview: transfer.ImportPreview) -> str:
                 ]
             )
         )
+    profile = preview.profile
+    if profile.replace:
+        text += ". " + _tr(
+            "The file's user profile replaces yours (yours stays in the profile's history)"
+        )
+    elif profile.invalid:
+        text += ". " + _tr("The file's user profile is skipped: it cannot be used")
     if preview.over_limit:
         text += ". " + _tr(
             "This would make {count} memories active, more than the {limit} allowed. Archive or delete some first."

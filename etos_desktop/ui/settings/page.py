@@ -195,6 +195,14 @@ class SettingsPage(QWidget):
     def apply(self) -> None:
         """Write the edits into the settings store (the dialog then writes its file)."""
 
+    async def save_pending(self) -> bool:
+        """Save what the page keeps outside the settings file (the profile's text).
+
+        Called by the dialog's Save after every page validated. Returns False (with the reason
+        shown on the page) when it could not be saved.
+        """
+        return True
+
     # -- work -----------------------------------------------------------------------------------
 
     def spawn(self, coro: Coroutine[Any, Any, Any], failure: str) -> asyncio.Task[Any]:

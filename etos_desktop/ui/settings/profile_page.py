@@ -1,0 +1,787 @@
+"""The Profile page of Settings: the user profile, editable, with pins, history and refresh.
+
+DESIGN §7 (editor with save and revert, clear with confirm, "Refresh now", last and next refresh
+time, revision history with a diff against the current text and restore) and §1 principle 5
+(the user sees and controls everything).
+
+Every read and write goes through ``ProfileAccess`` (the DB thread) and "Refresh now" and the
+schedule through the background jobs: the UI thread never waits on the disk or the model. The
+confirmations are the app's own message boxes, opened with ``open()`` and awaited. Unsaved edits
+are guarded: Settings' close asks (its Save writes them too), and Refresh now and Restore ask
+first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from etos_desktop.core.errors import EtosError, InvalidInput
+from etos_desktop.core.jobs import JobName, JobStatus
+from etos_desktop.core.profile import sections
+from etos_desktop.core.profile.errors import ProfileStale
+from etos_desktop.core.profile.records import Profile, ProfileRevision
+from etos_desktop.core.profile.store import ANY_BASE
+from etos_desktop.core.settings.schema import spec_for, validate
+from etos_desktop.core.settings.store import SettingsStore
+from etos_desktop.ui import dialogs
+from etos_desktop.ui.error_text import failure_text
+from etos_desktop.ui.job_text import job_error_text, local_time
+from etos_desktop.ui.memory_text import memory_error_text
+from etos_desktop.ui.settings.page import SettingsPage, plain_label, schema_tr, set_state
+from etos_desktop.ui.settings.profile_widgets import ProfileEditor, diff_html, diff_lines
+
+if TYPE_CHECKING:
+    from etos_desktop.core.profile.access import ProfileAccess
+    from etos_desktop.services.jobs import ProfileRun
+    from etos_desktop.ui.jobs_bridge import JobsBridge
+
+#: The settings this page edits (saved with the dialog's Save, like every other page).
+SETTING_KEYS: Final = ("profile.enabled", "profile.refresh_hour")
+
+
+class ProfilePage(SettingsPage):
+    """The Profile page: the profile in a Markdown editor, its pins, history and refresh.
+
+    Text edits are saved with the page's Save button (or the dialog's Save); restore, clear and
+    Refresh now take effect at once and each leaves a revision, so every version stays in the
+    history.
+
+    Args:
+        profile: The app's profile access (all work runs off the UI thread).
+        settings: The settings store (``profile.*`` keys).
+        jobs: The background jobs (``None``: no Refresh now, no schedule shown).
+        parent: The parent widget.
+
+    Signals:
+        refreshed(): the page was reloaded from the database.
+        profile_saved(): the profile was changed here (saved, cleared, restored, refreshed).
+    """
+
+    refreshed = Signal()
+    profile_saved = Signal()
+
+    def __init__(
+        self,
+        profile: ProfileAccess,
+        settings: SettingsStore,
+        *,
+        jobs: JobsBridge | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("profilePage")
+        self._profile = profile
+        self._settings = settings
+        self._jobs = jobs
+        self._alive = True
+        self._busy = False
+        self._loaded = Profile()
+        self._revisions: list[ProfileRevision] = []
+        self._job_status: JobStatus | None = None
+        self._refresh_task: asyncio.Task[None] | None = None
+        self._refresh_queued = False
+        self._stage = ""
+        self._background_change = False
+        self._build()
+        self.retranslate()
+        self._update_actions()
+        if jobs is not None:
+            jobs.profile_changed.connect(self._on_jobs_profile_changed)
+            jobs.jobs_changed.connect(self._on_jobs_profile_changed)
+
+    # -- building -------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        group = self.settings_group = QGroupBox(self)
+        self.enabled_check = QCheckBox(group)
+        self.enabled_check.setObjectName("setting:profile.enabled")
+        self.enabled_check.setChecked(self._settings.get_bool("profile.enabled"))
+        self.enabled_check.toggled.connect(self._on_setting_edited)
+        self.hour_label = QLabel(group)
+        self.hour_spin = QSpinBox(group)
+        self.hour_spin.setObjectName("setting:profile.refresh_hour")
+        self.hour_spin.setRange(0, 23)
+        self.hour_spin.setSuffix(":00")
+        self.hour_spin.setValue(self._settings.get_int("profile.refresh_hour"))
+        self.hour_spin.valueChanged.connect(self._on_setting_edited)
+        self.job_label = plain_label(group)
+        self.job_label.setObjectName("profileJobStatus")
+        top = QHBoxLayout()
+        top.addWidget(self.enabled_check)
+        top.addStretch(1)
+        top.addWidget(self.hour_label)
+        top.addWidget(self.hour_spin)
+        box = QVBoxLayout(group)
+        box.setContentsMargins(8, 6, 8, 6)
+        box.addLayout(top)
+        box.addWidget(self.job_label)
+
+        left = QWidget(self)
+        self.editor_title = QLabel(left)
+        self.editor_title.setObjectName("profileEditorTitle")
+        self.count_label = plain_label(left, wrap=False)
+        self.count_label.setObjectName("profileCount")
+        self.editor = ProfileEditor(left)
+        self.editor.textChanged.connect(self._on_editor_changed)
+        self.editor.pins_changed.connect(self._on_editor_changed)
+        self.editor.cursorPositionChanged.connect(self._update_actions)
+        self.save_button = QPushButton(left)
+        self.save_button.setObjectName("profileSaveButton")
+        self.save_button.clicked.connect(self._on_save_button_clicked)
+        self.revert_button = QPushButton(left)
+        self.revert_button.setObjectName("profileRevertButton")
+        self.revert_button.clicked.connect(self._on_revert_button_clicked)
+        self.pin_button = QPushButton(left)
+        self.pin_button.setObjectName("profilePinButton")
+        self.pin_button.clicked.connect(self._on_pin_button_clicked)
+        self.clear_button = QPushButton(left)
+        self.clear_button.setObjectName("profileClearButton")
+        self.clear_button.clicked.connect(self._on_clear_button_clicked)
+        self.refresh_button = QPushButton(left)
+        self.refresh_button.setObjectName("profileRefreshButton")
+        self.refresh_button.clicked.connect(self._on_refresh_button_clicked)
+        self.cancel_button = QPushButton(left)
+        self.cancel_button.setObjectName("profileCancelButton")
+        self.cancel_button.clicked.connect(self._on_cancel_button_clicked)
+        self.cancel_button.hide()
+        self.progress = QProgressBar(left)
+        self.progress.setObjectName("profileProgress")
+        self.progress.setRange(0, 0)
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(8)
+        self.progress.hide()
+        self.stage_label = plain_label(left, wrap=False)
+        self.stage_label.setObjectName("profileStage")
+        self.stage_label.hide()
+        head = QHBoxLayout()
+        head.addWidget(self.editor_title)
+        head.addStretch(1)
+        head.addWidget(self.count_label)
+        buttons = QHBoxLayout()
+        for button in (self.save_button, self.revert_button, self.pin_button, self.clear_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.refresh_button)
+        buttons.addWidget(self.cancel_button)
+        working = QHBoxLayout()
+        working.addWidget(self.stage_label)
+        working.addWidget(self.progress, 1)
+        column = QVBoxLayout(left)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addLayout(head)
+        column.addWidget(self.editor, 1)
+        column.addLayout(buttons)
+        column.addLayout(working)
+
+        right = QWidget(self)
+        self.history_title = QLabel(right)
+        self.history_list = QListWidget(right)
+        self.history_list.setObjectName("profileHistory")
+        self.history_list.currentRowChanged.connect(self._on_history_row_changed)
+        self.compare_combo = QComboBox(right)
+        self.compare_combo.setObjectName("profileCompare")
+        self.compare_combo.addItem("", "current")
+        self.compare_combo.addItem("", "previous")
+        self.compare_combo.currentIndexChanged.connect(self._render_diff)
+        self.diff_view = QTextBrowser(right)
+        self.diff_view.setObjectName("profileDiff")
+        self.diff_view.setOpenLinks(False)
+        self.restore_button = QPushButton(right)
+        self.restore_button.setObjectName("profileRestoreButton")
+        self.restore_button.clicked.connect(self._on_restore_button_clicked)
+        history = QVBoxLayout(right)
+        history.setContentsMargins(0, 0, 0, 0)
+        history.addWidget(self.history_title)
+        history.addWidget(self.history_list, 2)
+        history.addWidget(self.compare_combo)
+        history.addWidget(self.diff_view, 3)
+        history.addWidget(self.restore_button, 0, Qt.AlignmentFlag.AlignRight)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setChildrenCollapsible(False)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.settings_group)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.status_label)
+
+    def retranslate(self) -> None:
+        self.settings_group.setTitle(self.tr("Settings"))
+        self.enabled_check.setText(self.tr("Keep a profile of me and send it with every message"))
+        self.enabled_check.setToolTip(schema_tr(spec_for("profile.enabled").description))
+        self.hour_label.setText(self.tr("Refresh daily at"))
+        self.hour_spin.setToolTip(schema_tr(spec_for("profile.refresh_hour").description))
+        self.editor_title.setText(self.tr("Your profile (Markdown)"))
+        self.editor.setPlaceholderText(
+            self.tr(
+                "No profile yet. It is written from your conversations' summaries and your "
+                "memories once a day, or write it yourself here."
+            )
+        )
+        self.save_button.setText(self.tr("Save"))
+        self.save_button.setToolTip(self.tr("Save your edits; the next refresh starts from them."))
+        self.revert_button.setText(self.tr("Revert"))
+        self.revert_button.setToolTip(self.tr("Drop the unsaved edits."))
+        self.clear_button.setText(self.tr("Clear…"))
+        self.refresh_button.setText(self.tr("Refresh now"))
+        self.refresh_button.setToolTip(
+            self.tr(
+                "Update the profile now from the summaries and memories since the last refresh."
+            )
+        )
+        self.cancel_button.setText(self.tr("Cancel"))
+        self.history_title.setText(self.tr("History"))
+        self.compare_combo.setItemText(0, self.tr("Compare with the current profile"))
+        self.compare_combo.setItemText(1, self.tr("Show what this version changed"))
+        self.restore_button.setText(self.tr("Restore this version"))
+        self._render_pin_button()
+        self._render_counts()
+        self._render_job()
+        self._render_history()
+        self._render_stage()
+        self._render_status()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        # The profile changes in the background: every visit shows the database as it is now.
+        if self._alive and not self._busy:
+            self.spawn(self.refresh(), self.tr("The profile was not loaded."))
+
+    # -- settings (saved with the dialog's Save) ----------------------------------------------
+
+    def value(self, key: str) -> object:
+        """The value the editor of a profile setting holds now."""
+        if key == "profile.enabled":
+            return self.enabled_check.isChecked()
+        return self.hour_spin.value()
+
+    def settings_modified(self) -> bool:
+        """Whether a profile setting was changed and not saved."""
+        return any(self.value(key) != self._settings.get(key) for key in SETTING_KEYS)
+
+    def text_modified(self) -> bool:
+        """Whether the editor holds edits (text or pins) that are not saved."""
+        text = sections.normalised(self.editor.toPlainText())
+        if text != sections.normalised(self._loaded.content):
+            return True
+        return set(self.editor.pins()) != set(self._loaded.pinned)
+
+    def is_modified(self) -> bool:
+        return self.settings_modified() or self.text_modified()
+
+    def validate(self) -> bool:
+        for key in SETTING_KEYS:
+            try:
+                validate(spec_for(key), self.value(key))
+            except InvalidInput:
+                self.set_status("error", lambda: self.tr("A profile setting is out of range."))
+                return False
+        return True
+
+    def apply(self) -> None:
+        for key in SETTING_KEYS:
+            self._settings.set(key, self.value(key))
+
+    async def save_pending(self) -> bool:
+        """Save the edited profile if it was edited (the dialog's Save)."""
+        if not self.text_modified():
+            return True
+        return await self.save_profile()
+
+    def _on_setting_edited(self, *_args: object) -> None:
+        self.changed.emit()
+
+    # -- public API -----------------------------------------------------------------------------
+
+    def loaded(self) -> Profile:
+        """The profile as it was last read from the database."""
+        return self._loaded
+
+    def revisions(self) -> list[ProfileRevision]:
+        """The revisions shown, newest first."""
+        return list(self._revisions)
+
+    def select_revision(self, revision_id: int) -> None:
+        """Select a revision in the history."""
+        for row, revision in enumerate(self._revisions):
+            if revision.id == revision_id:
+                self.history_list.setCurrentRow(row)
+                return
+
+    def selected_revision(self) -> ProfileRevision | None:
+        """The revision selected in the history."""
+        row = self.history_list.currentRow()
+        return self._revisions[row] if 0 <= row < len(self._revisions) else None
+
+    def diff(self) -> list[tuple[str, str]]:
+        """The diff shown: ``(" " | "+" | "-", line)``."""
+        revision = self.selected_revision()
+        if revision is None:
+            return []
+        if self.compare_combo.currentData() == "previous":
+            index = self._revisions.index(revision)
+            older = self._revisions[index + 1].content if index + 1 < len(self._revisions) else ""
+            return diff_lines(older, revision.content)
+        return diff_lines(revision.content, self._loaded.content)
+
+    def refreshing(self) -> bool:
+        """Whether a Refresh now started here is running."""
+        return self._refresh_task is not None and not self._refresh_task.done()
+
+    def close_page(self) -> None:
+        self._alive = False
+        super().close_page()
+
+    async def refresh(self, *, keep_edits: bool = True) -> None:
+        """Read the profile, its history and the job's status again.
+
+        Unsaved edits stay in the editor (``keep_edits``); otherwise it shows the profile read.
+        """
+        profile = await self._profile.current()
+        revisions = await self._profile.revisions()
+        status = None
+        if self._jobs is not None:
+            statuses = await self._jobs.jobs.statuses()
+            status = next((s for s in statuses if s.name == JobName.PROFILE), None)
+        if not self._alive:
+            return
+        edited = keep_edits and self.text_modified()
+        changed = profile.revision_id != self._loaded.revision_id
+        self._background_change = edited and changed
+        if not edited:
+            self.editor.set_profile(profile.content, profile.pinned)
+        self._loaded = _with_bookkeeping(self._loaded, profile) if edited else profile
+        self._revisions = revisions
+        self._job_status = status
+        selected = self.selected_revision()
+        self._render_history(selected.id if selected is not None else None)
+        self._render_counts()
+        self._render_job()
+        self._update_actions()
+        if self._background_change:
+            self.set_status(
+                "warning",
+                lambda: self.tr(
+                    "The profile changed while you were editing it. Your edits are kept; "
+                    "saving them asks first."
+                ),
+            )
+        self.refreshed.emit()
+
+    async def save_profile(self) -> bool:
+        """Save the editor's text and pins as a new revision.
+
+        Returns:
+            Whether it was saved; otherwise why not is in the status line and nothing is lost.
+        """
+        text = self.editor.toPlainText()
+        pins = self.editor.pins()
+        base = self._loaded.revision_id
+        try:
+            saved = await self._profile.save(text, pins, base_revision_id=base)
+        except ProfileStale:
+            if not await dialogs.confirm(
+                self,
+                self.tr("The profile changed"),
+                self.tr(
+                    "The profile was changed since you started editing (a refresh, or an "
+                    "import). Save your version anyway? The other one stays in the history."
+                ),
+                self.tr("Save mine"),
+            ):
+                return False
+            saved = await self._profile.save(text, pins, base_revision_id=ANY_BASE)
+        except InvalidInput as exc:
+            self.set_status("error", lambda e=exc: self._refused_text(e))
+            return False
+        self._loaded = saved
+        self._background_change = False
+        self.editor.set_profile(saved.content, saved.pinned)
+        await self.refresh(keep_edits=False)
+        self.set_status("ok", lambda: self.tr("Profile saved. The next message carries it."))
+        self.profile_saved.emit()
+        self.changed.emit()
+        return True
+
+    # -- slots that start work ------------------------------------------------------------------
+
+    def _on_jobs_profile_changed(self) -> None:
+        # Several changes in a row (a job started, wrote, ended) reload the page once.
+        if self._alive and self.isVisible() and not self._refresh_queued and not self._busy:
+            self._refresh_queued = True
+            self.spawn(self._queued_refresh(), self.tr("The profile was not loaded."))
+
+    async def _queued_refresh(self) -> None:
+        try:
+            await self.refresh()
+        finally:
+            self._refresh_queued = False
+
+    def _on_save_button_clicked(self) -> None:
+        self._start(self._save(), self.tr("The profile was not saved."))
+
+    async def _save(self) -> None:
+        await self.save_profile()
+
+    def _on_revert_button_clicked(self) -> None:
+        self.editor.set_profile(self._loaded.content, self._loaded.pinned)
+        self._background_change = False
+        self.set_status("", lambda: self.tr("Unsaved edits dropped."))
+        self._on_editor_changed()
+        self._start(self.refresh(keep_edits=False), self.tr("The profile was not loaded."))
+
+    def _on_pin_button_clicked(self) -> None:
+        self.editor.toggle_pin()
+        self.editor.setFocus()
+
+    def _on_clear_button_clicked(self) -> None:
+        self._start(self._clear(), self.tr("The profile was not cleared."))
+
+    async def _clear(self) -> None:
+        if not await dialogs.confirm(
+            self,
+            self.tr("Clear the profile"),
+            self.tr(
+                "Clear the profile and its pinned lines? It is no longer sent to the model. "
+                "The current text stays in the history and can be restored."
+            ),
+            self.tr("Clear"),
+            destructive=True,
+        ):
+            return
+        await self._profile.clear()
+        await self.refresh(keep_edits=False)
+        self.set_status("ok", lambda: self.tr("The profile was cleared."))
+        self.profile_saved.emit()
+        self.changed.emit()
+
+    def _on_restore_button_clicked(self) -> None:
+        revision = self.selected_revision()
+        if revision is not None:
+            self._start(self._restore(revision), self.tr("The version was not restored."))
+
+    async def _restore(self, revision: ProfileRevision) -> None:
+        if self.text_modified() and not await dialogs.confirm(
+            self,
+            self.tr("Restore this version"),
+            self.tr("Restore the version of {time}? Your unsaved edits are dropped.").format(
+                time=local_time(revision.created_at)
+            ),
+            self.tr("Restore"),
+        ):
+            return
+        await self._profile.restore(revision.id)
+        await self.refresh(keep_edits=False)
+        self.set_status(
+            "ok",
+            lambda: self.tr("The version of {time} is the profile again.").format(
+                time=local_time(revision.created_at)
+            ),
+        )
+        self.profile_saved.emit()
+        self.changed.emit()
+
+    def _on_refresh_button_clicked(self) -> None:
+        if self._jobs is None or self._busy:
+            return
+        self._busy = True
+        self._update_actions()
+        self._refresh_task = self.spawn(
+            self._refresh_now(), self.tr("The profile was not refreshed.")
+        )
+
+    def _on_cancel_button_clicked(self) -> None:
+        if self._refresh_task is not None and not self._refresh_task.done():
+            self._refresh_task.cancel()
+            self.set_status("", lambda: self.tr("Refresh cancelled. The profile is as it was."))
+
+    async def _refresh_now(self) -> None:
+        assert self._jobs is not None
+        try:
+            if self.text_modified():
+                if not await dialogs.confirm(
+                    self,
+                    self.tr("Refresh now"),
+                    self.tr("Save your edits first? The refresh starts from the saved profile."),
+                    self.tr("Save and refresh"),
+                ):
+                    return
+                if not await self.save_profile():
+                    return
+            self.editor.setReadOnly(True)
+            self._set_stage("reading")
+            result = await self._jobs.jobs.refresh_profile_now(progress=self._set_stage)
+            await self.refresh(keep_edits=False)
+            self._show_outcome(result)
+            if result.outcome == "changed":
+                self.profile_saved.emit()
+        finally:
+            self._busy = False
+            self._set_stage("")
+            if self._alive:
+                self.editor.setReadOnly(False)
+                self._update_actions()
+
+    def _show_outcome(self, result: ProfileRun) -> None:
+        messages: dict[str, tuple[str, Callable[[], str]]] = {
+            "changed": ("ok", lambda: self.tr("The profile was refreshed; see the history.")),
+            "unchanged": (
+                "ok",
+                lambda: self.tr("The model found nothing to change; the profile is as it was."),
+            ),
+            "nothing_new": (
+                "",
+                lambda: self.tr(
+                    "Nothing new since the last refresh: no summary or memory to learn from, "
+                    "so nothing was sent."
+                ),
+            ),
+        }
+        state, text = messages.get(result.outcome, ("", lambda: ""))
+        self.set_status(state, text)
+
+    def _set_stage(self, stage: str) -> None:
+        if not self._alive:
+            return
+        self._stage = stage
+        self._render_stage()
+
+    def _on_editor_changed(self) -> None:
+        self._render_counts()
+        self._update_actions()
+        self.changed.emit()
+
+    def _on_history_row_changed(self, _row: int) -> None:
+        self._render_diff()
+        self._update_actions()
+
+    # -- the work -------------------------------------------------------------------------------
+
+    def _start(self, coro: object, failure: str) -> None:
+        """Run one profile action at a time; the buttons are off while it runs."""
+        if self._busy:
+            coro.close()  # type: ignore[attr-defined]
+            return
+        self._busy = True
+        self._update_actions()
+        self.spawn(self._busy_while(coro), failure)
+
+    async def _busy_while(self, coro: object) -> None:
+        try:
+            await coro  # type: ignore[misc]
+        finally:
+            self._busy = False
+            if self._alive:
+                self._update_actions()
+
+    def failure_message(self, failure: str, error: BaseException) -> str:
+        if isinstance(error, InvalidInput):
+            return f"{failure} {self._refused_text(error)}".strip()
+        if isinstance(error, EtosError) and error.code == "profile_rejected":
+            reason = str(error.params.get("reason", ""))
+            return f"{failure} {job_error_text('profile_rejected:' + reason)}"
+        return failure_text(failure, error)
+
+    def _refused_text(self, error: InvalidInput) -> str:
+        if error.code == "profile_too_long":
+            return self.tr(
+                "The profile is {length} characters long; at most {limit} are kept."
+            ).format(length=error.params.get("length"), limit=error.params.get("limit"))
+        if error.code == "profile_pins_too_long":
+            return self.tr(
+                "The pinned lines hold {length} characters together; at most {limit} can be "
+                "pinned. Unpin a line, or shorten one."
+            ).format(length=error.params.get("length"), limit=error.params.get("limit"))
+        if error.code.startswith("memory_"):
+            return memory_error_text(error)
+        return failure_text("", error)
+
+    # -- rendering ------------------------------------------------------------------------------
+
+    def _update_actions(self) -> None:
+        idle = not self._busy
+        modified = self.text_modified()
+        self.save_button.setEnabled(idle and modified)
+        self.revert_button.setEnabled(idle and modified)
+        self.pin_button.setEnabled(idle and bool(self.editor.toPlainText().strip()))
+        self.clear_button.setEnabled(idle and not self._loaded.empty)
+        self.refresh_button.setVisible(self._jobs is not None and not self.refreshing())
+        self.refresh_button.setEnabled(idle and self._jobs is not None)
+        self.cancel_button.setVisible(self.refreshing())
+        revision = self.selected_revision()
+        self.restore_button.setEnabled(
+            idle and revision is not None and revision.id != self._loaded.revision_id
+        )
+        self.compare_combo.setEnabled(revision is not None)
+        self._render_pin_button()
+
+    def _render_pin_button(self) -> None:
+        pinned = self.editor.selection_pinned()
+        self.pin_button.setText(self.tr("Unpin line") if pinned else self.tr("Pin line"))
+        self.pin_button.setToolTip(
+            self.tr(
+                "Pinned lines are kept word for word by every refresh (marked at the left). "
+                "Editing a pinned line keeps it pinned with the new text."
+            )
+        )
+
+    def _render_counts(self) -> None:
+        text = sections.normalised(self.editor.toPlainText())
+        pins = self.editor.pins()
+        pinned = sections.pinned_chars(pins)
+        parts = [
+            self.tr("{n} / {limit} characters").format(
+                n=self.locale().toString(len(text)),
+                limit=self.locale().toString(sections.MAX_PROFILE_CHARS),
+            ),
+            self.tr("%n pinned line(s)", "", len(pins))
+            + " "
+            + self.tr("({n} / {limit} characters)").format(
+                n=self.locale().toString(pinned),
+                limit=self.locale().toString(sections.MAX_PINNED_CHARS),
+            ),
+        ]
+        self.count_label.setText(" · ".join(parts))
+        over = len(text) > sections.MAX_PROFILE_CHARS or pinned > sections.MAX_PINNED_CHARS
+        set_state(self.count_label, "error" if over else "muted")
+
+    def _render_job(self) -> None:
+        profile = self._loaded
+        parts = [
+            self.tr("Last refresh: {time}").format(
+                time=local_time(profile.attempted_at, never=self.tr("never"))
+            )
+        ]
+        status = self._job_status
+        if self._jobs is not None:
+            if status is not None and status.running:
+                parts.append(self.tr("running now"))
+            next_at = status.next_run_at if status is not None else None
+            if not self._settings.get_bool("profile.enabled") or not self._settings.get_bool(
+                "memory.enabled"
+            ):
+                parts.append(self.tr("daily refresh is off"))
+            else:
+                parts.append(
+                    self.tr("next: {time}").format(
+                        time=local_time(next_at, never=self.tr("not scheduled"))
+                    )
+                )
+        failed = profile.last_outcome == "error" and profile.last_error
+        if failed:
+            parts.append(
+                self.tr("last error: {error}").format(error=job_error_text(profile.last_error))
+            )
+        self.job_label.setText(" · ".join(parts))
+        set_state(self.job_label, "warning" if failed else "muted")
+
+    def source_text(self, revision: ProfileRevision) -> str:
+        """How a revision came to be, in words."""
+        if revision.source == "restored":
+            restored = next((r for r in self._revisions if r.id == revision.restored_from), None)
+            return self.tr("Restored from {time}").format(
+                time=local_time(restored.created_at) if restored is not None else "—"
+            )
+        return {
+            "scheduled": self.tr("Refreshed daily"),
+            "requested": self.tr("Refreshed on request"),
+            "manual": self.tr("Edited by you"),
+            "cleared": self.tr("Cleared"),
+            "imported": self.tr("Imported"),
+        }.get(revision.source, revision.source)
+
+    def _render_history(self, select: int | None = None) -> None:
+        self.history_list.blockSignals(True)
+        try:
+            self.history_list.clear()
+            for revision in self._revisions:
+                text = f"{local_time(revision.created_at)} · {self.source_text(revision)}"
+                if revision.source in ("scheduled", "requested"):
+                    learned = len(revision.summary_ids) + len(revision.memory_ids)
+                    text += " · " + self.tr("from %n new item(s)", "", learned)
+                if revision.id == self._loaded.revision_id:
+                    text += " · " + self.tr("current")
+                item = QListWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, revision.id)
+                self.history_list.addItem(item)
+            ids = [r.id for r in self._revisions]
+            if select in ids:
+                self.history_list.setCurrentRow(ids.index(select))
+            elif self._revisions:
+                # The version before the current one shows what the last change did.
+                self.history_list.setCurrentRow(min(1, len(self._revisions) - 1))
+        finally:
+            self.history_list.blockSignals(False)
+        self._render_diff()
+
+    def _render_diff(self, *_args: object) -> None:
+        revision = self.selected_revision()
+        if revision is None:
+            self.diff_view.setPlainText(self.tr("No earlier versions yet."))
+            return
+        lines = self.diff()
+        if not any(mark != " " for mark, _ in lines):
+            if self.compare_combo.currentData() == "previous":
+                note = self.tr("This version changed nothing in the text.")
+            else:
+                note = self.tr("This version is the same as the current profile.")
+            self.diff_view.setHtml(f"<p><i>{note}</i></p>{diff_html(lines, self)}")
+            return
+        self.diff_view.setHtml(diff_html(lines, self))
+
+    def _render_stage(self) -> None:
+        words = {
+            "reading": self.tr("Reading new summaries and memories…"),
+            "asking": self.tr("Waiting for the model…"),
+            "checking": self.tr("Checking the reply…"),
+            "saving": self.tr("Saving…"),
+        }
+        working = bool(self._stage)
+        self.progress.setVisible(working)
+        self.stage_label.setVisible(working)
+        self.stage_label.setText(words.get(self._stage, ""))
+        self.cancel_button.setVisible(working and self.refreshing())
+        self.refresh_button.setVisible(self._jobs is not None and not working)
+
+    def _recolour(self) -> None:
+        super()._recolour()
+        self._render_diff()
+
+
+def _with_bookkeeping(loaded: Profile, fresh: Profile) -> Profile:
+    """``loaded``'s text and revision with ``fresh``'s refresh bookkeeping (edits in progress)."""
+    import dataclasses
+
+    return dataclasses.replace(
+        fresh,
+        content=loaded.content,
+        pinned=loaded.pinned,
+        revision_id=loaded.revision_id,
+        updated_at=loaded.updated_at,
+    )
