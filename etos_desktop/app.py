@@ -143,6 +143,9 @@ class EtosApp:
         self.settings = SettingsStore(paths.settings_path(self.data_dir))
         self.settings.load()
         self._translators: list[QTranslator] = []
+        self._theme_setting = "system"
+        self._follows_color_scheme = False
+        self.theme: Any = None
         self.install_language(str(self.settings.get("ui.language")))
         self.apply_theme(str(self.settings.get("ui.theme")))
         self.window = MainWindow(qsettings_path=paths.qsettings_path(self.data_dir))
@@ -184,15 +187,23 @@ class EtosApp:
             self._translators.append(translator)
 
     def apply_theme(self, theme: str) -> None:
-        """Apply the light or dark stylesheet ("system" follows the platform's colour scheme)."""
-        if theme == "system":
-            scheme = self.qt_app.styleHints().colorScheme()
-            theme = "dark" if scheme == Qt.ColorScheme.Dark else "light"
-        path = resource_path("themes", f"{theme}.qss")
-        try:
-            self.qt_app.setStyleSheet(path.read_text(encoding="utf-8"))
-        except OSError:
-            log.warning("theme %s not found", path)
+        """Apply the light or dark theme; "system" follows the platform's colour scheme, live."""
+        from etos_desktop.ui import theme as themes
+
+        self._theme_setting = theme
+        hints = self.qt_app.styleHints()
+        if not self._follows_color_scheme:
+            hints.colorSchemeChanged.connect(self._on_color_scheme_changed)
+            self._follows_color_scheme = True
+        self.theme = themes.apply_theme(
+            self.qt_app, themes.resolve_theme(theme, hints.colorScheme())
+        )
+
+    def _on_color_scheme_changed(self, scheme: Qt.ColorScheme) -> None:
+        if self._theme_setting == "system":
+            from etos_desktop.ui import theme as themes
+
+            self.theme = themes.apply_theme(self.qt_app, themes.resolve_theme("system", scheme))
 
     # -- start-up -----------------------------------------------------------------------------
 

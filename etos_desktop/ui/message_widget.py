@@ -139,7 +139,9 @@ class _ContentBrowser(QTextBrowser):
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         self.viewport().setAutoFillBackground(False)
-        palette = self.palette()
+        # Only Base is set here: the other roles stay inherited, so a theme switch recolours
+        # the text (a copy of the whole palette would keep the old theme's text colour).
+        palette = QPalette()
         palette.setColor(QPalette.ColorRole.Base, Qt.GlobalColor.transparent)
         self.setPalette(palette)
         self.document().setDocumentMargin(0)
