@@ -125,6 +125,8 @@ class EtosApp:
         local_candidates: Base URLs probed for a local model server on first run.
         provider_factory: Builds a provider from a configuration and key (tests pass one with
             short timeouts); default ``OpenAIProvider`` with the design's timeouts.
+        translations: Loads the translators for a UI locale (tests pass their own); default
+            Qt's own and the app's ``.qm`` files (``load_translations``).
     """
 
     def __init__(
@@ -134,6 +136,7 @@ class EtosApp:
         *,
         local_candidates: Sequence[str] | None = None,
         provider_factory: Callable[[ProviderConfig, str | None], Any] | None = None,
+        translations: Callable[[QLocale], Sequence[QTranslator]] | None = None,
     ) -> None:
         self.qt_app = qt_app
         self.env = dict(env)
@@ -143,12 +146,18 @@ class EtosApp:
         self.settings = SettingsStore(paths.settings_path(self.data_dir))
         self.settings.load()
         self._translators: list[QTranslator] = []
+        self._load_translations = translations or load_translations
+        self._initial_locale = QLocale()
+        self.ui_locale = QLocale()
+        self.ui_language = "en"
         self._theme_setting = "system"
         self._follows_color_scheme = False
         self.theme: Any = None
         self.install_language(str(self.settings.get("ui.language")))
         self.apply_theme(str(self.settings.get("ui.theme")))
-        self.window = MainWindow(qsettings_path=paths.qsettings_path(self.data_dir))
+        self.window = MainWindow(
+            qsettings_path=paths.qsettings_path(self.data_dir), data_dir=self.data_dir
+        )
         self.window.setWindowIcon(QIcon(str(resource_path("icons", "etos.svg"))))
         self.window.settings_requested.connect(self._on_window_settings_requested)
         self.window.context_requested.connect(self._on_window_context_requested)
@@ -171,20 +180,44 @@ class EtosApp:
         # Created by ``run_app`` on the running loop: asyncio is imported after the first frame.
         self.closed: Any = None
         self._settings_dialog: Any = None
+        self._avatar_path: str | None = None
         self._context_dialogs: list[Any] = []
 
     # -- look and language --------------------------------------------------------------------
 
     def install_language(self, language: str) -> None:
-        """Load the Qt and app translations for ``language`` ("auto" follows the system)."""
+        """Switch the UI to ``language`` ("auto" follows the system locale), live.
+
+        The translators are swapped (Qt then sends every widget a ``LanguageChange``), the
+        locale of dates and numbers follows, and so does the font's family order
+        (``ui.fonts``).
+        """
+        locale = QLocale.system() if language == "auto" else QLocale(language)
         for translator in self._translators:
             self.qt_app.removeTranslator(translator)
-        self._translators.clear()
-        locale = QLocale.system() if language == "auto" else QLocale(language)
-        translator = QTranslator(self.qt_app)
-        if translator.load(locale, "etos", "_", str(resource_path("translations"))):
+        self._translators = list(self._load_translations(locale))
+        for translator in self._translators:
             self.qt_app.installTranslator(translator)
-            self._translators.append(translator)
+        changed = locale != self.ui_locale
+        QLocale.setDefault(locale)
+        self.ui_locale = locale
+        self.ui_language = "zh" if locale.language() == QLocale.Language.Chinese else "en"
+        if changed:
+            for widget in self.qt_app.topLevelWidgets():
+                # Resolved again from the new default: each gets a LocaleChange (dates, numbers).
+                widget.unsetLocale()
+        self.apply_font()
+
+    def apply_font(self) -> None:
+        """Set the UI font: the language's family order at the ``ui.font_size`` percentage."""
+        from PySide6.QtGui import QFontDatabase
+
+        from etos_desktop.ui.fonts import ui_font
+
+        system = QFontDatabase.systemFont(QFontDatabase.SystemFont.GeneralFont)
+        font = ui_font(self.ui_locale, system, self.settings.get_int("ui.font_size"))
+        if font != self.qt_app.font():
+            self.qt_app.setFont(font)
 
     def apply_theme(self, theme: str) -> None:
         """Apply the light or dark theme; "system" follows the platform's colour scheme, live."""
@@ -278,27 +311,31 @@ class EtosApp:
         )
         self.refresh_providers()
         self.window.set_ready(True)
-        notices = []
-        if self.secrets.using_file_fallback:
+        # Kept as functions, so the notice is put into words again when the language changes.
+        notices: list[Callable[[], str]] = []
+        window, secrets, settings = self.window, self.secrets, self.settings
+        if secrets.using_file_fallback:
             notices.append(
-                self.window.tr("API keys are kept in {path} (no system keyring found)").format(
-                    path=self.secrets.fallback_path
+                lambda: window.tr("API keys are kept in {path} (no system keyring found)").format(
+                    path=secrets.fallback_path
                 )
             )
-        if self.settings.load_problem:
+        if settings.load_problem:
             notices.append(
-                self.window.tr("Settings were reset: {problem}").format(
-                    problem=self.settings.load_problem
+                lambda: window.tr("Settings were reset: {problem}").format(
+                    problem=settings.load_problem
                 )
             )
         if recovered:
             notices.append(
-                self.window.tr(
+                lambda: window.tr(
                     "{n} reply(ies) cut off by the last exit were kept as interrupted"
                 ).format(n=recovered)
             )
         if notices:
-            self.window.set_notice("⚠ " + notices[0], "\n".join(notices))
+            self.window.set_notice(
+                lambda: "⚠ " + notices[0](), lambda: "\n".join(n() for n in notices)
+            )
         await repo.delete_empty_conversations()
         await self.controller.refresh_conversations()
         rows = await repo.list_conversations(limit=1)
@@ -410,13 +447,36 @@ class EtosApp:
             self.window.set_provider_text(f"{default.name} · {default.chat_model or '—'}")
         from etos_desktop.core.context.prompts import DEFAULT_PERSONA_NAME, DEFAULT_PERSONA_PROMPT
 
-        lang = "zh" if self.settings.get_str("ui.language") == "zh" else "en"
+        lang = self.ui_language
         name = self.settings.get_str("persona.name") or DEFAULT_PERSONA_NAME[lang]
         prompt = self.settings.get_str("persona.prompt") or DEFAULT_PERSONA_PROMPT[lang]
         self.window.global_persona = (name, prompt)
-        self.window.chat.companion_name = name
+        self.refresh_companion(name)
         if self.controller is not None and self.controller.current is not None:
             self.window.chat.set_conversation_header(self.controller.current)
+
+    def refresh_companion(self, name: str) -> None:
+        """Show the companion's name and avatar beside its replies, and the memory state."""
+        chat = self.window.chat
+        chat.set_companion(name, chat.companion_avatar)
+        path = self.settings.get_str("persona.avatar")
+        if path != self._avatar_path or chat.companion_avatar is None:
+            self._avatar_path = path
+            self._tasks.spawn(
+                self._load_avatar(path), self.window.tr("The avatar image was not read.")
+            )
+        self.window.memory_enabled = bool(self.settings.get("memory.enabled"))
+        self.window.refresh_memory_count()
+
+    async def _load_avatar(self, path: str) -> None:
+        import asyncio
+
+        from etos_desktop.ui.avatar import load_avatar_image
+
+        image = await asyncio.get_running_loop().run_in_executor(None, load_avatar_image, path)
+        if path == self._avatar_path:
+            chat = self.window.chat
+            chat.set_companion(chat.companion_name, None if image.isNull() else image)
 
     # -- dialogs ------------------------------------------------------------------------------
 
@@ -460,6 +520,7 @@ class EtosApp:
             self.switch_embedder()
         self.install_language(str(self.settings.get("ui.language")))
         self.apply_theme(str(self.settings.get("ui.theme")))
+        self.apply_font()
         self.refresh_providers()
 
     def _on_dialog_finished(self, _result: int) -> None:
@@ -511,6 +572,36 @@ class EtosApp:
             db, self.db = self.db, None
             await asyncio.get_running_loop().run_in_executor(None, db.close)
         self.garbage_collector.stop()
+        self.release_look()
+
+    def release_look(self) -> None:
+        """Take this run's translators off the application and stop following the OS scheme."""
+        for translator in self._translators:
+            self.qt_app.removeTranslator(translator)
+        self._translators.clear()
+        QLocale.setDefault(self._initial_locale)
+        if self._follows_color_scheme:
+            self.qt_app.styleHints().colorSchemeChanged.disconnect(self._on_color_scheme_changed)
+            self._follows_color_scheme = False
+
+
+def load_translations(locale: QLocale) -> list[QTranslator]:
+    """Qt's own translations (standard buttons, file dialogs) and the app's, for ``locale``.
+
+    The English ``.qm`` is loaded too: Qt's plural forms ("%n memories") need one even for the
+    language the source is written in.
+    """
+    from PySide6.QtCore import QLibraryInfo
+
+    found = []
+    for name, folder in (
+        ("qtbase", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)),
+        ("etos", str(resource_path("translations"))),
+    ):
+        translator = QTranslator()
+        if translator.load(locale, name, "_", folder):
+            found.append(translator)
+    return found
 
 
 def install_excepthook(window_getter: Any) -> None:

@@ -25,10 +25,11 @@ async def start_app(
     embedder: str = "keywords",
     auto_title: bool = False,
     env: dict[str, str] | None = None,
+    **options: Any,
 ) -> EtosApp:
     """Start the app on ``data_dir`` with the Environment provider pointing at ``server``.
 
-    Retry waits are recorded in ``app.sleeps`` instead of slept.
+    Retry waits are recorded in ``app.sleeps`` instead of slept; ``options`` go to ``EtosApp``.
     """
     environment = {
         "ETOS_DATA_DIR": str(data_dir),
@@ -38,7 +39,11 @@ async def start_app(
     }
     sleeps: list[float] = []
     app = EtosApp(
-        qapp, environment, local_candidates=[], provider_factory=fast_provider_factory(sleeps)
+        qapp,
+        environment,
+        local_candidates=[],
+        provider_factory=fast_provider_factory(sleeps),
+        **options,
     )
     app.sleeps = sleeps  # type: ignore[attr-defined]
     # Keyword-only memory unless asked: loading the built-in embedder costs ~1 s a test.
