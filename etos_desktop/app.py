@@ -153,6 +153,7 @@ class EtosApp:
         self._theme_setting = "system"
         self._follows_color_scheme = False
         self.theme: Any = None
+        self._font: Any = None
         self.install_language(str(self.settings.get("ui.language")))
         self.apply_theme(str(self.settings.get("ui.theme")))
         self.window = MainWindow(
@@ -215,28 +216,30 @@ class EtosApp:
         from etos_desktop.ui.fonts import ui_font
 
         system = QFontDatabase.systemFont(QFontDatabase.SystemFont.GeneralFont)
-        font = ui_font(self.ui_locale, system, self.settings.get_int("ui.font_size"))
-        if font != self.qt_app.font():
-            self.qt_app.setFont(font)
+        self._font = ui_font(self.ui_locale, system, self.settings.get_int("ui.font_size"))
+        self._apply_look()
 
     def apply_theme(self, theme: str) -> None:
         """Apply the light or dark theme; "system" follows the platform's colour scheme, live."""
+        self._theme_setting = theme
+        if not self._follows_color_scheme:
+            self.qt_app.styleHints().colorSchemeChanged.connect(self._on_color_scheme_changed)
+            self._follows_color_scheme = True
+        self._apply_look()
+
+    def _apply_look(self, scheme: Qt.ColorScheme | None = None) -> None:
         from etos_desktop.ui import theme as themes
 
-        self._theme_setting = theme
-        hints = self.qt_app.styleHints()
-        if not self._follows_color_scheme:
-            hints.colorSchemeChanged.connect(self._on_color_scheme_changed)
-            self._follows_color_scheme = True
-        self.theme = themes.apply_theme(
-            self.qt_app, themes.resolve_theme(theme, hints.colorScheme())
-        )
+        if self._font is None:
+            return
+        if scheme is None:
+            scheme = self.qt_app.styleHints().colorScheme()
+        name = themes.resolve_theme(self._theme_setting, scheme)
+        self.theme = themes.apply_look(self.qt_app, name, self._font)
 
     def _on_color_scheme_changed(self, scheme: Qt.ColorScheme) -> None:
         if self._theme_setting == "system":
-            from etos_desktop.ui import theme as themes
-
-            self.theme = themes.apply_theme(self.qt_app, themes.resolve_theme("system", scheme))
+            self._apply_look(scheme)
 
     # -- start-up -----------------------------------------------------------------------------
 
@@ -520,7 +523,6 @@ class EtosApp:
             self.switch_embedder()
         self.install_language(str(self.settings.get("ui.language")))
         self.apply_theme(str(self.settings.get("ui.theme")))
-        self.apply_font()
         self.refresh_providers()
 
     def _on_dialog_finished(self, _result: int) -> None:

@@ -113,11 +113,7 @@ class AboutDialog(QDialog):
         self._read_parts = parts or bundled_parts
         self._tasks = TaskSet()
         self.title = QLabel(self)
-        self.title.setObjectName("aboutTitle")
-        font = self.title.font()
-        font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        self.title.setFont(font)
+        self.title.setObjectName("aboutTitle")  # sized by the style sheet (ui.theme)
         self.blurb = QLabel(self)
         self.blurb.setWordWrap(True)
         self.folder_label = QLabel(self)

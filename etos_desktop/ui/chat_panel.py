@@ -33,7 +33,6 @@ from etos_desktop.core.errors import EtosError
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.avatar import avatar_pixmap
 from etos_desktop.ui.error_text import describe, failure_text, retry_reason_text, status_text
-from etos_desktop.ui.fonts import scaled
 from etos_desktop.ui.labels import ElidedLabel, make_plain
 from etos_desktop.ui.message_widget import MemoryNote, MessageWidget, wrap_mode_for
 from etos_desktop.ui.task_set import TaskSet
@@ -234,8 +233,7 @@ class WelcomePanel(QWidget):
         super().changeEvent(event)
 
     def _fit_fonts(self) -> None:
-        # Relative to the UI font, so the font-size setting scales them (no sizes in the QSS).
-        self.title.setFont(scaled(self.font(), 1.5))
+        # The title's size is a style sheet rule relative to the UI font (ui.theme.font_rules).
         self._draw_avatar()
 
     def _draw_avatar(self) -> None:
@@ -460,9 +458,9 @@ class ChatPanel(QWidget):
         return min(text_column_width(metrics) + 28, round(self.column_width() * 0.88))
 
     def _fit_to_font(self) -> None:
-        # Sizes follow the UI font, so the font-size setting scales them (no sizes in the QSS).
+        # Sizes follow the UI font, so the font-size setting scales them (the title's is a
+        # style sheet rule: ui.theme.font_rules).
         metrics = self.fontMetrics()
-        self.title.setFont(scaled(self.font(), 1.25))
         self.composer.setFixedHeight(4 * metrics.lineSpacing() + 24)
         column = self.column_width()
         self.messages.set_column_width(column)

@@ -113,13 +113,3 @@ def ui_font(locale: QLocale, system_font: QFont, percent: int) -> QFont:
     else:  # a font sized in pixels
         font.setPixelSize(max(6, round(system_font.pixelSize() * percent / 100)))
     return font
-
-
-def scaled(font: QFont, factor: float) -> QFont:
-    """``font`` ``factor`` times as large (a title over body text)."""
-    bigger = QFont(font)
-    if font.pointSizeF() > 0:
-        bigger.setPointSizeF(font.pointSizeF() * factor)
-    else:
-        bigger.setPixelSize(round(font.pixelSize() * factor))
-    return bigger

@@ -4,8 +4,8 @@ A theme is a full ``QPalette`` (drawn by the Fusion style, which honours every p
 every platform), colours by meaning (an error, a success, a muted note) for the widgets that
 colour a text themselves, the Markdown view's palette (code blocks with their own Pygments
 style, tables, quotes) and the accents in ``resources/themes/<name>.qss`` (the chat's
-background, the bubbles, the banner). ``apply_theme`` puts one on the application at run time:
-every widget gets a ``PaletteChange`` and recolours itself.
+background, the bubbles, the banner). ``apply_look`` puts one on the application at run time,
+with the UI font: every widget gets a ``PaletteChange`` and recolours itself.
 
 Text colours reach at least 7:1 against the backgrounds they are drawn on (WCAG AAA), because
 small anti-aliased text reads fainter than its colour: the contrast test
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
 from etos_desktop.resources import resource_path
@@ -357,20 +357,53 @@ def style_sheet(theme: Theme) -> str:
         return ""
 
 
-def apply_theme(app: QApplication, name: str) -> Theme:
-    """Put the theme called ``name`` ("light" or "dark") on ``app``: style, palette, accents."""
+def apply_look(app: QApplication, name: str, font: QFont) -> Theme:
+    """Put the theme called ``name`` ("light" or "dark") and ``font`` on ``app``.
+
+    The palette, the font and the style sheet (the theme's accents and the title sizes) go on
+    together: with a style sheet in place, ``QApplication.setFont`` and ``setPalette`` reach
+    the widgets only when the sheet is set again (Qt re-polishes them then), so it is.
+    """
     theme = THEME_BY_NAME[name]
-    if app.style().name().lower() != "fusion":
+    if not app.property("etosFusion"):
         # The platform styles of Windows and macOS draw many controls in their own colours,
-        # whatever the palette says; Fusion draws every role.
+        # whatever the palette says; Fusion draws every role. Set once: setting a style again
+        # re-polishes every widget for nothing.
         app.setStyle("Fusion")
+        app.setProperty("etosFusion", True)
     palette = palette_for(theme)
-    app.setPalette(palette)
-    QToolTip.setPalette(palette)
-    sheet = style_sheet(theme)
-    if app.styleSheet() != sheet:
+    changed = False
+    if app.palette() != palette:
+        app.setPalette(palette)
+        QToolTip.setPalette(palette)
+        changed = True
+    if app.font() != font:
+        app.setFont(font)
+        changed = True
+    sheet = style_sheet(theme) + "\n" + font_rules(font)
+    if changed or app.styleSheet() != sheet:
         app.setStyleSheet(sheet)
     return theme
+
+
+def font_rules(font: QFont) -> str:
+    """The style sheet rules that size titles relative to ``font`` (the UI font).
+
+    Sizes are set here rather than with ``setFont`` on the labels: a style sheet's re-polish
+    puts a label's earlier font back.
+    """
+    rules = []
+    for name, factor in _TITLE_SIZES.items():
+        if font.pointSizeF() > 0:
+            size = f"{font.pointSizeF() * factor:.1f}pt"
+        else:
+            size = f"{round(font.pixelSize() * factor)}px"
+        rules.append(f"QLabel#{name} {{ font-size: {size}; font-weight: 600; }}")
+    return "\n".join(rules)
+
+
+#: Titles, by object name, and their size relative to the UI font.
+_TITLE_SIZES = {"conversationTitle": 1.25, "welcomeTitle": 1.5, "aboutTitle": 1.3}
 
 
 def is_dark(widget: QWidget | None = None) -> bool:

@@ -116,12 +116,11 @@ def restore_look(qapp: QApplication) -> Iterator[None]:
     palette, sheet, font, locale = qapp.palette(), qapp.styleSheet(), qapp.font(), QLocale()
     yield
     QLocale.setDefault(locale)
-    if qapp.styleSheet() != sheet:
-        qapp.setStyleSheet(sheet)
-    if qapp.palette() != palette:
+    if (qapp.styleSheet(), qapp.palette(), qapp.font()) != (sheet, palette, font):
         qapp.setPalette(palette)
-    if qapp.font() != font:
         qapp.setFont(font)
+        # Set last: with a style sheet, palette and font reach the widgets on its re-polish.
+        qapp.setStyleSheet(sheet)
 
 
 @pytest.fixture(autouse=True)
