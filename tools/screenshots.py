@@ -104,11 +104,8 @@ def _run_child(args: argparse.Namespace) -> int:
 
 
 async def _settle(seconds: float = 0.25) -> None:
-    from PySide6.QtWidgets import QApplication
-
-    for _ in range(5):
-        QApplication.processEvents()
-        await asyncio.sleep(seconds / 5)
+    # The loop runs Qt's events meanwhile (a nested processEvents would drop qasync's tasks).
+    await asyncio.sleep(seconds)
 
 
 async def _take_all(qt_app: Any, args: argparse.Namespace) -> int:

@@ -31,9 +31,8 @@ def _report(where: str, findings: list[object]) -> str:
 
 
 async def _settle() -> None:
-    for _ in range(3):
-        QApplication.processEvents()
-        await asyncio.sleep(0.02)
+    # The loop runs Qt's events meanwhile (a nested processEvents would drop qasync's tasks).
+    await asyncio.sleep(0.06)
 
 
 @pytest.fixture
