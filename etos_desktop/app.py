@@ -163,6 +163,8 @@ class EtosApp:
         self.window.settings_requested.connect(self._on_window_settings_requested)
         self.window.context_requested.connect(self._on_window_context_requested)
         self.window.closing.connect(self._on_window_closing)
+        self.tray = self._make_tray()
+        self.instance: Any = None
         self._provider_factory = provider_factory
         self._local_candidates = list(local_candidates) if local_candidates is not None else None
         self.db: Database | None = None
@@ -240,6 +242,33 @@ class EtosApp:
     def _on_color_scheme_changed(self, scheme: Qt.ColorScheme) -> None:
         if self._theme_setting == "system":
             self._apply_look(scheme)
+
+    # -- desktop ------------------------------------------------------------------------------
+
+    def _make_tray(self) -> Any:
+        """The tray icon, where the desktop has a tray (``None`` elsewhere)."""
+        from etos_desktop.ui.tray import TrayIcon, tray_available
+
+        if not tray_available():
+            return None
+        tray = TrayIcon(self.window, self.window.windowIcon(), self.qt_app)
+        tray.new_conversation_requested.connect(self.window.new_action.trigger)
+        tray.quit_requested.connect(self.window.close)
+        tray.show()
+        return tray
+
+    def show_window(self) -> None:
+        """Bring the window to the front (another launch, the tray)."""
+        from etos_desktop.ui.tray import show_window
+
+        show_window(self.window)
+
+    def keep_instance(self, guard: Any) -> None:
+        """Hold the data folder's single-instance claim; later launches show this window."""
+        self.instance = guard
+        guard.show_requested.connect(self.show_window)
+        # Listening loads QtNetwork: once the first frame is up.
+        QTimer.singleShot(0, guard.listen)
 
     # -- start-up -----------------------------------------------------------------------------
 
@@ -577,11 +606,19 @@ class EtosApp:
         self.release_look()
 
     def release_look(self) -> None:
-        """Take this run's translators off the application and stop following the OS scheme."""
+        """Undo what this run put on the desktop and the application.
+
+        The translators and the default locale, the tray icon, the data folder's claim, and
+        following the OS colour scheme.
+        """
         for translator in self._translators:
             self.qt_app.removeTranslator(translator)
         self._translators.clear()
         QLocale.setDefault(self._initial_locale)
+        if self.tray is not None:
+            self.tray.hide()
+        if self.instance is not None:
+            self.instance.release()
         if self._follows_color_scheme:
             self.qt_app.styleHints().colorSchemeChanged.disconnect(self._on_color_scheme_changed)
             self._follows_color_scheme = False
@@ -663,10 +700,42 @@ def show_first_frame(argv: Sequence[str]) -> tuple[QApplication, EtosApp, Any]:
     qt_app.setOrganizationName("ETOS Desktop")
     qt_app.setApplicationVersion(__version__)
     qt_app.setQuitOnLastWindowClosed(False)
+    guard = claim_data_folder(self_check=args.self_check)
     etos = EtosApp(qt_app, os.environ)
+    if guard is not None:
+        etos.keep_instance(guard)
     etos.window.show()
     qt_app.processEvents()
     return qt_app, etos, args
+
+
+def claim_data_folder(*, self_check: bool) -> Any:
+    """Be the one app running on the data folder, or show the running one and exit 0.
+
+    Returns:
+        The claim (an ``InstanceGuard``); ``None`` for a self-check, which runs beside an open
+        app on purpose (package smoke tests).
+
+    Raises:
+        SystemExit: 0 when the running app was asked to show its window; 1 when it holds the
+            folder but does not answer (a second app must not open the same database).
+    """
+    if self_check:
+        return None
+    from etos_desktop.ui.single_instance import InstanceGuard, ask_running_to_show
+
+    data_dir = paths.data_dir(os.environ)
+    guard = InstanceGuard(data_dir)
+    if guard.claim():
+        return guard
+    if ask_running_to_show(data_dir):
+        raise SystemExit(0)
+    print(
+        f"ETOS Desktop is already running on {data_dir} but does not answer; "
+        "close it (or end its process) and start again.",
+        file=sys.stderr,
+    )
+    raise SystemExit(1)
 
 
 def install_asyncgen_hooks(loop: Any) -> None:
