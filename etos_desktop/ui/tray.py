@@ -1,5 +1,4 @@
-"""The icon in the system tray (where the desktop has one): show or hide the window, start a new
-conversation, quit.
+"""The tray icon, where the desktop has a tray: show or hide the window, new conversation, quit.
 
 A click on the icon shows the window (raised and focused) or, when it is in front, hides it.
 Closing the window still quits the app: the tray is a shortcut to it, not a place it hides in.
