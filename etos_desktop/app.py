@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("etos_desktop")
 
+#: When the single-instance socket starts listening, after the window shows.
+_LISTEN_DELAY_MS = 300
+
 #: Modules imported off the UI thread once the window is visible (they take ~0.5 s together).
 HEAVY_MODULES = (
     "etos_desktop.core.providers.openai_provider",
@@ -267,8 +270,9 @@ class EtosApp:
         """Hold the data folder's single-instance claim; later launches show this window."""
         self.instance = guard
         guard.show_requested.connect(self.show_window)
-        # Listening loads QtNetwork: once the first frame is up.
-        QTimer.singleShot(0, guard.listen)
+        # Listening loads QtNetwork (~15 ms): after the first frame and the list are up. A
+        # launch in the meantime keeps trying for seconds.
+        QTimer.singleShot(_LISTEN_DELAY_MS, guard.listen)
 
     # -- start-up -----------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Screenshots of ETOS Desktop on a real X server, in the light and the dark theme.
 
-The main window, the welcome of a new conversation, each Settings page and the context
-inspector. It starts its own Xvfb and draws with Qt's xcb platform, runs the real app on a temporary data
+The main window, the welcome of a new conversation, each Settings page, the context inspector,
+Help → About and Help → Keyboard shortcuts. It starts its own Xvfb and draws with Qt's xcb platform, runs the real app on a temporary data
 folder against the test suite's local OpenAI-compatible server (``tests/helpers``), has the
 showcase conversation (``tests/helpers/showcase.py``: a reply with code, a table, a link and a
 quote, a saved memory, a failed reply) and photographs every window.
@@ -76,8 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "XDG_CONFIG_HOME": f"{home}/.config",
                 "XDG_DATA_HOME": f"{home}/.local/share",
                 "XDG_CACHE_HOME": f"{home}/.cache",
-                # Never the user's keyring: keys would go to the temporary folder.
-                "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+                # Never the user's keyring: an in-memory one of the test suite.
+                "PYTHON_KEYRING_BACKEND": "tests.helpers.keyrings.ThreadRecordingKeyring",
+                "PYTHONPATH": str(ROOT),
                 "QT_SCALE_FACTOR": str(args.scale),
                 "QT_LOGGING_RULES": "qt.qpa.*=false",
             },
@@ -173,6 +174,9 @@ async def _take(
             app.apply_theme(theme)
             await _settle()
             if readme:
+                # From the question on: the reply's code, table, quote and link show.
+                app.window.chat.scroll.verticalScrollBar().setValue(0)
+                await _settle()
                 app.window.grab().save(str(out / f"main-window-{theme}.png"))
                 continue
             app.window.grab().save(str(out / f"main-{stem}-{theme}.png"))
@@ -200,6 +204,14 @@ async def _take(
                 dialog.grab().save(str(out / f"settings-{name}-{stem}-{theme}.png"))
             dialog.reject()
             await _settle()
+
+            for dialog_name, opened in (
+                ("about", app.window.show_about()),
+                ("shortcuts", app.window.show_shortcuts()),
+            ):
+                await _settle(0.5)
+                opened.grab().save(str(out / f"{dialog_name}-{stem}-{theme}.png"))
+                opened.close()
 
             app.window.new_action.trigger()
             await app.controller.wait_idle()

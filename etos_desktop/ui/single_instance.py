@@ -9,7 +9,6 @@ exits 0. A launch on another data folder (every test has its own) is not affecte
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import time
@@ -27,6 +26,8 @@ _REACH_SECONDS = 5.0
 
 def server_name(data_dir: Path) -> str:
     """The local socket's name for ``data_dir``: the same for the same folder and user."""
+    import hashlib  # only when needed: it loads OpenSSL (a few ms of start-up)
+
     user = str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "")
     folder = str(data_dir.expanduser().resolve())
     digest = hashlib.sha256(f"{user}\0{folder}".encode()).hexdigest()[:20]
@@ -45,7 +46,6 @@ class InstanceGuard(QObject):
     def __init__(self, data_dir: Path, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.data_dir = data_dir
-        self.name = server_name(data_dir)
         data_dir.mkdir(parents=True, exist_ok=True)
         self._lock = QLockFile(str(data_dir / "instance.lock"))
         # Never stale by age (a long session); a dead process's lock is stale all the same.
@@ -63,8 +63,9 @@ class InstanceGuard(QObject):
         server = QLocalServer(self)
         server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         # A socket file left by a crash would make listen() fail; the lock says it is ours.
-        QLocalServer.removeServer(self.name)
-        if not server.listen(self.name):
+        name = server_name(self.data_dir)
+        QLocalServer.removeServer(name)
+        if not server.listen(name):
             log.warning("no single-instance socket: %s", server.errorString())
             return
         server.newConnection.connect(self._on_server_new_connection)

@@ -371,3 +371,38 @@ def test_shortcuts_dialog_lists_every_shortcut(qtbot: object) -> None:
     assert rows["Copy the last reply"] == "Ctrl+Shift+C"
     assert rows["Settings"] == "Ctrl+,"
     assert "Up" in rows["Edit your last message (in the empty composer)"]
+
+
+async def test_the_persona_avatar_from_settings_shows_beside_replies(
+    etos: EtosApp, tmp_path: Path
+) -> None:
+    from PySide6.QtGui import QColor, QImage
+    from PySide6.QtWidgets import QLabel
+
+    from tests.helpers.ui_driver import choose_file
+
+    chat = etos.window.chat
+    reply = _reply(etos, await history(etos))
+    avatar = reply.findChild(QLabel, "messageAvatar")
+    assert avatar is not None
+    # The built-in avatar was read off the UI thread at start-up.
+    await wait_until(lambda: chat.companion_avatar is not None)
+    picture = tmp_path / "fox.png"
+    image = QImage(64, 64, QImage.Format.Format_RGB32)
+    image.fill(QColor(200, 30, 30))
+    assert image.save(str(picture))
+
+    dialog = await _open_settings(etos)
+    dialog.show_page("persona")
+    await click(dialog.persona_page.choose_avatar_button)
+    await choose_file(str(picture))
+    await _save(dialog)
+    dialog.reject()
+
+    def shows_the_new_avatar() -> bool:
+        shown = avatar.pixmap().toImage()
+        middle = shown.pixelColor(shown.width() // 2, shown.height() // 2)
+        return middle.red() > 180 and middle.green() < 60
+
+    await wait_until(shows_the_new_avatar, TIMEOUT, "the new avatar beside the reply")
+    assert chat.welcome.avatar.pixmap().toImage().pixelColor(10, 30).red() > 180
