@@ -18,7 +18,7 @@ from pathlib import Path
 from types import SimpleNamespace, TracebackType
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QLocale, Qt, QTimer, QTranslator
+from PySide6.QtCore import QLocale, Qt, QTranslator
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -56,8 +56,13 @@ HEAVY_MODULES = (
     # The openai client imports its transport and its chat/embeddings resources lazily, at the
     # first request: 150-250 ms on the UI thread at the first send.
     "httpcore2",
-    "openai.resources.chat",
+    "anyio._backends._asyncio",
+    "encodings.idna",
+    "openai.pagination",
+    "openai.resources.chat.chat",
+    "openai.resources.chat.completions",
     "openai.resources.embeddings",
+    "openai.resources.models",
     "openai.lib._chat_completion_resources",
 )
 
@@ -83,7 +88,10 @@ def parse_args(argv: Sequence[str]) -> Any:
     parser.add_argument(
         "--self-check",
         action="store_true",
-        help="start every service, then exit 0 if all went well (used by package smoke tests)",
+        help=(
+            "start offscreen in a temporary data folder (unless --data-dir is given), run the "
+            "checks of etos_desktop/self_check.py and exit 0, or 1 with the reasons on stderr"
+        ),
     )
     parser.add_argument("--version", action="version", version=f"ETOS Desktop {__version__}")
     return parser.parse_args(argv)
@@ -673,17 +681,15 @@ async def run_app(app: EtosApp, *, self_check: bool) -> int:
     app.window.show()
     # Let the first frame paint before the heavy imports start.
     await asyncio.sleep(0)
+    if self_check:
+        from etos_desktop.self_check import run_self_check
+
+        return await run_self_check(app)
     try:
         await app.start()
     except EtosError:
-        if self_check:
-            return 1
         await app.closed.wait()
         return 1
-    if self_check:
-        print(f"ETOS Desktop {__version__} self-check ok: data dir {app.data_dir}")
-        await app.shutdown()
-        return 0
     await app.closed.wait()
     await app.shutdown()
     return 0
@@ -698,6 +704,11 @@ def show_first_frame(argv: Sequence[str]) -> tuple[QApplication, EtosApp, Any]:
     args = parse_args(argv)
     if args.data_dir:
         os.environ[paths.DATA_DIR_ENV] = str(Path(args.data_dir).expanduser())
+    args.scratch_dir = None
+    if args.self_check:
+        from etos_desktop.self_check import prepare_environment
+
+        args.scratch_dir = prepare_environment(os.environ)
     qt_app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(qt_app, QApplication)
     qt_app.setApplicationName("ETOS Desktop")
@@ -771,9 +782,19 @@ def run_event_loop(qt_app: QApplication, etos: EtosApp, *, self_check: bool) -> 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``etos-desktop`` and ``python -m etos_desktop``."""
     qt_app, etos, args = show_first_frame(sys.argv[1:] if argv is None else argv)
-    setup_logging(etos.data_dir)
+    log_handler = setup_logging(etos.data_dir)
     install_excepthook(lambda: etos.window)
-    if args.self_check:
-        # Never hang a smoke test: give up after 60 s.
-        QTimer.singleShot(60_000, lambda: os._exit(3))
-    return run_event_loop(qt_app, etos, self_check=args.self_check)
+    if not args.self_check:
+        return run_event_loop(qt_app, etos, self_check=False)
+    from etos_desktop.self_check import arm_deadline
+
+    arm_deadline()  # never hang a smoke test
+    try:
+        return run_event_loop(qt_app, etos, self_check=True)
+    finally:
+        if args.scratch_dir is not None:
+            import shutil
+
+            logging.getLogger().removeHandler(log_handler)
+            log_handler.close()
+            shutil.rmtree(args.scratch_dir, ignore_errors=True)

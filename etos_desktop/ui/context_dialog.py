@@ -42,9 +42,11 @@ _PART_ORDER = (
     "recency",
     "importance",
     "confidence",
+    "time_window",
     "newer_first",
     "eligible_vector",
     "eligible_keyword",
+    "eligible_time",
 )
 
 
@@ -327,6 +329,12 @@ class ContextDialog(QDialog):
             )
         else:
             lines.append(self.tr("Recall cue: none"))
+        if trace.retrieval_window:
+            lines.append(
+                self.tr("Time window: {window} (memories from it ranked higher)").format(
+                    window=trace.retrieval_window
+                )
+            )
         return "\n".join(lines)
 
     def _memory_text(self, memory: TraceMemory, block_text: str, trace: ContextTrace) -> str:
@@ -394,7 +402,11 @@ class ContextDialog(QDialog):
             "recency": self.tr("newer memories rank a little higher"),
             "importance": self.tr("from the memory's importance"),
             "confidence": self.tr("inferred observations rank lower"),
-            "newer_first": self.tr("a newer statement about the same thing was put first"),
+            "time_window": self.tr("from the period the message names"),
+            "newer_first": self.tr(
+                "a newer statement of the same thing (it says what changed) was put first"
+            ),
+            "eligible_time": self.tr("chosen for being from that period"),
             "eligible_vector": self.tr("whether the similarity reached the floor"),
             "eligible_keyword": self.tr("whether the word match reached the keyword floor"),
         }

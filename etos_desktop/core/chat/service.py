@@ -369,6 +369,7 @@ class ChatService:
                 memories=() if trace.memory_dropped else trace_memories(retrieved.hits),
                 retrieval_query=retrieved.query,
                 recall_cue=retrieved.cue.rule if retrieved.cue else "",
+                retrieval_window=retrieved.window_text(),
             )
             if retrieved.hits and not trace.memory_dropped and self.memory is not None:
                 await self.memory.mark_accessed([h.id for h in retrieved.hits])

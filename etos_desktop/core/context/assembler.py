@@ -202,6 +202,9 @@ class ContextTrace:
     #: The text memories were searched with, and the recall cue that widened the search, if any.
     retrieval_query: str = ""
     recall_cue: str = ""
+    #: The period the message named ("last week" → "2026-06-08 – 2026-06-14 (last week)") whose
+    #: memories were boosted, or "".
+    retrieval_window: str = ""
 
     def to_json(self) -> str:
         """Serialise the trace for the database.
@@ -244,6 +247,7 @@ class ContextTrace:
             ],
             "retrieval_query": self.retrieval_query,
             "recall_cue": self.recall_cue,
+            "retrieval_window": self.retrieval_window,
         }
         return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
@@ -306,6 +310,7 @@ class ContextTrace:
                 ),
                 retrieval_query=str(data.get("retrieval_query", "")),
                 recall_cue=str(data.get("recall_cue", "")),
+                retrieval_window=str(data.get("retrieval_window", "")),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"malformed context trace: {exc}") from exc

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any, Final
 
 import numpy
+from sqlalchemy import or_
+from sqlalchemy import text as sql_text
 from sqlmodel import col, select
 
 from etos_desktop.core.clock import Clock, SystemClock
@@ -34,7 +36,7 @@ from etos_desktop.core.errors import InvalidInput, ProviderError
 from etos_desktop.core.memory import fts, store, transfer
 from etos_desktop.core.memory.embedding import Embedder
 from etos_desktop.core.memory.errors import MemoryLimitReached, MemoryNotFound
-from etos_desktop.core.memory.gating import addresses_user
+from etos_desktop.core.memory.gating import addresses_user, asks_only_what_was_said
 from etos_desktop.core.memory.policy import check_content
 from etos_desktop.core.memory.records import (
     DeletedMemory,
@@ -47,12 +49,19 @@ from etos_desktop.core.memory.records import (
     SaveResult,
 )
 from etos_desktop.core.memory.search import Candidate, Hit, KeywordScorer, SearchMode, rank
-from etos_desktop.core.memory.segmentation import duplicate_key, query_terms, query_units
+from etos_desktop.core.memory.segmentation import (
+    duplicate_key,
+    names_or_numbers,
+    query_terms,
+    query_units,
+)
+from etos_desktop.core.memory.slots import change_cue, same_slot
 from etos_desktop.core.memory.tuning import Tuning, tuning_for
 from etos_desktop.core.memory.vectors import FloatArray, VectorIndex, chunk_texts
 from etos_desktop.core.storage import traces
 from etos_desktop.core.storage.database import Database, checkpoint
 from etos_desktop.core.storage.tables import MemoryRow
+from etos_desktop.core.time_words import TimeWindow, resolve_time_window, without_time_words
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +69,10 @@ log = logging.getLogger(__name__)
 KEYWORD_CANDIDATES: Final = 200
 #: Vector matches considered per query, at least (4 × k when that is more).
 VECTOR_CANDIDATES: Final = 100
+#: Memories from a named period ("last week") considered per query, newest first.
+WINDOW_CANDIDATES: Final = 1000
+#: Nearest active memories a new statement with a change cue is checked against (same slot).
+SLOT_CANDIDATES: Final = 8
 #: Above this share of the index going stale at once, the index is rebuilt instead of patched.
 _PATCH_LIMIT: Final = 0.2
 
@@ -265,6 +278,10 @@ class MemoryEngine:
     def _now(self) -> datetime:
         return self._clock.now()
 
+    def _chunks(self, content: str, tuning: Tuning | None = None) -> list[str]:
+        """The texts embedded for a memory: passages only when the tuning scores them."""
+        return chunk_texts(content, passages=(tuning or self._tuning).passage_weight > 0)
+
     # -- writing --------------------------------------------------------------------------------
 
     def save(
@@ -287,6 +304,12 @@ class MemoryEngine:
     ) -> SaveResult:
         """Save a memory after the write checks; merge it into a near-duplicate if there is one.
 
+        A text that states a change (``slots.change_cue``: "no longer", "switched to", "不再",
+        "改用", "现在…了"…) is never merged; when an active memory of the same kind is about the
+        same slot (``slots.same_slot``), it is superseded in the same transaction, as with
+        ``supersedes`` (the result's ``superseded`` names it). Without a cue nothing is
+        superseded automatically.
+
         Args:
             text: One or a few self-contained sentences.
             kind: A ``MemoryKind`` value.
@@ -305,7 +328,8 @@ class MemoryEngine:
             origin_message_id: The message it came from.
 
         Returns:
-            The id that holds the text now, and whether it was merged into an existing memory.
+            The id that holds the text now, whether it was merged into an existing memory, and
+            the memory it superseded (given, or found by the same-slot rule).
 
         Raises:
             MemoryEmpty, MemoryTooLong, MemorySecret: A write check refused the text.
@@ -320,12 +344,22 @@ class MemoryEngine:
         now = self._now()
         when = created_at or now
         embedder, tuning = self._embedder, self._tuning
-        vectors = self._embed(embedder, chunk_texts(content))
+        vectors = self._embed(embedder, self._chunks(content, tuning))
         near_id: int | None = None
+        # A stated change ("no longer", "改用"…) is never merged into what it contradicts,
+        # however similar the wording: it may supersede it instead (slots.same_slot).
+        cue = None if bulk or supersedes is not None else change_cue(content)
+        slot_candidates: list[tuple[int, float]] = []
         if not bulk and supersedes is None and vectors is not None and embedder is not None:
-            near = self._vector_index(embedder).nearest_whole_text(vectors[0], now)
-            if near is not None and near[1] >= tuning.duplicate_similarity:
-                near_id = near[0]
+            index = self._vector_index(embedder)
+            if cue is None:
+                near = index.nearest_whole_text(vectors[0], now)
+                if near is not None and near[1] >= tuning.duplicate_similarity:
+                    near_id = near[0]
+            else:
+                slot_candidates = index.nearest_whole_texts(
+                    vectors[0], now, SLOT_CANDIDATES, at_least=tuning.same_slot_similarity
+                )
         key = duplicate_key(content)
         row = MemoryRow(
             content=content,
@@ -353,6 +387,8 @@ class MemoryEngine:
                     raise MemoryNotFound(f"no memory #{supersedes}", memory_id=supersedes)
             elif not bulk:
                 target = store.find_active_by_key(session, key, now)
+                if target is None and slot_candidates:
+                    old = self._same_slot(session, content, str(kind), slot_candidates, now, tuning)
                 if target is None and near_id is not None:
                     candidate = store.get(session, near_id)
                     if candidate is not None and Memory.from_row(candidate).is_active(now):
@@ -397,6 +433,29 @@ class MemoryEngine:
         result: SaveResult = self._call(write)
         self._mark_dirty(result.id, result.superseded)
         return result
+
+    @staticmethod
+    def _same_slot(
+        session: Any,
+        content: str,
+        kind: str,
+        candidates: Sequence[tuple[int, float]],
+        now: datetime,
+        tuning: Tuning,
+    ) -> MemoryRow | None:
+        """The active memory of ``kind`` that ``content`` (with a change cue) replaces, if any.
+
+        ``candidates`` are the nearest memories by whole-text cosine, most similar first; the
+        first active one of the same kind that passes ``slots.same_slot`` is it.
+        """
+        rows = store.rows_by_id(session, [memory_id for memory_id, _ in candidates])
+        for memory_id, similarity in candidates:
+            row = rows.get(memory_id)
+            if row is None or row.kind != kind or not Memory.from_row(row).is_active(now):
+                continue
+            if same_slot(content, row.content, similarity, tuning.same_slot_similarity):
+                return row
+        return None
 
     @staticmethod
     def _merge_into(
@@ -448,7 +507,8 @@ class MemoryEngine:
     ) -> list[int]:
         """Load many memories fast: no duplicate-merging, no limits, embedded in batches.
 
-        Empty texts and secrets are still refused (the whole call stops at the first one).
+        Empty texts and secrets are still refused: every item is checked before anything is
+        written, so a refusal leaves the store as it was and a retry duplicates nothing.
 
         Args:
             items: Texts, ``MemoryDraft`` values, or mappings of ``MemoryDraft`` fields.
@@ -460,10 +520,23 @@ class MemoryEngine:
             The new ids, in input order.
 
         Raises:
-            MemoryEmpty, MemorySecret: An item was refused (earlier batches stay saved).
-            InvalidInput: An item has an invalid kind, source, importance or confidence.
+            MemoryEmpty, MemorySecret: An item was refused; ``params["index"]`` is its
+                position. Nothing was written.
+            InvalidInput: An item has an invalid kind, source, importance or confidence (or is
+                not a text, draft or mapping of draft fields); ``params["index"]`` as above.
         """
-        drafts = [_draft(item) for item in items]
+        drafts: list[MemoryDraft] = []
+        contents: list[str] = []
+        for index, item in enumerate(items):
+            try:
+                draft = _draft(item)
+                contents.append(check_content(draft.text, max_chars=None))
+                _validate(draft.kind, draft.source, draft.importance, draft.confidence)
+            except InvalidInput as exc:
+                raise type(exc)(f"item {index}: {exc.detail}", **exc.params, index=index) from exc
+            except TypeError as exc:
+                raise InvalidInput(f"item {index}: {exc}", index=index) from exc
+            drafts.append(draft)
         ids: list[int] = []
         total = len(drafts)
         for start in range(0, total, max(1, batch_size)):
@@ -471,9 +544,7 @@ class MemoryEngine:
             now = self._now()
             rows: list[MemoryRow] = []
             chunks: list[list[str]] = []
-            for d in batch:
-                content = check_content(d.text, max_chars=None)
-                _validate(d.kind, d.source, d.importance, d.confidence)
+            for d, content in zip(batch, contents[start : start + batch_size], strict=True):
                 when = d.created_at or now
                 rows.append(
                     MemoryRow(
@@ -491,7 +562,7 @@ class MemoryEngine:
                         updated_at=when,
                     )
                 )
-                chunks.append(chunk_texts(content))
+                chunks.append(self._chunks(content))
             embedder = self._embedder
             vectors = self._embed(embedder, [t for group in chunks for t in group])
             vector_key = embedder.key if embedder is not None else ""
@@ -567,7 +638,7 @@ class MemoryEngine:
         """
         content = None if text is None else check_content(text, max_chars=self.max_content_chars)
         embedder = self._embedder
-        vectors = None if content is None else self._embed(embedder, chunk_texts(content))
+        vectors = None if content is None else self._embed(embedder, self._chunks(content))
         vector_key = embedder.key if embedder is not None else ""
         now = self._now()
 
@@ -992,6 +1063,7 @@ class MemoryEngine:
         *,
         tuning: Tuning | None = None,
         from_user: bool = True,
+        personal: bool | None = None,
     ) -> list[Hit]:
         """Find the active memories relevant to ``query``; possibly none.
 
@@ -1006,6 +1078,9 @@ class MemoryEngine:
                 a message that does not refer to the user (``gating.addresses_user``) must
                 clear the higher ``impersonal_floor``. ``False`` for queries the model or the
                 app wrote (``search_memory``), which are third-person by nature.
+            personal: Whether the query is about the user, when the caller knows better than
+                ``query``'s wording (per-turn retrieval judges the current message, not the
+                search text that may include an earlier turn); ``None`` decides as above.
 
         Returns:
             Up to ``k`` hits, best first, each with its score parts. Archived and expired
@@ -1024,20 +1099,28 @@ class MemoryEngine:
             embedder, active_tuning = self._embedder, self._tuning
         tuning = tuning or active_tuning
         now = self._now()
-        personal = not from_user or addresses_user(query)
+        if personal is None:
+            personal = not from_user or addresses_user(query)
         floor = tuning.vector_floor(personal)
-        terms = [] if search_mode is SearchMode.VECTOR else query_terms(query)
+        window = self.time_window(query)
+        # The time phrase says when, not what: "last week" must not match every turn that
+        # mentions a week.
+        keyword_text = query if window is None else without_time_words(query, window)
+        time_only = window is not None and asks_only_what_was_said(keyword_text)
+        terms = [] if search_mode is SearchMode.VECTOR or time_only else query_terms(keyword_text)
         query_vector: FloatArray | None = None
         if search_mode is not SearchMode.KEYWORD and embedder is not None and query.strip():
             try:
-                query_vector = numpy.asarray(embedder.embed([query]), dtype=numpy.float32)[0]
+                # An embedder trained with query/passage prefixes (E5) embeds queries apart.
+                encode = getattr(embedder, "embed_query", embedder.embed)
+                query_vector = numpy.asarray(encode([query]), dtype=numpy.float32)[0]
             except ProviderError:
                 if search_mode is SearchMode.VECTOR:
                     raise
                 log.warning("query embedding failed; keyword search only", exc_info=True)
         if search_mode is SearchMode.VECTOR and query_vector is None:
             return []
-        if search_mode is SearchMode.KEYWORD and not terms:
+        if search_mode is SearchMode.KEYWORD and not terms and window is None:
             return []
 
         index: VectorIndex | None = None
@@ -1046,7 +1129,7 @@ class MemoryEngine:
         if query_vector is not None and embedder is not None:
             index = self._vector_index(embedder)
             if len(index):
-                sims = index.similarities(query_vector)
+                sims = index.similarities(query_vector, tuning.passage_weight)
                 masked = numpy.where(index.live(now), sims, -numpy.inf)
                 if apply_floor:
                     masked = numpy.where(masked >= floor, masked, -numpy.inf)
@@ -1054,13 +1137,19 @@ class MemoryEngine:
                 top = numpy.argpartition(-masked, pool - 1)[:pool]
                 vector_ids = [int(index.ids[i]) for i in top if numpy.isfinite(masked[i])]
 
-        def gather(session: Any) -> tuple[list[tuple[int, str]], KeywordScorer, list[Candidate]]:
+        def gather(
+            session: Any,
+        ) -> tuple[list[tuple[int, str]], KeywordScorer, list[Candidate], set[int]]:
+            in_window = set() if window is None else self._window_ids(session, window, now)
             matched: list[tuple[int, str]] = []
             if terms:
                 matched = fts.matches(session, terms, now=now, limit=KEYWORD_CANDIDATES)
-                if search_mode is SearchMode.HYBRID and vector_ids:
-                    seen = {memory_id for memory_id, _ in matched}
-                    extra = [i for i in vector_ids if i not in seen]
+                seen = {memory_id for memory_id, _ in matched}
+                wanted = set(in_window)
+                if search_mode is SearchMode.HYBRID:
+                    wanted.update(vector_ids)
+                extra = [i for i in wanted if i not in seen]
+                if extra:
                     matched += fts.matches(
                         session, terms, now=now, limit=len(extra), only_ids=extra
                     )
@@ -1069,12 +1158,12 @@ class MemoryEngine:
                 fts.document_frequencies(session, terms),
                 store.count_all(session) if terms else 0,
             )
-            ids = {memory_id for memory_id, _ in matched}
+            ids = {memory_id for memory_id, _ in matched} | in_window
             if search_mode is not SearchMode.KEYWORD:
                 ids.update(vector_ids)
-            return matched, scorer, store.candidates(session, ids, now)
+            return matched, scorer, store.candidates(session, ids, now), in_window
 
-        matched, scorer, found = self._call(gather)
+        matched, scorer, found, in_window = self._call(gather)
         keyword: dict[int, float] = {}
         for memory_id, indexed in matched:
             tokens = indexed.split()
@@ -1088,7 +1177,10 @@ class MemoryEngine:
                     cosine = float(sims[position])
             candidates.append(
                 dataclasses.replace(
-                    candidate, cosine=cosine, keyword=keyword.get(candidate.id, 0.0)
+                    candidate,
+                    cosine=cosine,
+                    keyword=keyword.get(candidate.id, 0.0),
+                    in_window=candidate.id in in_window,
                 )
             )
         return rank(
@@ -1101,7 +1193,41 @@ class MemoryEngine:
             apply_floor=apply_floor,
             personal=personal,
             whole_text_vectors=None if index is None else index.whole_text_vectors,
+            time_only=time_only,
+            query_names=names_or_numbers(keyword_text),
         )
+
+    def time_window(self, query: str) -> TimeWindow | None:
+        """The period ``query`` names ("last week", "上周", "三月份"), if any.
+
+        Resolved on this engine's clock in the local time zone; search boosts memories from it.
+
+        Args:
+            query: A query or message.
+
+        Returns:
+            The window, or ``None`` when the text names no period.
+        """
+        return resolve_time_window(query, self._now().astimezone())
+
+    @staticmethod
+    def _window_ids(session: Any, window: TimeWindow, now: datetime) -> set[int]:
+        """Active memories created, or valid from, within ``window`` (newest first, bounded)."""
+        statement = (
+            select(MemoryRow.id)
+            .where(
+                store.active_clause(now),
+                or_(
+                    (col(MemoryRow.created_at) >= window.start)
+                    & (col(MemoryRow.created_at) < window.end),
+                    (col(MemoryRow.valid_from) >= window.start)
+                    & (col(MemoryRow.valid_from) < window.end),
+                ),
+            )
+            .order_by(col(MemoryRow.created_at).desc())
+            .limit(WINDOW_CANDIDATES)
+        )
+        return {int(memory_id) for memory_id in session.exec(statement) if memory_id is not None}
 
     # -- import (the format and the matching live in transfer.py) -----------------------------
 
@@ -1143,7 +1269,7 @@ class MemoryEngine:
         order = list(texts)
         for start in range(0, len(order), 64):
             batch = order[start : start + 64]
-            chunks = [chunk_texts(texts[i]) for i in batch]
+            chunks = [self._chunks(texts[i]) for i in batch]
             flat = self._embed(embedder, [t for group in chunks for t in group])
             if flat is None:
                 continue
@@ -1196,7 +1322,8 @@ class MemoryEngine:
         if embedder is None:
             return 0
         key = embedder.key
-        todo: list[int] = self._call(lambda s: store.ids_without_vector(s, key))
+        passages = self._tuning.passage_weight > 0
+        todo: list[int] = self._call(lambda s: self._ids_to_embed(s, key, passages))
         total = len(todo)
         done = 0
         if progress is not None:
@@ -1207,7 +1334,7 @@ class MemoryEngine:
             batch = todo[start : start + batch_size]
             texts: dict[int, str] = self._call(functools.partial(store.contents, memory_ids=batch))
             order = list(texts)
-            chunks = [chunk_texts(texts[i]) for i in order]
+            chunks = [self._chunks(texts[i]) for i in order]
             flat = [t for group in chunks for t in group]
             if flat:
                 vectors = numpy.asarray(embedder.embed(flat), dtype=numpy.float32)
@@ -1221,6 +1348,26 @@ class MemoryEngine:
             if progress is not None:
                 progress(done, total)
         return done
+
+    @staticmethod
+    def _ids_to_embed(session: Any, key: str, passages: bool) -> list[int]:
+        """Memories without vectors for ``key``, or with other passages than they should have.
+
+        Stores written before sentence passages existed (issue 10) have only chunk 0 for most
+        memories; re-embedding gives them their passages (or drops them for an embedder whose
+        tuning does not use them). No schema change is needed: ``memory_vector.chunk_no``
+        already numbers them.
+        """
+        sql = sql_text(
+            "SELECT m.id, m.content, COUNT(v.chunk_no) FROM memory AS m "
+            "LEFT JOIN memory_vector AS v ON v.memory_id = m.id AND v.embedder_key = :key "
+            "GROUP BY m.id ORDER BY m.id"
+        )
+        return [
+            int(memory_id)
+            for memory_id, content, count in session.execute(sql, {"key": key})
+            if int(count) != len(chunk_texts(str(content), passages=passages))
+        ]
 
     @staticmethod
     def _write_reembedded(

@@ -1,9 +1,11 @@
-"""Retrieval gating: does a message ask about the shared past? A small bilingual rule set.
+"""Retrieval gating: does a message ask about the shared past, or refer back? Bilingual rules.
 
 Messages like "上次我们聊到哪", "did I tell you…", "按我之前的习惯" are strong triggers: the turn
 searches memories *and* session summaries and widens the memory budget (DESIGN §5.3). Everything
-else relies on the relevance floor alone. The rules are regular expressions, kept few and
-readable; a pure function, so they are tested exhaustively.
+else relies on the relevance floor alone. A short follow-up that refers back ("and for that?",
+"那它呢") borrows the previous user turn for its search; any other message is searched as it
+is. The rules are regular expressions, kept few and readable; pure functions, so they are
+tested exhaustively.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
+
+from etos_desktop.core.memory.segmentation import query_units
 
 
 class RecallKind(StrEnum):
@@ -196,3 +200,71 @@ def addresses_user(message: str) -> bool:
 def is_recall_question(message: str) -> bool:
     """Shorthand for ``recall_cue(message) is not None``."""
     return recall_cue(message) is not None
+
+
+#: A follow-up longer than this (``segmentation.query_units``: words, CJK characters / 2) says
+#: enough on its own; only shorter ones may borrow the previous turn.
+FOLLOW_UP_MAX_UNITS = 8.0
+
+_REFERS_BACK_RE = re.compile(
+    # English: "and for that?", "what about it?", "how about the other one", "and this one?",
+    # "same for them?", "does it…", "is that…", "why?".
+    r"^\s*(and|also|so|but|or|then)\b"
+    r"|^\s*(what|how) about\b"
+    r"|^\s*(same|likewise)\b"
+    r"|\b(that|this|those|these|the other) ones?\b"
+    r"|\b(it|its|that|this|those|these|them|they|there|then)\s*[?？.!]*\s*$"
+    r"|^\s*(is|does|did|can|could|would|will|should|was) (it|that|this|they|those)\b"
+    r"|^\s*(why|how come|really|which one|how so)\s*[?？.!]*\s*$"
+    # Chinese: "那它呢", "那这个呢", "还有呢", "为什么", "它…吗", "这个…", "那个…", "…呢？".
+    r"|^\s*(那|那么|还有|另外|而且|然后|所以|可是|但是)"
+    r"|[它他她]们?|这个|那个|这些|那些|这样|那样|这种|那种|上面|刚才"
+    r"|呢\s*[?？]?\s*$"
+    r"|^\s*(为什么|为啥|怎么说|真的吗|哪个)\s*[?？。!！]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def refers_back(message: str) -> bool:
+    """Whether a message only makes sense with the turn before it ("and for that?", "那它呢").
+
+    Per-turn retrieval adds the previous user turn to the search text only then (DESIGN §5.3);
+    a short message that stands on its own ("What is the capital of France?") is searched as it
+    is, so a memory relevant to the previous turn does not ride along.
+
+    Args:
+        message: The user's current message.
+
+    Returns:
+        ``True`` for a short message with an anaphor or a continuation word.
+    """
+    text = unicodedata.normalize("NFKC", message).replace("\u2019", "'").strip()
+    if not text or query_units(text) > FOLLOW_UP_MAX_UNITS:
+        return False
+    return _REFERS_BACK_RE.search(text) is not None
+
+
+_TALK_RE = re.compile(
+    r"\b(what|which|did|do|does|we|you|i|me|us|talk|talked|talking|chat|chatted|discuss"
+    r"|discussed|say|said|speak|spoke|tell|told|mention|mentioned|go|went|over|about|anything"
+    r"|something|things?|topics?|the|all|were|was|have|had|again|remind|of|on)\b"
+    r"|我们|咱们|你|我|聊天|聊|谈|说|讨论|提到|提|讲|过|了|些|什么|都|那|时候|的|到|哪儿|哪里|哪"
+    r"|吗|呢|啥|内容|话题|东西|一下|记得|还",
+    re.IGNORECASE,
+)
+
+
+def asks_only_what_was_said(text: str) -> bool:
+    """Whether ``text`` (time words already removed) asks only what was talked about.
+
+    "What did we talk about (last week)?" / "(上周)我们聊了些什么？" name no subject, so every
+    memory from the period they name answers them; "what did we say about the car" does not.
+
+    Args:
+        text: A question with its time phrase taken out.
+
+    Returns:
+        ``True`` when nothing but talk words and punctuation is left.
+    """
+    rest = _TALK_RE.sub(" ", unicodedata.normalize("NFKC", text).replace("\u2019", "'"))
+    return not re.search(r"[^\W_]", rest)

@@ -1,9 +1,10 @@
 """Per-turn automatic retrieval and the memory block the model sees (DESIGN §5.3, §8).
 
 Retrieval always runs (tool calling is not needed for memory to work): the query is the user's
-current message, plus the previous one when the current message is a short follow-up; a
-question about the shared past widens the search. The relevance floor in the engine decides
-whether anything is sent at all.
+current message, plus the previous one only when the current message refers back to it
+(``gating.refers_back``: "and for that?", "那它呢"); a question about the shared past widens the
+search. The relevance floor in the engine decides whether anything is sent at all, and whether
+the stricter floor for impersonal questions applies is judged on the current message alone.
 """
 
 from __future__ import annotations
@@ -16,11 +17,10 @@ from typing import Final
 from etos_desktop.core.context.assembler import ContextBlock, TraceMemory
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.memory.access import MemoryAccess
-from etos_desktop.core.memory.gating import RecallCue, recall_cue
+from etos_desktop.core.memory.gating import RecallCue, addresses_user, recall_cue, refers_back
 from etos_desktop.core.memory.search import Hit
+from etos_desktop.core.time_words import TimeWindow
 
-#: A follow-up shorter than this borrows the previous user message as context for the search.
-SHORT_FOLLOW_UP_CHARS = 40
 #: How much of the previous message and of the current one goes into the query.
 PREVIOUS_CONTEXT_CHARS = 300
 QUERY_MAX_CHARS = 2000
@@ -66,17 +66,25 @@ class Retrieval:
         query: The text that was searched.
         cue: The recall cue that widened the search, if the message asked about the past.
         hits: The memories to send, best first (possibly none).
+        window: The period the search text names ("last week"), whose memories were boosted.
     """
 
     query: str
     cue: RecallCue | None
     hits: tuple[Hit, ...]
+    window: TimeWindow | None = None
+
+    def window_text(self) -> str:
+        """The window for the trace: its dates and the words that named it, or ``""``."""
+        if self.window is None:
+            return ""
+        return f"{self.window.describe()} ({self.window.phrase})"
 
 
 def build_query(current: str, previous_user: str | None) -> str:
-    """The search text for one turn: the message, plus context for a short follow-up."""
+    """The search text for one turn: the message, plus the previous one if it refers back."""
     text = current.strip()
-    if previous_user and len(text) < SHORT_FOLLOW_UP_CHARS:
+    if previous_user and refers_back(text):
         return f"{previous_user.strip()[-PREVIOUS_CONTEXT_CHARS:]}\n{text}"
     return text[:QUERY_MAX_CHARS]
 
@@ -111,8 +119,12 @@ async def retrieve(
     k = top_k * RECALL_WIDENING if cue is not None else top_k
     query = build_query(current, previous_user)
     # Ask for more than k so the per-kind caps can skip some and still fill k.
-    hits = await access.search(query, k=k * 2, mode="hybrid")
-    return Retrieval(query=query, cue=cue, hits=cap_by_kind(hits, k))
+    # The impersonal floor is about this message: an unrelated question after a personal one
+    # ("What is the capital of France?") must not inherit the lower first-person floor.
+    personal = addresses_user(current) or (query != current.strip() and addresses_user(query))
+    hits = await access.search(query, k=k * 2, mode="hybrid", personal=personal)
+    window = access.engine.time_window(query)
+    return Retrieval(query=query, cue=cue, hits=cap_by_kind(hits, k), window=window)
 
 
 def memory_block(hits: Sequence[Hit], lang: Language) -> ContextBlock | None:
@@ -143,6 +155,8 @@ def trace_memories(hits: Sequence[Hit]) -> tuple[TraceMemory, ...]:
             )
         if hit.parts.get("eligible_keyword"):
             reasons.append(f"keyword {hit.parts.get('keyword', 0.0):.2f}")
+        if hit.parts.get("eligible_time"):
+            reasons.append("from the period the message names")
         entries.append(
             TraceMemory(
                 id=hit.id,

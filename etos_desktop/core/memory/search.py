@@ -7,13 +7,18 @@ and their stored fields; this module turns them into ranked, explained hits:
   gentle length factor, so it is an absolute measure ("covers 80 % of the query") that a floor
   can be set on, unlike raw BM25 whose scale depends on the query and the store;
 * vector score — the cosine to the query (best chunk);
-* hybrid — ``w·scaled(cosine) + (1−w)·keyword`` with ``w`` chosen from the query's length, plus
+* hybrid — ``w·scaled(cosine) + (1−w)·keyword`` with ``w`` chosen from the shape of the query
+  and the entry (the query's length and whether it has names or numbers; the entry's length), plus
   small recency, importance and confidence terms; a memory without a vector for the active
   embedder is scored by keyword alone;
 * relevance floor — a memory is eligible only when its cosine reaches the embedder's floor or its
   keyword score reaches the keyword floor, so a query can return nothing;
-* newer first — among eligible results about the same thing (whole-text cosine at least
-  ``same_topic_similarity``), the newer statement ranks first.
+* time window — a query that names a period ("last week", "上周", "三月份"; ``core.time_words``)
+  adds ``time_boost`` to memories from that period, and one that asks only what was talked
+  about then makes them eligible by that alone;
+* newer first — between two active results about the same slot (``slots.same_slot``: the
+  newer one states a change, they share key terms and are similar enough), the newer ranks
+  first; nothing else is re-ordered by date.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from enum import StrEnum
 
 import numpy
 
+from etos_desktop.core.memory.segmentation import rough_units
+from etos_desktop.core.memory.slots import change_cue, same_slot
 from etos_desktop.core.memory.tuning import Tuning
 from etos_desktop.core.memory.vectors import FloatArray
 
@@ -36,6 +43,10 @@ KEYWORD_REFERENCE_TOKENS = 48
 #: a long dialogue entry must still be findable by its words; BM25's own normalisation (b=0.75)
 #: would cut a 40× longer entry's score to a twentieth.
 KEYWORD_LENGTH_EXPONENT = 0.25
+
+
+#: At most this many of the best results are checked pairwise by the same-slot rule.
+SLOT_HEAD = 50
 
 
 class SearchMode(StrEnum):
@@ -57,7 +68,8 @@ class Hit:
             ``vector`` (cosine), ``floor`` (the vector floor applied), ``keyword`` (0–1),
             ``vector_weight``, ``relevance`` (the
             blend), ``recency``, ``importance`` and ``confidence`` (the small terms added to
-            it), ``newer_first`` (the adjustment that put a newer statement first),
+            it), ``newer_first`` (the adjustment that put a newer statement of the same slot
+            first),
             ``eligible_vector`` / ``eligible_keyword`` (1.0 when that side passed its floor).
         text: The memory's content.
         kind: The memory's kind.
@@ -89,6 +101,8 @@ class Candidate:
         cosine: Its best chunk's cosine to the query, ``None`` without a vector for the active
             embedder (or without a query vector).
         keyword: Its keyword score (0 when it matched no term).
+        in_window: It was created (or became valid) in the period the query names ("last
+            week"), see ``core.time_words``.
     """
 
     id: int
@@ -100,6 +114,7 @@ class Candidate:
     confidence: float
     cosine: float | None
     keyword: float
+    in_window: bool = False
 
 
 def idf(doc_freq: int, n_docs: int) -> float:
@@ -171,79 +186,86 @@ def _score(
     floor: float,
     now: datetime,
     apply_floor: bool,
+    time_only: bool,
 ) -> tuple[float, dict[str, float]] | None:
     cosine, keyword = candidate.cosine, candidate.keyword
     by_vector = cosine is not None and cosine >= floor
     by_keyword = keyword > 0.0 and keyword >= tuning.keyword_floor
+    # "What did we talk about last week?" names no subject: being from that week is relevance.
+    by_time = candidate.in_window and time_only
+    boost = tuning.time_boost if candidate.in_window else 0.0
     parts: dict[str, float] = {"keyword": keyword}
     if cosine is not None:
         parts["vector"] = cosine
         parts["floor"] = floor
     parts["eligible_vector"] = float(by_vector)
     parts["eligible_keyword"] = float(by_keyword)
+    if candidate.in_window:
+        parts["time_window"] = boost
+        parts["eligible_time"] = float(by_time)
     if mode is SearchMode.KEYWORD:
-        eligible = by_keyword if apply_floor else keyword > 0.0
-        return (keyword, parts) if eligible else None
+        eligible = (
+            (by_keyword or by_time) if apply_floor else (keyword > 0.0 or candidate.in_window)
+        )
+        return (keyword + boost, parts) if eligible else None
     if mode is SearchMode.VECTOR:
-        if cosine is None or (apply_floor and not by_vector):
+        if cosine is None or (apply_floor and not (by_vector or by_time)):
             return None
-        return cosine, parts
-    if apply_floor and not (by_vector or by_keyword):
+        return cosine + boost, parts
+    if apply_floor and not (by_vector or by_keyword or by_time):
         return None
-    if not apply_floor and cosine is None and keyword <= 0.0:
+    if not apply_floor and cosine is None and keyword <= 0.0 and not candidate.in_window:
         return None
     if cosine is None:
         relevance = keyword
     else:
         parts["vector_weight"] = vector_weight
-        relevance = vector_weight * tuning.scale_vector(cosine) + (1.0 - vector_weight) * keyword
+        relevance = vector_weight * tuning.scale_vector(cosine) + (
+            1.0 - vector_weight
+        ) * tuning.scale_keyword(keyword)
     age_days = (now - candidate.valid_from).total_seconds() / 86400.0
     parts["relevance"] = relevance
     parts["recency"] = tuning.recency_weight * (tuning.recency(age_days) - 1.0)
     parts["importance"] = tuning.importance_weight * (candidate.importance - 0.5)
     parts["confidence"] = tuning.confidence_weight * (candidate.confidence - 1.0)
-    score = relevance + parts["recency"] + parts["importance"] + parts["confidence"]
+    score = relevance + boost + parts["recency"] + parts["importance"] + parts["confidence"]
     return score, parts
 
 
-def _newer_first(
-    hits: list[tuple[float, dict[str, float], Candidate]],
+def _newer_in_slot(
+    scored: list[tuple[float, dict[str, float], Candidate]],
     vectors: Mapping[int, FloatArray],
     threshold: float,
 ) -> None:
-    """Within each group of same-topic hits, give the best scores to the newest statements."""
-    ids = [c.id for _, _, c in hits if c.id in vectors]
-    if len(ids) < 2:
-        return
-    matrix = numpy.stack([vectors[i] for i in ids])
-    sims = numpy.einsum("ij,kj->ik", matrix, matrix)
-    parent = list(range(len(ids)))
+    """Put a newer statement above an older active one of the same slot (``slots.same_slot``).
 
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i in range(len(ids)):
-        for j in range(i + 1, len(ids)):
-            if sims[i, j] >= threshold:
-                parent[root(j)] = root(i)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(ids)):
-        groups.setdefault(root(i), []).append(ids[i])
-    where = {c.id: n for n, (_, _, c) in enumerate(hits)}
-    for members in groups.values():
-        if len(members) < 2:
+    Pairwise and narrow on purpose: only a result whose text carries a change cue moves, only
+    above an older result of the same kind that it shares key terms with and is at least
+    ``threshold`` similar to. Re-sorting whole clusters of similar results by date (the step
+    this replaces) chained most of a dialogue store's results into one group and put ranking
+    below keyword search alone (issue 10).
+    """
+    cues = {c.id: change_cue(c.text) for _, _, c in scored}
+    for j in range(1, len(scored)):
+        score_b, parts_b, newer = scored[j]
+        if cues[newer.id] is None or newer.id not in vectors:
             continue
-        slots = sorted((where[m] for m in members), key=lambda n: -hits[n][0])
-        scores = [hits[n][0] for n in slots]
-        by_age = sorted(slots, key=lambda n: (hits[n][2].valid_from, hits[n][2].id), reverse=True)
-        for n, score in zip(by_age, scores, strict=True):
-            old_score, parts, candidate = hits[n]
-            if score != old_score:
-                parts["newer_first"] = score - old_score
-            hits[n] = (score, parts, candidate)
+        for i in range(j):
+            score_a, _, older = scored[i]
+            if (
+                older.kind != newer.kind
+                or older.valid_from >= newer.valid_from
+                or older.id not in vectors
+            ):
+                continue
+            similarity = float(numpy.dot(vectors[older.id], vectors[newer.id]))
+            if same_slot(newer.text, older.text, similarity, threshold) is None:
+                continue
+            lifted = score_a + 1e-6
+            parts_b["newer_first"] = lifted - score_b
+            scored.insert(i, (lifted, parts_b, newer))
+            del scored[j + 1]
+            break
 
 
 def rank(
@@ -257,6 +279,8 @@ def rank(
     apply_floor: bool = True,
     personal: bool = True,
     whole_text_vectors: Callable[[Sequence[int]], Mapping[int, FloatArray]] | None = None,
+    time_only: bool = False,
+    query_names: bool = False,
 ) -> list[Hit]:
     """Score, filter and order candidates.
 
@@ -264,23 +288,31 @@ def rank(
         candidates: Active memories with their cosine and keyword scores.
         mode: Hybrid, vector or keyword ranking.
         tuning: The active embedder's floors and weights.
-        query_units: The query's length (``segmentation.query_units``); picks the vector weight.
+        query_units: The query's length (``segmentation.query_units``); with ``query_names``
+            and each entry's length it picks the vector weight (``Tuning.vector_weight``).
         now: The current time (for recency).
         k: The most hits returned.
         apply_floor: ``False`` returns the best ``k`` with any signal, eligible or not.
         personal: Whether the query refers to the user (``gating.addresses_user``); picks
             ``floor`` or ``impersonal_floor``.
-        whole_text_vectors: Looks up memories' whole-text vectors for "newer first" (hybrid
-            only; ``None`` skips that step).
+        whole_text_vectors: Looks up memories' whole-text vectors for the same-slot rule
+            between results (hybrid only; ``None`` skips that step).
+        time_only: The query names a period and no subject ("what did we talk about last
+            week?"): candidates from the period (``Candidate.in_window``) are eligible without
+            a floor. Candidates in a named period get ``tuning.time_boost`` in every mode.
+        query_names: The query has names, numbers or titles (``names_or_numbers``).
 
     Returns:
         Up to ``k`` hits, best first; possibly none.
     """
     if k <= 0:
         return []
-    weight = tuning.vector_weight(query_units)
     scored: list[tuple[float, dict[str, float], Candidate]] = []
+    by_entry = mode is SearchMode.HYBRID and tuning.long_entry_shift != 0.0
     for candidate in candidates:
+        weight = tuning.vector_weight(
+            query_units, query_names, rough_units(candidate.text) if by_entry else None
+        )
         result = _score(
             candidate,
             mode=mode,
@@ -289,17 +321,18 @@ def rank(
             floor=tuning.vector_floor(personal),
             now=now,
             apply_floor=apply_floor,
+            time_only=time_only,
         )
         if result is not None:
             scored.append((result[0], result[1], candidate))
     scored.sort(key=lambda item: (-item[0], -item[2].id))
     if mode is SearchMode.HYBRID and whole_text_vectors is not None and len(scored) > 1:
-        head = scored[: max(3 * k, 10)]
-        _newer_first(
-            head, whole_text_vectors([c.id for _, _, c in head]), tuning.same_topic_similarity
+        # Pairwise and quadratic: only the head a caller can see is considered.
+        head = scored[: min(max(2 * k, 10), SLOT_HEAD)]
+        _newer_in_slot(
+            head, whole_text_vectors([c.id for _, _, c in head]), tuning.same_slot_query_similarity
         )
         scored[: len(head)] = head
-        scored.sort(key=lambda item: (-item[0], -item[2].id))
     return [
         Hit(
             id=c.id,

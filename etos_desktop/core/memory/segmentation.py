@@ -207,6 +207,14 @@ def query_units(text: str) -> float:
     return words + cjk / 2.0
 
 
+_LATIN_WORD_RE = re.compile(rf"(?:(?![{_CJK_CLASS}])[^\W_])+")
+
+
+def rough_units(text: str) -> float:
+    """:func:`query_units` without stemming, for many texts per search (an entry's length)."""
+    return len(_LATIN_WORD_RE.findall(text)) + len(_CJK_CHAR_RE.findall(text)) / 2.0
+
+
 def duplicate_key(text: str) -> str:
     """A key equal for texts that differ only in case, width, spacing or punctuation.
 
@@ -218,3 +226,27 @@ def duplicate_key(text: str) -> str:
     """
     folded = _KEY_DROP_RE.sub("", normalize(text))
     return hashlib.blake2b(folded.encode("utf-8"), digest_size=16).hexdigest()
+
+
+_NAME_RE = re.compile(
+    r"\d"  # numbers, dates, prices
+    r"|(?<![.!?。！？]\s)(?<!^)\b(?!I\b)[A-Z][\w'-]*"  # a capitalised word inside a sentence
+    r"|[A-Za-z]{2,}(?=[^A-Za-z]*[\u3400-\u9fff])|(?<=[\u3400-\u9fff])\s*[A-Za-z]{2,}"
+    r"|[《「『“\"][^》」』”\"]+[》」』”\"]"  # titles and quoted words
+)
+
+
+def names_or_numbers(text: str) -> bool:
+    """Whether ``text`` contains a name, a number, a title or a Latin word amid Chinese.
+
+    Such words are matched exactly by the keyword index and weakly by sentence embedders (a
+    name says little to a meaning model), so search leans on keywords for these queries.
+
+    Args:
+        text: A query.
+
+    Returns:
+        ``True`` for "What camera did I buy from Fujifilm?", "我们家的手机套餐是 KPN 的吗",
+        "How much is 6,000 euros?"; ``False`` for "How do I like my coffee?".
+    """
+    return _NAME_RE.search(unicodedata.normalize("NFKC", text).strip()) is not None

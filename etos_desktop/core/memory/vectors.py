@@ -1,4 +1,4 @@
-"""Vectors: their blob format, how a memory is cut into chunks, and the in-memory index.
+"""Vectors: their blob format, how a memory is cut into passages, and the in-memory index.
 
 The index is derived data (DESIGN principle 6): a float32 matrix of one embedder's vectors of the
 non-archived memories, rebuilt from ``memory_vector`` rows whenever it is stale. Vector math runs
@@ -19,28 +19,29 @@ import numpy.typing
 FloatArray = numpy.typing.NDArray[numpy.float32]
 IntArray = numpy.typing.NDArray[numpy.int64]
 
-#: Memories longer than this also get one vector per window of sentences, so a question about one
-#: part of a long dialogue-style entry is not drowned by the rest of it. Chunk 0 is always the
-#: whole text; a memory's similarity is the best of its chunks.
+#: A passage is at most this long; a longer sentence is cut, and when a memory has more than
+#: ``MAX_WINDOWS`` sentences they are grouped into windows of whole sentences up to this length.
 CHUNK_CHARS = 320
-#: At most this many windows besides chunk 0.
+#: At most this many passages besides chunk 0 (the whole text).
 MAX_WINDOWS = 12
+#: A sentence shorter than this ("Okay.", "好的。"; a CJK character counts 2.5) joins the next
+#: one: alone it matches little.
+MIN_PASSAGE_CHARS = 16
 
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?。！？；;…\n])\s*")
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
-def chunk_texts(text: str) -> list[str]:
-    """The texts embedded for one memory: the whole text, then sentence windows if it is long.
+def _weight(piece: str) -> float:
+    # A CJK character says about as much as a short English word (2.5 characters with its space).
+    return len(piece) + 1.5 * len(_CJK_RE.findall(piece))
 
-    Args:
-        text: The memory's content.
 
-    Returns:
-        ``[text]`` for short texts; otherwise ``[text, window1, window2, …]`` where each window is
-        a run of whole sentences of at most ``CHUNK_CHARS`` characters (a longer sentence is cut).
-    """
-    if len(text) <= CHUNK_CHARS:
-        return [text]
+def _join(left: str, right: str) -> str:
+    return f"{left}{right}" if _CJK_RE.match(right) or not left else f"{left} {right}"
+
+
+def _sentences(text: str) -> list[str]:
     pieces: list[str] = []
     for sentence in _SENTENCE_END_RE.split(text):
         sentence = sentence.strip()
@@ -49,6 +50,51 @@ def chunk_texts(text: str) -> list[str]:
             sentence = sentence[CHUNK_CHARS:]
         if sentence:
             pieces.append(sentence)
+    merged: list[str] = []
+    carry = ""
+    for piece in pieces:
+        piece = _join(carry, piece)
+        if _weight(piece) < MIN_PASSAGE_CHARS:
+            carry = piece
+            continue
+        carry = ""
+        merged.append(piece)
+    if carry:
+        if merged:
+            merged[-1] = _join(merged[-1], carry)
+        else:
+            merged.append(carry)
+    return merged
+
+
+def chunk_texts(text: str, *, passages: bool = True) -> list[str]:
+    """The texts embedded for one memory: the whole text, then its passages.
+
+    A memory of more than one sentence also gets a vector per sentence (issue 10: a long
+    dialogue turn or an imported note must be found by a question about any one of its
+    sentences); with more than ``MAX_WINDOWS`` sentences, the passages are windows of whole
+    sentences of at most ``CHUNK_CHARS`` characters. Chunk 0 is always the whole text; search
+    scores a memory by its whole text and its best passage (``VectorIndex.similarities``).
+
+    Args:
+        text: The memory's content.
+        passages: ``False`` for an embedder whose tuning does not score passages
+            (``Tuning.passage_weight`` 0): then only a text too long for one vector is cut.
+
+    Returns:
+        ``[text]`` for a single sentence; otherwise ``[text, passage1, passage2, …]``.
+    """
+    if not passages and len(text) <= CHUNK_CHARS:
+        return [text]
+    pieces = _sentences(text)
+    if len(pieces) < 2:
+        if len(text) <= CHUNK_CHARS:
+            return [text]
+        # One very long "sentence" (no punctuation): it was cut into CHUNK_CHARS pieces.
+        pieces = [text[i : i + CHUNK_CHARS] for i in range(0, len(text), CHUNK_CHARS)]
+        return [text, *pieces[:MAX_WINDOWS]]
+    if len(pieces) <= MAX_WINDOWS:
+        return [text, *pieces]
     windows: list[str] = []
     current = ""
     for piece in pieces:
@@ -165,14 +211,29 @@ class VectorIndex:
             + self._starts.nbytes
         )
 
-    def similarities(self, query: FloatArray) -> FloatArray:
-        """Cosine of ``query`` (a unit vector) to every memory, in the order of ``ids``."""
+    def similarities(self, query: FloatArray, passage_weight: float = 1.0) -> FloatArray:
+        """Cosine of ``query`` (a unit vector) to every memory, in the order of ``ids``.
+
+        Args:
+            query: The query vector.
+            passage_weight: How much a better-matching passage lifts a memory above its whole
+                text's cosine: ``whole + passage_weight · max(0, best passage − whole)``; 1.0
+                scores a memory by its best chunk, 0.0 by its whole text only.
+
+        Returns:
+            One similarity per memory.
+        """
         if not len(self.ids):
             return numpy.zeros(0, dtype=numpy.float32)
         sims = _matvec(self.matrix, query)
         if self._single:
             return sims
-        return numpy.maximum.reduceat(sims, self._starts)
+        best = numpy.maximum.reduceat(sims, self._starts)
+        if passage_weight >= 1.0:
+            return best
+        whole = sims[self._starts]
+        combined: FloatArray = whole + numpy.float32(passage_weight) * (best - whole)
+        return combined
 
     def live(self, now: datetime) -> numpy.typing.NDArray[numpy.bool_]:
         """Which memories (in ``ids`` order) have not expired at ``now``."""
@@ -193,15 +254,32 @@ class VectorIndex:
 
     def nearest_whole_text(self, vector: FloatArray, now: datetime) -> tuple[int, float] | None:
         """The live memory whose whole-text vector is closest to ``vector``, with the cosine."""
-        if not len(self.ids):
-            return None
+        nearest = self.nearest_whole_texts(vector, now, 1)
+        return nearest[0] if nearest else None
+
+    def nearest_whole_texts(
+        self, vector: FloatArray, now: datetime, n: int, at_least: float = -1.0
+    ) -> list[tuple[int, float]]:
+        """The ``n`` live memories whose whole-text vectors are closest to ``vector``.
+
+        Args:
+            vector: A unit vector.
+            now: Memories expired at this time are skipped.
+            n: The most returned.
+            at_least: Only cosines of at least this.
+
+        Returns:
+            ``(memory id, cosine)`` pairs, most similar first.
+        """
+        if not len(self.ids) or n <= 0:
+            return []
         whole = self.matrix if self._single else self.matrix[self._starts]
         sims = _matvec(whole, vector)
-        sims = numpy.where(self.live(now), sims, -numpy.inf)
-        best = int(numpy.argmax(sims))
-        if not numpy.isfinite(sims[best]):
-            return None
-        return int(self.ids[best]), float(sims[best])
+        sims = numpy.where(self.live(now) & (sims >= at_least), sims, -numpy.inf)
+        n = min(n, len(sims))
+        top = numpy.argpartition(-sims, n - 1)[:n]
+        top = top[numpy.argsort(-sims[top], kind="stable")]
+        return [(int(self.ids[i]), float(sims[i])) for i in top if numpy.isfinite(sims[i])]
 
     def patched(self, removed: Iterable[int], added: Sequence[VectorRow]) -> VectorIndex:
         """A new index without ``removed`` memories' rows and with ``added`` appended.

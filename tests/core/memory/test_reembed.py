@@ -8,8 +8,10 @@ from collections.abc import Sequence
 import numpy
 import numpy.typing
 import pytest
+from sqlmodel import Session, col, delete, select
 
 from etos_desktop.core.memory.engine import MemoryEngine
+from etos_desktop.core.storage.tables import MemoryVectorRow
 from tests.helpers.embedders import HashEmbedder
 
 TEXTS = [f"memory number {i} about topic{i} and gardening" for i in range(10)]
@@ -130,3 +132,25 @@ def test_edit_during_a_switch_embeds_with_the_active_embedder(engine: MemoryEngi
     assert engine.embedding_status() == (1, 1)
     engine.set_embedder(HashEmbedder())
     assert engine.embedding_status() == (0, 1)  # the old text's vector was dropped
+
+
+def test_reembed_adds_the_passages_a_memory_stored_without_them_lacks(
+    engine: MemoryEngine,
+) -> None:
+    text = "We went to Lisbon in May. The food was great. I want to go back next year."
+    memory_id = engine.save(text).id
+
+    def drop_passages(session: Session) -> None:
+        # a store from before sentence passages: only the whole-text vector
+        session.exec(delete(MemoryVectorRow).where(col(MemoryVectorRow.chunk_no) > 0))
+        session.commit()
+
+    def chunk_numbers(session: Session) -> list[int]:
+        statement = select(MemoryVectorRow.chunk_no).where(MemoryVectorRow.memory_id == memory_id)
+        return sorted(session.exec(statement).all())
+
+    engine._call(drop_passages)
+    assert engine._call(chunk_numbers) == [0]
+    assert engine.reembed() == 1
+    assert engine._call(chunk_numbers) == [0, 1, 2, 3]
+    assert engine.reembed() == 0

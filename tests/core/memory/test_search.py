@@ -214,27 +214,6 @@ def test_unknown_mode_is_refused(engine: MemoryEngine) -> None:
     assert engine.search("x", k=0, apply_floor=False) == []
 
 
-def test_newer_statement_on_the_same_topic_ranks_first(
-    engine: MemoryEngine, clock: FakeClock
-) -> None:
-    old = engine.save(
-        "my favourite drink is coffee every morning",
-        created_at=clock.now() - timedelta(days=400),
-        bulk=True,
-    ).id
-    new = engine.save("my favourite drink is tea every morning", bulk=True).id
-    hits = engine.search("favourite drink coffee")
-    assert [h.id for h in hits] == [new, old]
-    assert hits[1].parts["newer_first"] < 0
-    assert hits[0].parts["newer_first"] > 0
-    # without the same-topic rule the older, better-matching statement would win
-    plain = engine.search(
-        "favourite drink coffee",
-        tuning=engine.with_tuning(same_topic_similarity=1.01),
-    )
-    assert [h.id for h in plain] == [old, new]
-
-
 def test_small_terms_order_equal_matches(engine: MemoryEngine, clock: FakeClock) -> None:
     unsure = engine.save("likes jazz music", confidence=0.3, bulk=True).id
     stated = engine.save("likes jazz music", bulk=True).id
@@ -242,8 +221,7 @@ def test_small_terms_order_equal_matches(engine: MemoryEngine, clock: FakeClock)
     old = engine.save(
         "likes jazz music", created_at=clock.now() - timedelta(days=360), bulk=True
     ).id
-    tuning = engine.with_tuning(same_topic_similarity=1.01)
-    hits = engine.search("jazz music", k=4, tuning=tuning)
+    hits = engine.search("jazz music", k=4)
     assert [h.id for h in hits] == [important, stated, old, unsure]
     assert hits[2].parts["recency"] == pytest.approx(-0.05 * (1 - 0.25), abs=1e-3)
 

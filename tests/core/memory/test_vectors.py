@@ -105,3 +105,29 @@ def test_hash_embedder_is_deterministic_and_normalised() -> None:
     assert abs(float(a @ c)) < 0.5
     assert numpy.array_equal(HashEmbedder(32).embed(["x y"]), embedder.embed(["x y"]))
     assert not embedder.embed([""]).any()
+
+
+def test_a_text_of_several_sentences_gets_one_passage_per_sentence() -> None:
+    text = "We went to Lisbon in May. The food was great. Okay. I want to go back next year."
+    assert chunk_texts(text) == [
+        text,
+        "We went to Lisbon in May.",
+        "The food was great.",
+        "Okay. I want to go back next year.",
+    ]
+    assert chunk_texts("我们五月去了里斯本。好吃。明年还想再去一次。")[1:] == [
+        "我们五月去了里斯本。",
+        "好吃。明年还想再去一次。",
+    ]
+    assert chunk_texts("One sentence only, however long it is.") == [
+        "One sentence only, however long it is."
+    ]
+
+
+def test_passage_weight_blends_whole_text_and_best_passage() -> None:
+    rows = _rows([(1, 0, [1, 0]), (1, 1, [0, 1]), (2, 0, [0.6, 0.8])])
+    index = VectorIndex.from_rows("k", 2, rows)
+    query = numpy.asarray([0, 1], dtype=numpy.float32)
+    assert index.similarities(query, 1.0).tolist() == pytest.approx([1.0, 0.8])
+    assert index.similarities(query, 0.0).tolist() == pytest.approx([0.0, 0.8])
+    assert index.similarities(query, 0.5).tolist() == pytest.approx([0.5, 0.8])
