@@ -58,7 +58,11 @@ class InstanceGuard(QObject):
 
     def listen(self) -> None:
         """Answer later launches (done after the first frame: QtNetwork loads then)."""
-        from PySide6.QtNetwork import QLocalServer
+        try:
+            from PySide6.QtNetwork import QLocalServer
+        except ImportError:  # a bundle built without QtNetwork: the lock still guards the data
+            log.warning("QtNetwork is missing: a second launch cannot show this window")
+            return
 
         server = QLocalServer(self)
         server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
@@ -105,8 +109,10 @@ def ask_running_to_show(data_dir: Path, *, seconds: float = _REACH_SECONDS) -> b
     Runs before this launch shows anything, so it may wait for the first app to start
     listening (a second launch right after the first).
     """
-    from PySide6.QtNetwork import QLocalSocket
-
+    try:
+        from PySide6.QtNetwork import QLocalSocket
+    except ImportError:  # a bundle built without QtNetwork
+        return False
     name = server_name(data_dir)
     deadline = time.monotonic() + seconds
     while True:
