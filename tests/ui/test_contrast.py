@@ -90,6 +90,15 @@ async def test_main_window_text_reaches_aa(etos: EtosApp, theme: str) -> None:
     for part in ("messageTime", "memoryNoteText", "errorBanner", "messageStatus", "df.head()"):
         assert part in measured, part
     problems = low_contrast(etos.window)
+    # The welcome of a new conversation too.
+    etos.window.new_action.trigger()
+    await idle(etos)
+    await wait_until(lambda: etos.window.chat.welcome.memory_count is not None)
+    await _settle()
+    measured = " ".join(f.what for f in measure_window(etos.window))
+    assert "welcomeMemory" in measured
+    assert "welcomeTeach" in measured
+    problems += low_contrast(etos.window)
     assert not problems, _report(f"main window, {theme}", problems)
 
 
