@@ -768,6 +768,8 @@ class MainWindow(QMainWindow):
             settings.setValue("window/geometry", self.saveGeometry())
             settings.setValue("window/splitter", self.splitter.saveState())
             settings.sync()
+        # A memory count on its way would read a database that is about to close.
+        self._tasks.cancel_all()
         for dialog in list(self.approval_dialogs):
             # Closing the window answers an open approval with "don't save".
             if shiboken6.isValid(dialog):
