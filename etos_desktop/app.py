@@ -18,7 +18,7 @@ from pathlib import Path
 from types import SimpleNamespace, TracebackType
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QLocale, Qt, QTranslator
+from PySide6.QtCore import QLocale, Qt, QTimer, QTranslator
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -45,6 +45,9 @@ if TYPE_CHECKING:
     from etos_desktop.ui.jobs_bridge import JobsBridge
 
 log = logging.getLogger("etos_desktop")
+
+#: When the single-instance socket starts listening, after the window shows.
+_LISTEN_DELAY_MS = 300
 
 #: Modules imported off the UI thread once the window is visible (they take ~0.5 s together).
 HEAVY_MODULES = (
@@ -143,6 +146,8 @@ class EtosApp:
         clock: The time every rule and job reads (tests pass a ``FakeClock``).
         background_jobs: Run the background jobs (titles, summaries, consolidation, backup);
             the start-up benchmark turns them off to measure what they cost.
+        translations: Loads the translators for a UI locale (tests pass their own); default
+            Qt's own and the app's ``.qm`` files (``load_translations``).
     """
 
     def __init__(
@@ -154,6 +159,7 @@ class EtosApp:
         provider_factory: Callable[[ProviderConfig, str | None], Any] | None = None,
         clock: Clock | None = None,
         background_jobs: bool = True,
+        translations: Callable[[QLocale], Sequence[QTranslator]] | None = None,
     ) -> None:
         self.qt_app = qt_app
         self.env = dict(env)
@@ -163,13 +169,25 @@ class EtosApp:
         self.settings = SettingsStore(paths.settings_path(self.data_dir))
         self.settings.load()
         self._translators: list[QTranslator] = []
+        self._load_translations = translations or load_translations
+        self._initial_locale = QLocale()
+        self.ui_locale = QLocale()
+        self.ui_language = "en"
+        self._theme_setting = "system"
+        self._follows_color_scheme = False
+        self.theme: Any = None
+        self._font: Any = None
         self.install_language(str(self.settings.get("ui.language")))
         self.apply_theme(str(self.settings.get("ui.theme")))
-        self.window = MainWindow(qsettings_path=paths.qsettings_path(self.data_dir))
+        self.window = MainWindow(
+            qsettings_path=paths.qsettings_path(self.data_dir), data_dir=self.data_dir
+        )
         self.window.setWindowIcon(QIcon(str(resource_path("icons", "etos.svg"))))
         self.window.settings_requested.connect(self._on_window_settings_requested)
         self.window.context_requested.connect(self._on_window_context_requested)
         self.window.closing.connect(self._on_window_closing)
+        self.tray = self._make_tray()
+        self.instance: Any = None
         self._provider_factory = provider_factory
         self._local_candidates = list(local_candidates) if local_candidates is not None else None
         self.db: Database | None = None
@@ -195,31 +213,93 @@ class EtosApp:
         # Created by ``run_app`` on the running loop: asyncio is imported after the first frame.
         self.closed: Any = None
         self._settings_dialog: Any = None
+        self._avatar_path: str | None = None
         self._context_dialogs: list[Any] = []
 
     # -- look and language --------------------------------------------------------------------
 
     def install_language(self, language: str) -> None:
-        """Load the Qt and app translations for ``language`` ("auto" follows the system)."""
+        """Switch the UI to ``language`` ("auto" follows the system locale), live.
+
+        The translators are swapped (Qt then sends every widget a ``LanguageChange``), the
+        locale of dates and numbers follows, and so does the font's family order
+        (``ui.fonts``).
+        """
+        locale = QLocale.system() if language == "auto" else QLocale(language)
         for translator in self._translators:
             self.qt_app.removeTranslator(translator)
-        self._translators.clear()
-        locale = QLocale.system() if language == "auto" else QLocale(language)
-        translator = QTranslator(self.qt_app)
-        if translator.load(locale, "etos", "_", str(resource_path("translations"))):
+        self._translators = list(self._load_translations(locale))
+        for translator in self._translators:
             self.qt_app.installTranslator(translator)
-            self._translators.append(translator)
+        changed = locale != self.ui_locale
+        QLocale.setDefault(locale)
+        self.ui_locale = locale
+        self.ui_language = "zh" if locale.language() == QLocale.Language.Chinese else "en"
+        if changed:
+            for widget in self.qt_app.topLevelWidgets():
+                # Resolved again from the new default: each gets a LocaleChange (dates, numbers).
+                widget.unsetLocale()
+        self.apply_font()
+
+    def apply_font(self) -> None:
+        """Set the UI font: the language's family order at the ``ui.font_size`` percentage."""
+        from PySide6.QtGui import QFontDatabase
+
+        from etos_desktop.ui.fonts import ui_font
+
+        system = QFontDatabase.systemFont(QFontDatabase.SystemFont.GeneralFont)
+        self._font = ui_font(self.ui_locale, system, self.settings.get_int("ui.font_size"))
+        self._apply_look()
 
     def apply_theme(self, theme: str) -> None:
-        """Apply the light or dark stylesheet ("system" follows the platform's colour scheme)."""
-        if theme == "system":
+        """Apply the light or dark theme; "system" follows the platform's colour scheme, live."""
+        self._theme_setting = theme
+        if not self._follows_color_scheme:
+            self.qt_app.styleHints().colorSchemeChanged.connect(self._on_color_scheme_changed)
+            self._follows_color_scheme = True
+        self._apply_look()
+
+    def _apply_look(self, scheme: Qt.ColorScheme | None = None) -> None:
+        from etos_desktop.ui import theme as themes
+
+        if self._font is None:
+            return
+        if scheme is None:
             scheme = self.qt_app.styleHints().colorScheme()
-            theme = "dark" if scheme == Qt.ColorScheme.Dark else "light"
-        path = resource_path("themes", f"{theme}.qss")
-        try:
-            self.qt_app.setStyleSheet(path.read_text(encoding="utf-8"))
-        except OSError:
-            log.warning("theme %s not found", path)
+        name = themes.resolve_theme(self._theme_setting, scheme)
+        self.theme = themes.apply_look(self.qt_app, name, self._font)
+
+    def _on_color_scheme_changed(self, scheme: Qt.ColorScheme) -> None:
+        if self._theme_setting == "system":
+            self._apply_look(scheme)
+
+    # -- desktop ------------------------------------------------------------------------------
+
+    def _make_tray(self) -> Any:
+        """The tray icon, where the desktop has a tray (``None`` elsewhere)."""
+        from etos_desktop.ui.tray import TrayIcon, tray_available
+
+        if not tray_available():
+            return None
+        tray = TrayIcon(self.window, self.window.windowIcon(), self.qt_app)
+        tray.new_conversation_requested.connect(self.window.new_action.trigger)
+        tray.quit_requested.connect(self.window.close)
+        tray.show()
+        return tray
+
+    def show_window(self) -> None:
+        """Bring the window to the front (another launch, the tray)."""
+        from etos_desktop.ui.tray import show_window
+
+        show_window(self.window)
+
+    def keep_instance(self, guard: Any) -> None:
+        """Hold the data folder's single-instance claim; later launches show this window."""
+        self.instance = guard
+        guard.show_requested.connect(self.show_window)
+        # Listening loads QtNetwork (~15 ms): after the first frame and the list are up. A
+        # launch in the meantime keeps trying for seconds.
+        QTimer.singleShot(_LISTEN_DELAY_MS, guard.listen)
 
     # -- start-up -----------------------------------------------------------------------------
 
@@ -318,27 +398,31 @@ class EtosApp:
         )
         self.refresh_providers()
         self.window.set_ready(True)
-        notices = []
-        if self.secrets.using_file_fallback:
+        # Kept as functions, so the notice is put into words again when the language changes.
+        notices: list[Callable[[], str]] = []
+        window, secrets, settings = self.window, self.secrets, self.settings
+        if secrets.using_file_fallback:
             notices.append(
-                self.window.tr("API keys are kept in {path} (no system keyring found)").format(
-                    path=self.secrets.fallback_path
+                lambda: window.tr("API keys are kept in {path} (no system keyring found)").format(
+                    path=secrets.fallback_path
                 )
             )
-        if self.settings.load_problem:
+        if settings.load_problem:
             notices.append(
-                self.window.tr("Settings were reset: {problem}").format(
-                    problem=self.settings.load_problem
+                lambda: window.tr("Settings were reset: {problem}").format(
+                    problem=settings.load_problem
                 )
             )
         if recovered:
             notices.append(
-                self.window.tr(
+                lambda: window.tr(
                     "{n} reply(ies) cut off by the last exit were kept as interrupted"
                 ).format(n=recovered)
             )
         if notices:
-            self.window.set_notice("⚠ " + notices[0], "\n".join(notices))
+            self.window.set_notice(
+                lambda: "⚠ " + notices[0](), lambda: "\n".join(n() for n in notices)
+            )
         await repo.delete_empty_conversations()
         await self.controller.refresh_conversations()
         rows = await repo.list_conversations(limit=1)
@@ -502,13 +586,36 @@ class EtosApp:
             self.window.set_provider_text(f"{default.name} · {default.chat_model or '—'}")
         from etos_desktop.core.context.prompts import DEFAULT_PERSONA_NAME, DEFAULT_PERSONA_PROMPT
 
-        lang = "zh" if self.settings.get_str("ui.language") == "zh" else "en"
+        lang = self.ui_language
         name = self.settings.get_str("persona.name") or DEFAULT_PERSONA_NAME[lang]
         prompt = self.settings.get_str("persona.prompt") or DEFAULT_PERSONA_PROMPT[lang]
         self.window.global_persona = (name, prompt)
-        self.window.chat.companion_name = name
+        self.refresh_companion(name)
         if self.controller is not None and self.controller.current is not None:
             self.window.chat.set_conversation_header(self.controller.current)
+
+    def refresh_companion(self, name: str) -> None:
+        """Show the companion's name and avatar beside its replies, and the memory state."""
+        chat = self.window.chat
+        chat.set_companion(name, chat.companion_avatar)
+        path = self.settings.get_str("persona.avatar")
+        if path != self._avatar_path or chat.companion_avatar is None:
+            self._avatar_path = path
+            self._tasks.spawn(
+                self._load_avatar(path), self.window.tr("The avatar image was not read.")
+            )
+        self.window.memory_enabled = bool(self.settings.get("memory.enabled"))
+        self.window.refresh_memory_count()
+
+    async def _load_avatar(self, path: str) -> None:
+        import asyncio
+
+        from etos_desktop.ui.avatar import load_avatar_image
+
+        image = await asyncio.get_running_loop().run_in_executor(None, load_avatar_image, path)
+        if path == self._avatar_path:
+            chat = self.window.chat
+            chat.set_companion(chat.companion_name, None if image.isNull() else image)
 
     # -- dialogs ------------------------------------------------------------------------------
 
@@ -626,6 +733,44 @@ class EtosApp:
             db, self.db = self.db, None
             await asyncio.get_running_loop().run_in_executor(None, db.close)
         self.garbage_collector.stop()
+        self.release_look()
+
+    def release_look(self) -> None:
+        """Undo what this run put on the desktop and the application.
+
+        The translators and the default locale, the tray icon, the data folder's claim, and
+        following the OS colour scheme.
+        """
+        for translator in self._translators:
+            self.qt_app.removeTranslator(translator)
+        self._translators.clear()
+        QLocale.setDefault(self._initial_locale)
+        if self.tray is not None:
+            self.tray.hide()
+        if self.instance is not None:
+            self.instance.release()
+        if self._follows_color_scheme:
+            self.qt_app.styleHints().colorSchemeChanged.disconnect(self._on_color_scheme_changed)
+            self._follows_color_scheme = False
+
+
+def load_translations(locale: QLocale) -> list[QTranslator]:
+    """Qt's own translations (standard buttons, file dialogs) and the app's, for ``locale``.
+
+    The English ``.qm`` is loaded too: Qt's plural forms ("%n memories") need one even for the
+    language the source is written in.
+    """
+    from PySide6.QtCore import QLibraryInfo
+
+    found = []
+    for name, folder in (
+        ("qtbase", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)),
+        ("etos", str(resource_path("translations"))),
+    ):
+        translator = QTranslator()
+        if translator.load(locale, name, "_", folder):
+            found.append(translator)
+    return found
 
 
 def install_excepthook(window_getter: Any) -> None:
@@ -688,10 +833,42 @@ def show_first_frame(argv: Sequence[str]) -> tuple[QApplication, EtosApp, Any]:
     qt_app.setOrganizationName("ETOS Desktop")
     qt_app.setApplicationVersion(__version__)
     qt_app.setQuitOnLastWindowClosed(False)
+    guard = claim_data_folder(self_check=args.self_check)
     etos = EtosApp(qt_app, os.environ)
+    if guard is not None:
+        etos.keep_instance(guard)
     etos.window.show()
     qt_app.processEvents()
     return qt_app, etos, args
+
+
+def claim_data_folder(*, self_check: bool) -> Any:
+    """Be the one app running on the data folder, or show the running one and exit 0.
+
+    Returns:
+        The claim (an ``InstanceGuard``); ``None`` for a self-check, which runs beside an open
+        app on purpose (package smoke tests).
+
+    Raises:
+        SystemExit: 0 when the running app was asked to show its window; 1 when it holds the
+            folder but does not answer (a second app must not open the same database).
+    """
+    if self_check:
+        return None
+    from etos_desktop.ui.single_instance import InstanceGuard, ask_running_to_show
+
+    data_dir = paths.data_dir(os.environ)
+    guard = InstanceGuard(data_dir)
+    if guard.claim():
+        return guard
+    if ask_running_to_show(data_dir):
+        raise SystemExit(0)
+    print(
+        f"ETOS Desktop is already running on {data_dir} but does not answer; "
+        "close it (or end its process) and start again.",
+        file=sys.stderr,
+    )
+    raise SystemExit(1)
 
 
 def install_asyncgen_hooks(loop: Any) -> None:

@@ -5,7 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QMimeData, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QTextCursor, QTextOption
+from PySide6.QtGui import (
+    QFont,
+    QFontMetricsF,
+    QGuiApplication,
+    QImage,
+    QKeyEvent,
+    QResizeEvent,
+    QTextCursor,
+    QTextOption,
+)
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -22,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from etos_desktop.core.errors import EtosError
 from etos_desktop.ui import dialogs
+from etos_desktop.ui.avatar import avatar_pixmap
 from etos_desktop.ui.error_text import describe, failure_text, retry_reason_text, status_text
 from etos_desktop.ui.labels import ElidedLabel, make_plain
 from etos_desktop.ui.message_widget import MemoryNote, MessageWidget, wrap_mode_for
@@ -33,13 +43,15 @@ if TYPE_CHECKING:
 
 
 class Composer(QPlainTextEdit):
-    """Message editor: Enter sends, Shift+Enter inserts a new line.
+    """Message editor: Enter sends, Shift+Enter inserts a new line, Up when empty edits.
 
     Signals:
         submitted(): Enter was pressed.
+        edit_last_requested(): Up was pressed in the empty composer (edit the last message).
     """
 
     submitted = Signal()
+    edit_last_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -73,7 +85,163 @@ class Composer(QPlainTextEdit):
         ):
             self.submitted.emit()
             return
+        if (
+            event.key() == Qt.Key.Key_Up
+            and event.modifiers() == Qt.KeyboardModifier.NoModifier
+            and self.document().isEmpty()
+        ):
+            self.edit_last_requested.emit()
+            return
         super().keyPressEvent(event)
+
+
+#: The chat's text column is about this many characters of English text wide: longer lines are
+#: hard to read (typographers' 45-90), and a wide window would otherwise stretch them to 200.
+COLUMN_CHARACTERS = 80
+_SAMPLE = "The quick brown fox jumps over the lazy dog, then rests. "
+
+
+def text_column_width(font_metrics: QFontMetricsF) -> int:
+    """The width of ``COLUMN_CHARACTERS`` characters of English text in this font."""
+    return round(font_metrics.horizontalAdvance(_SAMPLE) / len(_SAMPLE) * COLUMN_CHARACTERS)
+
+
+class _MessageList(QWidget):
+    """The scrolled list of messages, laid out in a centred column ``column_width`` wide."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.column_width = 720
+
+    def set_column_width(self, width: int) -> None:
+        self.column_width = width
+        self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        layout = self.layout()
+        if layout is None:
+            return
+        side = max(12, (self.width() - self.column_width) // 2)
+        margins = layout.contentsMargins()
+        if (margins.left(), margins.right()) != (side, side):
+            layout.setContentsMargins(side, margins.top(), side, margins.bottom())
+
+
+class WelcomePanel(QWidget):
+    """What a new conversation shows: who the companion is, what it remembers, how to teach it.
+
+    Signals:
+        memory_settings_requested(): the user wants to see the memories (Settings → Memory).
+    """
+
+    memory_settings_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("welcome")
+        self._name = ""
+        self._avatar: QImage | None = None
+        self._count: int | None = None
+        self._memory_on = True
+        self._temporary = False
+        self.avatar = QLabel(self)
+        self.avatar.setObjectName("welcomeAvatar")
+        self.avatar.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.title = make_plain(QLabel(self))
+        self.title.setObjectName("welcomeTitle")
+        self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.memory_line = QLabel(self)
+        self.memory_line.setObjectName("welcomeMemory")
+        self.memory_line.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.memory_line.setWordWrap(True)
+        self.teach_line = QLabel(self)
+        self.teach_line.setObjectName("welcomeTeach")
+        self.teach_line.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.teach_line.setWordWrap(True)
+        self.memory_button = QPushButton(self)
+        self.memory_button.setObjectName("welcomeMemoryButton")
+        self.memory_button.clicked.connect(self.memory_settings_requested)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(24, 48, 24, 24)
+        layout.setSpacing(10)
+        layout.addWidget(self.avatar, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addWidget(self.title)
+        layout.addWidget(self.memory_line)
+        layout.addWidget(self.teach_line)
+        layout.addWidget(self.memory_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        self._fit_fonts()
+        self.retranslate()
+
+    def set_companion(self, name: str, avatar: QImage | None) -> None:
+        self._name = name
+        self._avatar = avatar
+        self._draw_avatar()
+        self.retranslate()
+
+    def set_memory(self, *, count: int | None, enabled: bool, temporary: bool) -> None:
+        """What to say about memory: ``count`` active memories (``None``: not known yet)."""
+        self._count = count
+        self._memory_on = enabled
+        self._temporary = temporary
+        self.retranslate()
+
+    @property
+    def memory_count(self) -> int | None:
+        return self._count
+
+    def retranslate(self) -> None:
+        self.title.setText(self.tr("Hi, I'm {name}.").format(name=self._name))
+        if self._temporary:
+            memory = self.tr(
+                "This is a temporary conversation: I won't read or save any memories here."
+            )
+        elif not self._memory_on:
+            memory = self.tr(
+                "Memory is off: I won't remember anything from our conversations until it is "
+                "turned on in Settings → Memory."
+            )
+        elif self._count is None:
+            memory = ""
+        elif self._count == 0:
+            memory = self.tr("I don't remember anything about you yet.")
+        else:
+            memory = self.tr("I remember %n thing(s) about you.", "", self._count)
+        self.memory_line.setText(memory)
+        self.memory_line.setVisible(bool(memory))
+        teaching = self._memory_on and not self._temporary
+        self.teach_line.setText(
+            self.tr(
+                "Tell me things to remember, or type /remember followed by what to keep. "
+                "You can see, change or delete everything I remember."
+            )
+        )
+        self.teach_line.setVisible(teaching)
+        self.memory_button.setText(self.tr("See what I remember"))
+        self.memory_button.setVisible(not self._temporary)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        elif event.type() == QEvent.Type.FontChange:
+            self._fit_fonts()
+        elif event.type() == QEvent.Type.PaletteChange:
+            self._draw_avatar()
+        super().changeEvent(event)
+
+    def _fit_fonts(self) -> None:
+        # The title's size is a style sheet rule relative to the UI font (ui.theme.font_rules).
+        self._draw_avatar()
+
+    def _draw_avatar(self) -> None:
+        size = 4 * self.fontMetrics().height()
+        self.avatar.setFixedSize(size, size)
+        self.avatar.setPixmap(
+            avatar_pixmap(self._avatar, self._name, size, self.devicePixelRatioF(), self.palette())
+        )
 
 
 class ChatPanel(QWidget):
@@ -91,6 +259,7 @@ class ChatPanel(QWidget):
         model_change_requested(str, str): provider id ("" = default), model ("" = its default).
         temporary_toggled(bool): the temporary switch of a new conversation changed.
         settings_requested(): the user clicked an error's "Open settings".
+        settings_page_requested(str): open Settings at a page ("memory" from the welcome).
         remember_requested(int, str): "Remember…" on a message: its id and text.
         memory_edit_requested(int, str): a memory note's Edit: memory id, its current text.
         memory_undo_requested(int, object, bool): a memory note's Undo: memory id, the memory it
@@ -108,6 +277,7 @@ class ChatPanel(QWidget):
     model_change_requested = Signal(str, str)
     temporary_toggled = Signal(bool)
     settings_requested = Signal()
+    settings_page_requested = Signal(str)
     remember_requested = Signal(int, str)
     memory_edit_requested = Signal(int, str)
     memory_undo_requested = Signal(int, object, bool)
@@ -117,6 +287,7 @@ class ChatPanel(QWidget):
         self.setObjectName("chatPanel")
         self.render_interval_ms = render_interval_ms
         self.companion_name = "Etos"
+        self.companion_avatar: QImage | None = None
         self._widgets: dict[int, MessageWidget] = {}
         self._reply_of: dict[int, int] = {}  # assistant message id -> user message id
         self._reply_widget_for_user: dict[int, int] = {}
@@ -127,6 +298,8 @@ class ChatPanel(QWidget):
         self._busy = False
         self._temporary_conversation = False
         self._stick_to_bottom = True
+        self._untitled = True
+        self._memory_enabled = True
         # The composer text of a /remember on its way: cleared once it is saved, kept if refused.
         self._pending_remember: str | None = None
         self._tasks = TaskSet()
@@ -144,6 +317,7 @@ class ChatPanel(QWidget):
         self.model_combo.setEditable(True)
         self.model_combo.setMinimumContentsLength(16)
         self.temporary = QCheckBox(self)
+        self.temporary.setObjectName("temporaryCheck")
         header = QHBoxLayout()
         header.addWidget(self.title, 1)
         header.addWidget(self.temporary)
@@ -151,41 +325,64 @@ class ChatPanel(QWidget):
         header.addWidget(self.model_combo)
 
         # Messages
-        self.older_button = QPushButton(self)
+        self.messages = _MessageList(self)
+        self.messages.setObjectName("messageList")
+        self.older_button = QPushButton(self.messages)
+        self.older_button.setObjectName("olderButton")
         self.older_button.setFlat(True)
         self.older_button.hide()
-        self.messages = QWidget(self)
-        self.messages.setObjectName("messageList")
         self.message_layout = QVBoxLayout(self.messages)
         self.message_layout.setContentsMargins(12, 8, 12, 8)
-        self.message_layout.setSpacing(10)
+        self.message_layout.setSpacing(12)
         self.message_layout.addWidget(self.older_button, 0, Qt.AlignmentFlag.AlignHCenter)
-        self.empty_label = QLabel(self.messages)
+        # The second-to-last item of the list: "Loading…", or the welcome of a new conversation.
+        self.placeholder = QWidget(self.messages)
+        self.placeholder.setObjectName("messagePlaceholder")
+        self.empty_label = QLabel(self.placeholder)
         self.empty_label.setObjectName("emptyLabel")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
-        self.message_layout.addWidget(self.empty_label)
+        self.welcome = WelcomePanel(self.placeholder)
+        self.welcome.memory_settings_requested.connect(
+            lambda: self.settings_page_requested.emit("memory")
+        )
+        placeholder_layout = QVBoxLayout(self.placeholder)
+        placeholder_layout.setContentsMargins(0, 0, 0, 0)
+        placeholder_layout.addWidget(self.empty_label)
+        placeholder_layout.addWidget(self.welcome)
+        self.message_layout.addWidget(self.placeholder)
         self.message_layout.addStretch(1)
         self.scroll = QScrollArea(self)
+        self.scroll.setObjectName("messageScroll")
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.scroll.setWidget(self.messages)
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # The messages' own controls take the focus; the scroll area itself needs none.
+        self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         bar = self.scroll.verticalScrollBar()
         bar.rangeChanged.connect(self._on_scroll_range_changed)
         bar.valueChanged.connect(self._on_scroll_value_changed)
 
+        # What is below the messages keeps to their column: banner, edit bar and composer.
+        self.bottom = QWidget(self)
+        self.bottom.setObjectName("chatBottom")
+
         # Status / error banner
-        self.banner = QFrame(self)
+        self.banner = QFrame(self.bottom)
         self.banner.setObjectName("errorBanner")
         # The server's error body can be in it: plain text only.
         self.banner_label = make_plain(QLabel(self.banner))
         self.banner_label.setWordWrap(True)
         self.banner_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner_action = QPushButton(self.banner)
+        self.banner_action.setObjectName("bannerAction")
         self.banner_close = QPushButton("×", self.banner)
+        self.banner_close.setObjectName("bannerClose")
         self.banner_close.setFlat(True)
-        self.banner_close.setFixedWidth(28)
+        close_font = QFont(self.banner_close.font())
+        close_font.setBold(True)
+        self.banner_close.setFont(close_font)
         banner_layout = QHBoxLayout(self.banner)
         banner_layout.setContentsMargins(10, 6, 6, 6)
         banner_layout.addWidget(self.banner_label, 1)
@@ -194,37 +391,45 @@ class ChatPanel(QWidget):
         self.banner.hide()
 
         # Composer
-        self.edit_bar = QFrame(self)
+        self.edit_bar = QFrame(self.bottom)
         self.edit_bar.setObjectName("editBar")
         self.edit_label = QLabel(self.edit_bar)
         self.edit_cancel = QPushButton(self.edit_bar)
+        self.edit_cancel.setObjectName("editCancel")
         self.edit_cancel.setFlat(True)
         edit_layout = QHBoxLayout(self.edit_bar)
         edit_layout.setContentsMargins(10, 2, 6, 2)
         edit_layout.addWidget(self.edit_label, 1)
         edit_layout.addWidget(self.edit_cancel)
         self.edit_bar.hide()
-        self.composer = Composer(self)
+        self.composer = Composer(self.bottom)
         self.composer.setObjectName("composer")
         self.composer.setTabChangesFocus(True)
         self.composer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.composer.setFixedHeight(96)
-        self.send_button = QPushButton(self)
+        self.send_button = QPushButton(self.bottom)
         self.send_button.setObjectName("sendButton")
         self.send_button.setDefault(True)
         composer_row = QHBoxLayout()
         composer_row.addWidget(self.composer, 1)
         composer_row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+        bottom_layout = QVBoxLayout(self.bottom)
+        bottom_layout.setContentsMargins(0, 0, 0, 0)
+        bottom_layout.addWidget(self.banner)
+        bottom_layout.addWidget(self.edit_bar)
+        bottom_layout.addLayout(composer_row)
+        bottom_row = QHBoxLayout()
+        bottom_row.addStretch(0)
+        bottom_row.addWidget(self.bottom, 1)
+        bottom_row.addStretch(0)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 8, 8, 8)
         layout.addLayout(header)
         layout.addWidget(self.scroll, 1)
-        layout.addWidget(self.banner)
-        layout.addWidget(self.edit_bar)
-        layout.addLayout(composer_row)
+        layout.addLayout(bottom_row)
 
         self.composer.submitted.connect(self._on_send_clicked)
+        self.composer.edit_last_requested.connect(self.edit_last_message)
         self.composer.textChanged.connect(self._update_send_button)
         self.send_button.clicked.connect(self._on_send_clicked)
         self.older_button.clicked.connect(self._on_older_clicked)
@@ -236,13 +441,65 @@ class ChatPanel(QWidget):
         self.model_combo.activated.connect(self._on_model_chosen)
         if (line_edit := self.model_combo.lineEdit()) is not None:
             line_edit.editingFinished.connect(self._on_model_chosen)
+        self._fit_to_font()
         self.retranslate()
         self.show_conversation(None, [], has_more=False)
+
+    # -- look ---------------------------------------------------------------------------------
+
+    def column_width(self) -> int:
+        """How wide the messages' column is: the avatar and ~80 characters of text."""
+        metrics = QFontMetricsF(self.font())
+        return text_column_width(metrics) + 2 * round(metrics.height()) + 10
+
+    def bubble_width(self) -> int:
+        """The widest a user's bubble grows: ~80 characters, a step in from the column."""
+        metrics = QFontMetricsF(self.font())
+        return min(text_column_width(metrics) + 28, round(self.column_width() * 0.88))
+
+    def _fit_to_font(self) -> None:
+        # Sizes follow the UI font, so the font-size setting scales them (the title's is a
+        # style sheet rule: ui.theme.font_rules).
+        metrics = self.fontMetrics()
+        self.composer.setFixedHeight(4 * metrics.lineSpacing() + 24)
+        column = self.column_width()
+        self.messages.set_column_width(column)
+        self.bottom.setMaximumWidth(column)
+        for widget in self._widgets.values():
+            if widget.is_user:
+                widget.setMaximumWidth(self.bubble_width())
+
+    def set_companion(self, name: str, avatar: QImage | None) -> None:
+        """The companion's name and avatar (``None``: its initial) beside its replies."""
+        self.companion_name = name
+        self.companion_avatar = avatar
+        for widget in self._widgets.values():
+            if widget.is_assistant:
+                widget.set_author(name)
+                widget.set_avatar(avatar)
+        self.welcome.set_companion(name, avatar)
+
+    def set_memory_state(self, *, enabled: bool, count: int | None = None) -> None:
+        """What the welcome says about memory: on or off, and how many memories there are."""
+        self._memory_enabled = enabled
+        self.welcome.set_memory(
+            count=count, enabled=enabled, temporary=self._temporary_conversation
+        )
+
+    def welcome_shown(self) -> bool:
+        """Whether the welcome of a new conversation is on screen."""
+        return self.welcome.isVisibleTo(self)
 
     # -- translation --------------------------------------------------------------------------
 
     def retranslate(self) -> None:
         self.temporary.setText(self.tr("Temporary"))
+        self.composer.setAccessibleName(self.tr("Message"))
+        self.provider_combo.setAccessibleName(self.tr("Provider"))
+        self.model_combo.setAccessibleName(self.tr("Model"))
+        self.banner_close.setAccessibleName(self.tr("Dismiss"))
+        self.banner_close.setToolTip(self.tr("Dismiss this message"))
+        self.scroll.setAccessibleName(self.tr("Messages"))
         self.temporary.setToolTip(
             self.tr("A temporary conversation reads and writes no memory, summaries or profile.")
         )
@@ -254,14 +511,25 @@ class ChatPanel(QWidget):
         )
         self.edit_label.setText(self.tr("Editing a message: sending drops the replies after it."))
         self.edit_cancel.setText(self.tr("Cancel"))
-        self.empty_label.setText(self.tr("Say hello — your conversation starts here."))
+        if self.empty_label.property("loading"):
+            self.empty_label.setText(self.tr("Loading…"))
         self._update_send_button()
-        if not self.title.full_text():
+        if self._untitled:
             self.title.setText(self.tr("New conversation"))
+        if self.provider_combo.count():
+            self.provider_combo.setItemText(0, self.tr("Default provider"))
+        if self.model_combo.count():
+            self.model_combo.setItemText(0, self.tr("Provider's chat model"))
+        if self.banner_action.isVisibleTo(self.banner):
+            self.banner_action.setText(
+                self.tr("Open settings") if self._error_action == "settings" else self.tr("Retry")
+            )
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+        elif event.type() == QEvent.Type.FontChange:
+            self._fit_to_font()
         super().changeEvent(event)
 
     # -- providers ----------------------------------------------------------------------------
@@ -331,6 +599,7 @@ class ChatPanel(QWidget):
         self.banner.hide()
         self._temporary_conversation = conversation is not None and conversation.temporary
         if conversation is None:
+            self._untitled = True
             self.title.setText(self.tr("New conversation"))
             self._show_model(None, None)
             self.temporary.blockSignals(True)
@@ -339,12 +608,14 @@ class ChatPanel(QWidget):
             self.temporary.setEnabled(True)
         else:
             self.set_conversation_header(conversation)
-        self.empty_label.setText(self.tr("Say hello — your conversation starts here."))
+        self.empty_label.setProperty("loading", False)
+        self.empty_label.clear()
+        self.empty_label.hide()
         for row in messages:
             self._add_widget(row, at_top=False)
         self._first_id = messages[0].id if messages else None
         self.older_button.setVisible(has_more)
-        self.empty_label.setVisible(not messages)
+        self._show_welcome(not messages)
         self.temporary.setEnabled(not messages)
         self._stick_to_bottom = True
         self._scroll_to_bottom()
@@ -353,8 +624,13 @@ class ChatPanel(QWidget):
     def show_loading(self) -> None:
         """A conversation is being opened: show that at once instead of the previous one."""
         self.show_conversation(None, [], has_more=False)
+        self._untitled = False
         self.title.setText("")
+        self._show_welcome(False)
+        self.empty_label.setProperty("loading", True)
         self.empty_label.setText(self.tr("Loading…"))
+        self.empty_label.show()
+        self.placeholder.show()
         self.temporary.setEnabled(False)
 
     def set_draft(self, *, temporary: bool) -> None:
@@ -363,8 +639,19 @@ class ChatPanel(QWidget):
         self.temporary.setChecked(temporary)
         self.temporary.blockSignals(False)
         self._temporary_conversation = temporary
+        self.set_memory_state(enabled=self._memory_enabled, count=self.welcome.memory_count)
+
+    def _show_welcome(self, shown: bool) -> None:
+        self.welcome.set_memory(
+            count=self.welcome.memory_count,
+            enabled=self._memory_enabled,
+            temporary=self._temporary_conversation,
+        )
+        self.welcome.setVisible(shown)
+        self.placeholder.setVisible(shown or self.empty_label.isVisibleTo(self.placeholder))
 
     def set_conversation_header(self, conversation: ConversationRow) -> None:
+        self._untitled = not conversation.title
         self.title.setText(conversation.title or self.tr("New conversation"))
         self._temporary_conversation = conversation.temporary
         self._show_model(conversation.provider_id, conversation.model)
@@ -397,6 +684,7 @@ class ChatPanel(QWidget):
             author=self._author(row.role),
             created_at=row.created_at,
             render_interval_ms=self.render_interval_ms,
+            avatar=self.companion_avatar,
             parent=self.messages,
         )
         widget.set_text(row.content, streaming=False)
@@ -413,10 +701,14 @@ class ChatPanel(QWidget):
             self._reply_of[message_id] = row.reply_to_id
             self._reply_widget_for_user[row.reply_to_id] = message_id
         self._widgets[message_id] = widget
-        # Index 0 is the "load earlier" button; the last two items are the empty label and stretch.
+        # Index 0 is the "load earlier" button; the last two items are the placeholder and stretch.
         position = 1 if at_top else self.message_layout.count() - 2
-        self.message_layout.insertWidget(position, widget)
-        self.empty_label.hide()
+        if widget.is_user:
+            widget.setMaximumWidth(self.bubble_width())
+            self.message_layout.insertWidget(position, widget, 0, Qt.AlignmentFlag.AlignRight)
+        else:
+            self.message_layout.insertWidget(position, widget)
+        self.placeholder.hide()
         return widget
 
     def _apply_status(self, widget: MessageWidget, row: MessageRow) -> None:
@@ -476,7 +768,7 @@ class ChatPanel(QWidget):
         for index in range(start, self.message_layout.count()):
             item = self.message_layout.itemAt(index)
             shown = item.widget() if item is not None else None
-            if shown is not None and shown is not self.empty_label:
+            if shown is not None and shown is not self.placeholder:
                 doomed.append(shown)
         for shown in doomed:
             if isinstance(shown, MessageWidget):
@@ -570,7 +862,7 @@ class ChatPanel(QWidget):
             anchor.add_note(note)
         else:
             self.message_layout.insertWidget(self.message_layout.count() - 2, note)
-            self.empty_label.hide()
+            self.placeholder.hide()
             self._stick_to_bottom = True
         return note
 
@@ -697,6 +989,55 @@ class ChatPanel(QWidget):
         self.composer.moveCursor(QTextCursor.MoveOperation.End)
         self.edit_bar.show()
         self.composer.setFocus()
+
+    def _widgets_in_order(self) -> list[MessageWidget]:
+        items = (self.message_layout.itemAt(i) for i in range(self.message_layout.count()))
+        return [
+            w
+            for item in items
+            if item is not None and isinstance(w := item.widget(), MessageWidget)
+        ]
+
+    def editing(self) -> bool:
+        """Whether a sent message is being edited in the composer."""
+        return self._editing_id is not None
+
+    def last_reply(self) -> MessageWidget | None:
+        """The newest reply shown, if any."""
+        return next((w for w in reversed(self._widgets_in_order()) if w.is_assistant), None)
+
+    def edit_last_message(self) -> bool:
+        """Start editing the newest message the user wrote (Up in the empty composer)."""
+        last = next((w for w in reversed(self._widgets_in_order()) if w.is_user), None)
+        if last is None or self._busy:
+            return False
+        self._on_widget_edit(last.message_id)
+        return self._editing_id == last.message_id
+
+    def regenerate_last(self) -> bool:
+        """Write the newest reply again (or answer the newest message that has none)."""
+        shown = self._widgets_in_order()
+        if self._busy or not shown:
+            return False
+        last = shown[-1]
+        if last.is_assistant:
+            self._on_widget_regenerate(last.message_id)
+        else:
+            self.regenerate_requested.emit(last.message_id)
+        return True
+
+    def copy_last_reply(self) -> bool:
+        """Put the newest reply's Markdown on the clipboard."""
+        reply = self.last_reply()
+        if reply is None or not reply.text():
+            return False
+        QGuiApplication.clipboard().setText(reply.text())
+        return True
+
+    def focus_composer(self) -> None:
+        """Put the keyboard focus in the composer, at the end of its text."""
+        self.composer.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.composer.moveCursor(QTextCursor.MoveOperation.End)
 
     def cancel_edit(self) -> None:
         if self._editing_id is not None:

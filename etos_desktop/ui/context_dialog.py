@@ -12,8 +12,8 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -80,10 +80,11 @@ class ContextDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("contextDialog")
-        self.setWindowTitle(self.tr("What was sent"))
         self.resize(860, 620)
         self.trace = trace
+        self._temporary = temporary
         self._user_text = user_text
+        self._copied = False
         self.summary = QLabel(self)
         self.summary.setObjectName("contextSummary")
         self.summary.setWordWrap(True)
@@ -95,15 +96,21 @@ class ContextDialog(QDialog):
         self.memory_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("contextTree")
-        self.tree.setHeaderLabels([self.tr("Part"), self.tr("Tokens (est.)"), self.tr("Score")])
         self.tree.setColumnWidth(0, 500)
         self.tree.setColumnWidth(1, 100)
         self.text = QPlainTextEdit(self)
         self.text.setObjectName("contextText")
         self.text.setReadOnly(True)
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        # Fixed width keeps the score parts in columns; CJK falls back to a CJK font.
-        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.text.setTabChangesFocus(True)
+        # Fixed width keeps the score parts in columns; CJK falls back to a CJK font. Only the
+        # families are set, so the size follows the UI font (Settings → General → Font size).
+        mono = QFont()
+        mono.setFamilies(
+            [QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family(), "monospace"]
+        )
+        mono.setStyleHint(QFont.StyleHint.TypeWriter)
+        self.text.setFont(mono)
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.tree)
         splitter.addWidget(self.text)
@@ -111,9 +118,8 @@ class ContextDialog(QDialog):
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([220, 340])
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        self.copy_button = QPushButton(self.tr("Copy as JSON"), self)
+        self.copy_button = QPushButton(self)
         self.copy_button.setObjectName("copyJsonButton")
-        self.copy_button.setToolTip(self.tr("Copy the whole record of this request as JSON"))
         self.buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
         self.buttons.rejected.connect(self.reject)
         self.copy_button.clicked.connect(self._on_copy_clicked)
@@ -125,12 +131,34 @@ class ContextDialog(QDialog):
         self.tree.currentItemChanged.connect(self._on_tree_current_changed)
         self._texts: dict[int, str] = {}
         self._items: list[QTreeWidgetItem] = []
-        if trace is None:
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set every text in the current language; the rows are built again."""
+        self.setWindowTitle(self.tr("What was sent"))
+        self.tree.setHeaderLabels([self.tr("Part"), self.tr("Tokens (est.)"), self.tr("Score")])
+        self.tree.setAccessibleName(self.tr("Parts of the request"))
+        self.text.setAccessibleName(self.tr("Exact text of the selected part"))
+        self.buttons.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("Close"))
+        self.copy_button.setText(self.tr("Copied") if self._copied else self.tr("Copy as JSON"))
+        self.copy_button.setToolTip(self.tr("Copy the whole record of this request as JSON"))
+        selected = self._items.index(self.tree.currentItem()) if self.tree.currentItem() else 0
+        self.tree.clear()
+        self._texts.clear()
+        self._items.clear()
+        if self.trace is None:
             self.summary.setText(self.tr("Nothing was recorded for this message."))
             self.memory_status.hide()
             self.copy_button.setEnabled(False)
             return
-        self._fill(trace, temporary)
+        self._fill(self.trace, self._temporary)
+        if 0 <= selected < len(self._items):
+            self.tree.setCurrentItem(self._items[selected])
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.LocaleChange):
+            self.retranslate()
+        super().changeEvent(event)
 
     # -- building -----------------------------------------------------------------------------
 
@@ -503,6 +531,7 @@ class ContextDialog(QDialog):
 
     def _on_copy_clicked(self) -> None:
         QGuiApplication.clipboard().setText(self.json_text())
+        self._copied = True
         self.copy_button.setText(self.tr("Copied"))
 
     def _on_tree_current_changed(self, item: QTreeWidgetItem | None, _old: object) -> None:

@@ -169,12 +169,14 @@ class ConversationListPanel(QWidget):
         self.setObjectName("conversationPanel")
         self._tasks = TaskSet()
         self.search = QLineEdit(self)
+        self.search.setObjectName("conversationSearch")
         self.search.setClearButtonEnabled(True)
         self.new_button = QPushButton(self)
         self.new_button.setObjectName("newConversationButton")
         self.archived = QCheckBox(self)
         self.model = ConversationListModel(self)
         self.view = QListView(self)
+        self.view.setObjectName("conversationList")
         self.view.setModel(self.model)
         self.view.setUniformItemSizes(True)
         # Long titles are elided; the list never scrolls sideways or widens the sidebar.
@@ -204,6 +206,12 @@ class ConversationListPanel(QWidget):
 
     def retranslate(self) -> None:
         self.search.setPlaceholderText(self.tr("Search conversations"))
+        self.search.setAccessibleName(self.tr("Search conversations"))
+        self.view.setAccessibleName(self.tr("Conversations"))
+        # Titles computed by the model are shown again in the new language.
+        rows = self.model.rowCount()
+        if rows:
+            self.model.dataChanged.emit(self.model.index(0), self.model.index(rows - 1))
         self.new_button.setText(self.tr("New"))
         self.new_button.setToolTip(self.tr("New conversation (Ctrl+N)"))
         self.archived.setText(self.tr("Show archived"))

@@ -2,29 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QEvent, QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import (
     QDialog,
     QLabel,
     QMainWindow,
-    QMessageBox,
     QSplitter,
     QWidget,
 )
 
-from etos_desktop import __version__
 from etos_desktop.core.errors import EtosError
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.chat_panel import ChatPanel
 from etos_desktop.ui.conversation_list import ConversationListPanel
 from etos_desktop.ui.error_text import describe, failure_text
 from etos_desktop.ui.persona_dialog import PersonaOverrideDialog
+from etos_desktop.ui.shortcuts import key_sequences
+from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
     import asyncio
@@ -57,6 +58,13 @@ class _MemoryAction:
     failed: bool = False
 
 
+TextFactory = Callable[[], str]
+
+
+def _factory(text: str | TextFactory) -> TextFactory:
+    return text if callable(text) else (lambda: text)
+
+
 def is_memory_error(error: EtosError) -> bool:
     """Whether ``error`` is about memory (a write check, memory off, a temporary conversation)."""
     if error.code.startswith("memory_"):
@@ -80,10 +88,20 @@ class MainWindow(QMainWindow):
     context_requested = Signal(int)
     closing = Signal()
 
-    def __init__(self, *, qsettings_path: Path | None = None, parent: QWidget | None = None):
+    def __init__(
+        self,
+        *,
+        qsettings_path: Path | None = None,
+        data_dir: Path | None = None,
+        parent: QWidget | None = None,
+    ):
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self._qsettings_path = qsettings_path
+        self.data_dir = data_dir
+        self._notice: tuple[TextFactory, TextFactory] | None = None
+        self._tasks = TaskSet()
+        self._counting: Any = None
         self.controller: ChatController | None = None
         # Memory actions in flight, by the controller task running them. A save is reported
         # through memory_saved from inside that task, so asyncio.current_task() in the slot says
@@ -118,16 +136,16 @@ class MainWindow(QMainWindow):
         self.conversation_menu = bar.addMenu("")
         self.help_menu = bar.addMenu("")
         self.new_action = QAction(self)
-        self.new_action.setShortcut(QKeySequence.StandardKey.New)
+        self.new_action.setShortcuts(key_sequences("new"))
         self.new_temp_action = QAction(self)
-        self.new_temp_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
+        self.new_temp_action.setShortcuts(key_sequences("new_temporary"))
         self.export_md_action = QAction(self)
         self.export_json_action = QAction(self)
         self.settings_action = QAction(self)
-        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+        self.settings_action.setShortcuts(key_sequences("settings"))
         self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
         self.quit_action = QAction(self)
-        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        self.quit_action.setShortcuts(key_sequences("quit"))
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         for action in (self.new_action, self.new_temp_action):
             self.file_menu.addAction(action)
@@ -140,13 +158,21 @@ class MainWindow(QMainWindow):
         self.file_menu.addAction(self.quit_action)
 
         self.rename_action = QAction(self)
-        self.rename_action.setShortcut(QKeySequence("F2"))
+        self.rename_action.setShortcuts(key_sequences("rename"))
         self.pin_action = QAction(self)
         self.archive_action = QAction(self)
         self.delete_action = QAction(self)
         self.persona_action = QAction(self)
         self.stop_action = QAction(self)
-        self.stop_action.setShortcut(QKeySequence("Esc"))
+        self.stop_action.setShortcuts(key_sequences("stop"))
+        self.search_action = QAction(self)
+        self.search_action.setShortcuts(key_sequences("search"))
+        self.focus_composer_action = QAction(self)
+        self.focus_composer_action.setShortcuts(key_sequences("focus_composer"))
+        self.regenerate_action = QAction(self)
+        self.regenerate_action.setShortcuts(key_sequences("regenerate"))
+        self.copy_reply_action = QAction(self)
+        self.copy_reply_action.setShortcuts(key_sequences("copy_reply"))
         for action in (
             self.rename_action,
             self.pin_action,
@@ -156,16 +182,33 @@ class MainWindow(QMainWindow):
         ):
             self.conversation_menu.addAction(action)
         self.conversation_menu.addSeparator()
-        self.conversation_menu.addAction(self.stop_action)
+        for action in (
+            self.search_action,
+            self.focus_composer_action,
+            self.regenerate_action,
+            self.copy_reply_action,
+            self.stop_action,
+        ):
+            self.conversation_menu.addAction(action)
 
+        self.shortcuts_action = QAction(self)
+        self.shortcuts_action.setShortcuts(key_sequences("shortcuts"))
         self.about_action = QAction(self)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self.help_menu.addAction(self.shortcuts_action)
+        self.help_menu.addSeparator()
         self.help_menu.addAction(self.about_action)
 
         self.settings_action.triggered.connect(lambda: self.settings_requested.emit(""))
         self.quit_action.triggered.connect(self.close)
-        self.about_action.triggered.connect(self._on_about)
+        self.about_action.triggered.connect(self.show_about)
+        self.shortcuts_action.triggered.connect(self.show_shortcuts)
+        self.search_action.triggered.connect(self._on_search_action)
+        self.focus_composer_action.triggered.connect(self.chat.focus_composer)
+        self.regenerate_action.triggered.connect(self._on_regenerate_action)
+        self.copy_reply_action.triggered.connect(self._on_copy_reply_action)
         self.chat.settings_requested.connect(lambda: self.settings_requested.emit("providers"))
+        self.chat.settings_page_requested.connect(self.settings_requested)
         self.chat.context_requested.connect(self.context_requested)
 
     def retranslate(self) -> None:
@@ -185,22 +228,55 @@ class MainWindow(QMainWindow):
         self.archive_action.setText(self.tr("&Archive"))
         self.delete_action.setText(self.tr("&Delete…"))
         self.stop_action.setText(self.tr("&Stop reply"))
+        self.search_action.setText(self.tr("Searc&h conversations"))
+        self.focus_composer_action.setText(self.tr("&Write a message"))
+        self.regenerate_action.setText(self.tr("Re&generate last reply"))
+        self.copy_reply_action.setText(self.tr("&Copy last reply"))
+        self.shortcuts_action.setText(self.tr("&Keyboard shortcuts"))
         self.about_action.setText(self.tr("&About ETOS Desktop"))
+        self._render_notice()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
 
-    def _on_about(self) -> None:
-        QMessageBox.about(
-            self,
-            self.tr("About ETOS Desktop"),
-            self.tr(
-                "ETOS Desktop {version}\n\nA companion chat app with a memory you can see and "
-                "control. MIT licence."
-            ).format(version=__version__),
-        )
+    def show_about(self) -> QDialog:
+        """Help → About: version, data folder, the bundled parts' licences (non-modal)."""
+        from etos_desktop.ui.about import AboutDialog
+
+        dialog = AboutDialog(self.data_dir, parent=self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
+    def show_shortcuts(self) -> QDialog:
+        """Help → Keyboard shortcuts (non-modal)."""
+        from etos_desktop.ui.shortcuts import ShortcutsDialog
+
+        dialog = ShortcutsDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
+    def _on_search_action(self) -> None:
+        self.sidebar.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.sidebar.search.selectAll()
+
+    def _on_regenerate_action(self) -> None:
+        if self.controller is not None:
+            self.chat.regenerate_last()
+
+    def _on_copy_reply_action(self) -> None:
+        if self.chat.copy_last_reply():
+            self.statusBar().showMessage(self.tr("The last reply was copied."), 4000)
+
+    def _on_stop_action(self) -> None:
+        # Esc: stop a reply; without one, leave the message being edited.
+        if self.controller is not None and self.controller.busy:
+            self.controller.stop()
+        elif self.chat.editing():
+            self.chat.cancel_edit()
 
     # -- state --------------------------------------------------------------------------------
 
@@ -220,9 +296,15 @@ class MainWindow(QMainWindow):
     def set_provider_text(self, text: str) -> None:
         self.provider_label.setText(text)
 
-    def set_notice(self, text: str, tooltip: str = "") -> None:
-        self.notice_label.setText(text)
-        self.notice_label.setToolTip(tooltip)
+    def set_notice(self, text: str | TextFactory, tooltip: str | TextFactory = "") -> None:
+        """Show a lasting notice in the status bar (functions are called again on a new language)."""
+        self._notice = (_factory(text), _factory(tooltip))
+        self._render_notice()
+
+    def _render_notice(self) -> None:
+        if self._notice is not None:
+            self.notice_label.setText(self._notice[0]())
+            self.notice_label.setToolTip(self._notice[1]())
 
     # -- wiring -------------------------------------------------------------------------------
 
@@ -288,7 +370,9 @@ class MainWindow(QMainWindow):
         self.pin_action.triggered.connect(self._on_pin_action)
         self.archive_action.triggered.connect(self._on_archive_action)
         self.delete_action.triggered.connect(self._on_delete_action)
-        self.stop_action.triggered.connect(c.stop)
+        self.stop_action.triggered.connect(self._on_stop_action)
+        c.memory_saved.connect(lambda _event: self.refresh_memory_count())
+        c.memory_changed.connect(self.refresh_memory_count)
 
     def _current(self) -> ConversationRow | None:
         return self.controller.current if self.controller is not None else None
@@ -309,6 +393,8 @@ class MainWindow(QMainWindow):
         if conversation is None:
             draft = self.controller.draft if self.controller is not None else None
             self.chat.set_draft(temporary=draft.temporary if draft is not None else False)
+        if not rows:
+            self.refresh_memory_count()
         self.sidebar.select(conversation.id if conversation is not None else None)
         self._update_conversation_actions()
 
@@ -345,6 +431,23 @@ class MainWindow(QMainWindow):
             self.chat.show_error(error, what=what)
 
     # -- memory -------------------------------------------------------------------------------
+
+    #: Whether memory is on (Settings → Memory), for the welcome; set by the app.
+    memory_enabled = True
+
+    def refresh_memory_count(self) -> None:
+        """Count the active memories off the UI thread, for the welcome of a new conversation."""
+        memory = self.controller.memory if self.controller is not None else None
+        if memory is None:
+            self.chat.set_memory_state(enabled=self.memory_enabled)
+            return
+        if self._counting is not None and not self._counting.done():
+            self._counting.cancel()
+        self._counting = self._tasks.spawn(self._count_memories(memory))
+
+    async def _count_memories(self, memory: Any) -> None:
+        count = await memory.count_active()
+        self.chat.set_memory_state(enabled=self.memory_enabled, count=count)
 
     def _on_chat_send_requested(self, text: str) -> None:
         if self.controller is None:
@@ -665,6 +768,8 @@ class MainWindow(QMainWindow):
             settings.setValue("window/geometry", self.saveGeometry())
             settings.setValue("window/splitter", self.splitter.saveState())
             settings.sync()
+        # A memory count on its way would read a database that is about to close.
+        self._tasks.cancel_all()
         for dialog in list(self.approval_dialogs):
             # Closing the window answers an open approval with "don't save".
             if shiboken6.isValid(dialog):

@@ -39,6 +39,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import TextLexer, get_lexer_by_name
+from pygments.style import Style
 from pygments.util import ClassNotFound
 from PySide6.QtCore import QCoreApplication
 
@@ -372,13 +373,13 @@ def _lexer_for(language: str) -> Lexer:
 
 
 @functools.lru_cache(maxsize=4)
-def _formatter_for(style_name: str) -> HtmlFormatter[str]:
-    return HtmlFormatter(style=style_name, noclasses=True, nowrap=True)
+def _formatter_for(style: str | type[Style]) -> HtmlFormatter[str]:
+    return HtmlFormatter(style=style, noclasses=True, nowrap=True)
 
 
-def _highlight_uncached(code: str, language: str, style_name: str) -> str:
+def _highlight_uncached(code: str, language: str, style: str | type[Style]) -> str:
     # Tabs are kept in the raw code (a Makefile needs them) but Qt's tab stops are wide.
-    return highlight(code.expandtabs(_TAB_WIDTH), _lexer_for(language), _formatter_for(style_name))
+    return highlight(code.expandtabs(_TAB_WIDTH), _lexer_for(language), _formatter_for(style))
 
 
 _highlight_cached = functools.lru_cache(maxsize=256)(_highlight_uncached)

@@ -26,6 +26,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import (
     QDesktopServices,
     QGuiApplication,
+    QImage,
     QPalette,
     QResizeEvent,
     QTextOption,
@@ -43,6 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from etos_desktop.ui import theme
+from etos_desktop.ui.avatar import avatar_pixmap
 from etos_desktop.ui.labels import plain_tooltip
 
 __all__ = ["MemoryNote", "MessageWidget"]
@@ -65,6 +67,10 @@ PREVIEW_CHARS = 32_000
 # is quadratic in the length of an unbroken run (200,000 characters: 9.4 s; anywhere: 0.4 s).
 _LONG_RUN = re.compile(r"\S{1000}")
 
+
+#: Where the avatar of a reply sits: the gap between it and the text, and its top margin.
+_AVATAR_GAP = 10
+_AVATAR_TOP = 6
 
 #: While a reply streams, its finished part is rendered once in pieces of at least this many
 #: characters, and only the rest is rendered again as it grows: re-rendering the whole reply every
@@ -148,7 +154,9 @@ class _ContentBrowser(QTextBrowser):
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         self.viewport().setAutoFillBackground(False)
-        palette = self.palette()
+        # Only Base is set here: the other roles stay inherited, so a theme switch recolours
+        # the text (a copy of the whole palette would keep the old theme's text colour).
+        palette = QPalette()
         palette.setColor(QPalette.ColorRole.Base, Qt.GlobalColor.transparent)
         self.setPalette(palette)
         self.document().setDocumentMargin(0)
@@ -225,12 +233,14 @@ class MessageWidget(QFrame):
         author: str,
         created_at: datetime | None = None,
         render_interval_ms: int = 80,
+        avatar: QImage | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._message_id = message_id
         self._role = role
         self._author = author
+        self._avatar_image = avatar
         self._created_at = created_at
         self._render_interval_ms = render_interval_ms
         self._text = ""
@@ -325,6 +335,7 @@ class MessageWidget(QFrame):
         self._version_label.setObjectName("versionLabel")
 
         actions = QHBoxLayout()
+        self._actions_layout = actions
         actions.setContentsMargins(0, 0, 0, 0)
         actions.setSpacing(2)
         if self.is_assistant:
@@ -346,7 +357,6 @@ class MessageWidget(QFrame):
         self._edit_button.setVisible(self.is_user)
 
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 8, 12, 4)
         layout.setSpacing(4)
         layout.addLayout(header)
         layout.addWidget(self._browser)
@@ -358,6 +368,17 @@ class MessageWidget(QFrame):
         self._notes_layout.setSpacing(4)
         layout.addLayout(self._notes_layout)
         layout.addLayout(actions)
+        # The companion's replies stand beside its avatar on the chat's background; the user's
+        # own messages are tinted bubbles on the right (ChatPanel aligns them; resources/themes).
+        # The avatar sits in the layout's left margin, so the layout stays one column.
+        self._avatar_label: QLabel | None = None
+        if self.is_assistant:
+            self._avatar_label = QLabel(self)
+            self._avatar_label.setObjectName("messageAvatar")
+            self._avatar_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        else:
+            layout.setContentsMargins(14, 8, 14, 4)
+        self._draw_avatar()
 
         self._update_versions()
         self._update_actions()
@@ -489,6 +510,22 @@ class MessageWidget(QFrame):
         items = (self._notes_layout.itemAt(i) for i in range(self._notes_layout.count()))
         return [w for item in items if item is not None and (w := item.widget()) is not None]
 
+    def set_author(self, author: str) -> None:
+        """Show another author name (the companion was renamed in Settings)."""
+        if author != self._author:
+            self._author = author
+            self._update_role_label()
+            self._draw_avatar()
+
+    def set_avatar(self, image: QImage | None) -> None:
+        """Show ``image`` as the companion's avatar (``None``: the name's first letter)."""
+        self._avatar_image = image
+        self._draw_avatar()
+
+    def avatar_size(self) -> int:
+        """The avatar's side in pixels: two lines of text, so it follows the font size."""
+        return 2 * self.fontMetrics().height()
+
     def set_remember_available(self, available: bool) -> None:
         """Offer Remember… or not (a temporary conversation writes nothing to memory)."""
         self._remember_available = available
@@ -514,7 +551,9 @@ class MessageWidget(QFrame):
         self._retry_button.setText(self.tr("Retry"))
         self._retry_button.setToolTip(self.tr("Try this reply again"))
         self._previous_button.setToolTip(self.tr("Previous version"))
+        self._previous_button.setAccessibleName(self.tr("Previous version"))
         self._next_button.setToolTip(self.tr("Next version"))
+        self._next_button.setAccessibleName(self.tr("Next version"))
         self._update_versions()
         self._update_status_line()
         if self._text:
@@ -527,6 +566,11 @@ class MessageWidget(QFrame):
         super().changeEvent(event)
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+        elif event.type() == QEvent.Type.LocaleChange:
+            self._update_time_label()
+        elif event.type() == QEvent.Type.FontChange:
+            self._draw_avatar()
+            self.updateGeometry()
         elif (
             event.type() == QEvent.Type.PaletteChange
             and self._text
@@ -535,7 +579,38 @@ class MessageWidget(QFrame):
         ):
             self._render()
 
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        if not self.is_user:
+            return hint
+        # A user's bubble is as wide as its text (up to the maximum width ChatPanel sets), so
+        # a short message makes a small bubble on the right.
+        margins = self.layout().contentsMargins()
+        text = max(self._natural_text_width(), self._actions_layout.sizeHint().width())
+        width = max(text + margins.left() + margins.right(), self.minimumSizeHint().width())
+        return QSize(width, hint.height())
+
     # --- internals ---------------------------------------------------------------------------------
+
+    def _natural_text_width(self) -> int:
+        # The raw text's longest line (measuring the first 200 lines is enough for a bubble's
+        # width; the bubble is capped by its maximum width anyway).
+        metrics = self._browser.fontMetrics()
+        lines = self._text.splitlines()[:200] or [""]
+        return max(metrics.horizontalAdvance(line[:400]) for line in lines) + 8
+
+    def _draw_avatar(self) -> None:
+        if self._avatar_label is None:
+            return
+        size = self.avatar_size()
+        self._avatar_label.setFixedSize(size, size)
+        self._avatar_label.move(0, _AVATAR_TOP)
+        self._layout.setContentsMargins(size + _AVATAR_GAP, _AVATAR_TOP, 0, 2)
+        self._avatar_label.setPixmap(
+            avatar_pixmap(
+                self._avatar_image, self._author, size, self.devicePixelRatioF(), self.palette()
+            )
+        )
 
     def _make_button(self, name: str, slot: Callable[[], None]) -> QToolButton:
         button = QToolButton(self)
@@ -684,7 +759,9 @@ class MessageWidget(QFrame):
         browser.setHtml(html)
 
     def _update_role_label(self) -> None:
-        self._role_label.setText(self.tr("You") if self.is_user else self._author)
+        author = self.tr("You") if self.is_user else self._author
+        self._role_label.setText(author)
+        self._browser.setAccessibleName(self.tr("Message from {author}").format(author=author))
 
     def _update_time_label(self) -> None:
         if self._created_at is None:

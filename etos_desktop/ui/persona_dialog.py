@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -34,38 +34,61 @@ class PersonaOverrideDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle(self.tr("Persona for this conversation"))
+        self.setObjectName("personaOverrideDialog")
         self.resize(560, 380)
-        intro = QLabel(
-            self.tr(
-                "Give the companion another name or personality in this conversation only. "
-                "Leave a field empty to use the one from Settings → Persona."
-            ),
-            self,
-        )
-        intro.setWordWrap(True)
+        self.intro = QLabel(self)
+        self.intro.setWordWrap(True)
         self.name_edit = QLineEdit(name, self)
+        self.name_edit.setObjectName("personaNameEdit")
         self.name_edit.setPlaceholderText(global_name)
         self.name_edit.setMaxLength(64)
         self.prompt_edit = QPlainTextEdit(prompt, self)
+        self.prompt_edit.setObjectName("personaPromptEdit")
         self.prompt_edit.setPlaceholderText(global_prompt)
+        # Tab moves on to the buttons: a personality is prose, not indented code.
+        self.prompt_edit.setTabChangesFocus(True)
+        self.name_label = QLabel(self)
+        self.name_label.setBuddy(self.name_edit)
+        self.prompt_label = QLabel(self)
+        self.prompt_label.setBuddy(self.prompt_edit)
         form = QFormLayout()
-        form.addRow(self.tr("Name"), self.name_edit)
-        form.addRow(self.tr("Personality"), self.prompt_edit)
-        buttons = QDialogButtonBox(
+        form.addRow(self.name_label, self.name_edit)
+        form.addRow(self.prompt_label, self.prompt_edit)
+        self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save
             | QDialogButtonBox.StandardButton.Reset
             | QDialogButtonBox.StandardButton.Cancel,
             self,
         )
-        buttons.button(QDialogButtonBox.StandardButton.Reset).setText(self.tr("Use Settings"))
-        buttons.accepted.connect(self._on_buttons_accepted)
-        buttons.rejected.connect(self.reject)
-        buttons.button(QDialogButtonBox.StandardButton.Reset).clicked.connect(self._on_reset)
+        self.buttons.accepted.connect(self._on_buttons_accepted)
+        self.buttons.rejected.connect(self.reject)
+        self.buttons.button(QDialogButtonBox.StandardButton.Reset).clicked.connect(self._on_reset)
         layout = QVBoxLayout(self)
-        layout.addWidget(intro)
+        layout.addWidget(self.intro)
         layout.addLayout(form, 1)
-        layout.addWidget(buttons)
+        layout.addWidget(self.buttons)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(self.tr("Persona for this conversation"))
+        self.intro.setText(
+            self.tr(
+                "Give the companion another name or personality in this conversation only. "
+                "Leave a field empty to use the one from Settings → Persona."
+            )
+        )
+        self.name_label.setText(self.tr("&Name"))
+        self.prompt_label.setText(self.tr("&Personality"))
+        self.name_edit.setAccessibleName(self.tr("Name"))
+        self.prompt_edit.setAccessibleName(self.tr("Personality"))
+        self.buttons.button(QDialogButtonBox.StandardButton.Save).setText(self.tr("Save"))
+        self.buttons.button(QDialogButtonBox.StandardButton.Reset).setText(self.tr("Use Settings"))
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(self.tr("Cancel"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def _on_reset(self) -> None:
         self.name_edit.clear()

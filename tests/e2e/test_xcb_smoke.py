@@ -8,7 +8,6 @@ its screenshots in the test's temporary folder (``ETOS_SCREENSHOTS`` to keep the
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,45 +15,26 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.xvfb import display_env, xvfb, xvfb_available
+
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def x_display(tmp_path: Path) -> Iterator[str]:
+def x_display() -> Iterator[str]:
     """A fresh Xvfb server; its display name (e.g. ``:5``)."""
-    if shutil.which("Xvfb") is None:
+    if not xvfb_available():
         pytest.skip("Xvfb is not installed (.ci/run installs it)")
-    read_end, write_end = os.pipe()
-    server = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
-        pass_fds=(write_end,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write_end)
-    with os.fdopen(read_end) as pipe:
-        number = pipe.readline().strip()
-    try:
-        assert number, "Xvfb did not start"
-        yield f":{number}"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with xvfb() as display:
+        yield display
 
 
 def test_the_scenario_on_a_real_x_server(x_display: str, tmp_path: Path) -> None:
     shots = Path(os.environ.get("ETOS_SCREENSHOTS", tmp_path / "screenshots"))
     shots.mkdir(parents=True, exist_ok=True)
-    env = {
-        **os.environ,
-        "DISPLAY": x_display,
-        "ETOS_TEST_QPA": "xcb",
-        "QT_QPA_PLATFORM": "xcb",
-        "ETOS_SCREENSHOTS": str(shots),
-    }
-    env.pop("WAYLAND_DISPLAY", None)
+    env = display_env(x_display, ETOS_SCREENSHOTS=str(shots))
     result = subprocess.run(
         [
             sys.executable,

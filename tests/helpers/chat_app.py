@@ -28,12 +28,13 @@ async def start_app(
     summaries: bool = False,
     env: dict[str, str] | None = None,
     clock: Clock | None = None,
+    **options: Any,
 ) -> EtosApp:
     """Start the app on ``data_dir`` with the Environment provider pointing at ``server``.
 
     Retry waits are recorded in ``app.sleeps`` instead of slept. Titles and summaries (their
     background requests) are off unless asked for, so a test's scripted replies and request
-    counts are its own.
+    counts are its own; ``options`` go to ``EtosApp``.
     """
     environment = {
         "ETOS_DATA_DIR": str(data_dir),
@@ -48,6 +49,7 @@ async def start_app(
         local_candidates=[],
         provider_factory=fast_provider_factory(sleeps),
         clock=clock,
+        **options,
     )
     app.sleeps = sleeps  # type: ignore[attr-defined]
     # Keyword-only memory unless asked: loading the built-in embedder costs ~1 s a test.

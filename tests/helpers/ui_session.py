@@ -20,7 +20,7 @@ from types import TracebackType
 
 import pytest
 import qasync
-from PySide6.QtCore import QtMsgType
+from PySide6.QtCore import QLocale, QtMsgType
 from PySide6.QtWidgets import QApplication
 
 from etos_desktop.app import install_asyncgen_hooks
@@ -108,6 +108,19 @@ def keep_loop_when_windows_close(qapp: QApplication) -> Iterator[None]:
     qapp.setQuitOnLastWindowClosed(False)
     yield
     qapp.setQuitOnLastWindowClosed(before)
+
+
+@pytest.fixture(autouse=True)
+def restore_look(qapp: QApplication) -> Iterator[None]:
+    """Give the next test the look this one started with (a test may switch theme or font)."""
+    palette, sheet, font, locale = qapp.palette(), qapp.styleSheet(), qapp.font(), QLocale()
+    yield
+    QLocale.setDefault(locale)
+    if (qapp.styleSheet(), qapp.palette(), qapp.font()) != (sheet, palette, font):
+        qapp.setPalette(palette)
+        qapp.setFont(font)
+        # Set last: with a style sheet, palette and font reach the widgets on its re-polish.
+        qapp.setStyleSheet(sheet)
 
 
 @pytest.fixture(autouse=True)

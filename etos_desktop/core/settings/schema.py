@@ -67,6 +67,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         choices=("system", "light", "dark"),
     ),
     SettingSpec(
+        "ui.font_size",
+        int,
+        100,
+        "The size of text in the window and the chat, in percent of the system's usual size.",
+        minimum=80,
+        maximum=200,
+    ),
+    SettingSpec(
         "chat.max_output_tokens",
         int,
         2048,

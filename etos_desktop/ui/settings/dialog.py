@@ -34,7 +34,13 @@ from etos_desktop.ui.dialogs import await_dialog
 from etos_desktop.ui.error_text import describe, failure_text
 from etos_desktop.ui.settings.general_page import GeneralPage, ui_language
 from etos_desktop.ui.settings.memory_page import MemoryPage
-from etos_desktop.ui.settings.page import SettingsPage, TextFactory, plain_label, set_state
+from etos_desktop.ui.settings.page import (
+    SettingsPage,
+    TextFactory,
+    label_form_fields,
+    plain_label,
+    set_state,
+)
 from etos_desktop.ui.settings.persona_page import PersonaPage
 from etos_desktop.ui.settings.profile_page import ProfilePage
 from etos_desktop.ui.settings.providers_controller import ProvidersController
@@ -149,6 +155,8 @@ class SettingsDialog(QDialog):
             self.stack.addWidget(self._pages[name])
             self._pages[name].changed.connect(self._on_page_changed)
         self.page_list.currentRowChanged.connect(self.stack.setCurrentIndex)
+        for page in self._pages.values():
+            label_form_fields(page)
 
         self.status_label = plain_label(self)
         self.status_label.setObjectName("settingsStatus")
@@ -178,6 +186,7 @@ class SettingsDialog(QDialog):
 
     def retranslate(self) -> None:
         self.setWindowTitle(self.tr("Settings"))
+        self.page_list.setAccessibleName(self.tr("Settings pages"))
         titles = {
             "providers": self.tr("Providers"),
             "persona": self.tr("Persona"),

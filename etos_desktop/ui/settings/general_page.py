@@ -60,6 +60,8 @@ _CHOICE_NAMES: Mapping[object, str] = {
     "never": "Never",
 }
 _NATIVE_CHOICE_NAMES: Mapping[object, str] = {"en": "English", "zh": "中文"}
+#: Units shown in a number's editor, with the step of its arrows.
+_UNITS: Mapping[str, tuple[str, int]] = {"ui.font_size": ("%", 10)}
 
 
 def ui_language(setting: str) -> Language:
@@ -254,6 +256,10 @@ class GeneralPage(SettingsPage):
             )
             spin.setValue(self._settings.get_int(key))
             spin.setGroupSeparatorShown(True)
+            if key in _UNITS:
+                suffix, step = _UNITS[key]
+                spin.setSuffix(suffix)
+                spin.setSingleStep(step)
             spin.valueChanged.connect(lambda _v: self._on_editor_changed(key))
             editor = spin
         elif spec.type is float:

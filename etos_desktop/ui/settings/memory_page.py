@@ -260,6 +260,8 @@ class MemoryPage(SettingsPage):
         self.table.setModel(self.proxy)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        # Rows are chosen with the arrow keys; Tab moves on to the buttons.
+        self.table.setTabKeyNavigation(False)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(COLUMNS.index("id"), Qt.SortOrder.DescendingOrder)
         self.table.setWordWrap(False)
@@ -387,6 +389,8 @@ class MemoryPage(SettingsPage):
         )
         self.reembed_cancel_button.setText(self.tr("Cancel"))
         self.search_edit.setPlaceholderText(self.tr("Filter by text, tag or #number"))
+        self.search_edit.setAccessibleName(self.tr("Filter memories"))
+        self.table.setAccessibleName(self.tr("Memories"))
         self.kind_filter.setItemText(0, self.tr("All kinds"))
         for index in range(1, self.kind_filter.count()):
             self.kind_filter.setItemText(index, kind_name(str(self.kind_filter.itemData(index))))

@@ -27,11 +27,19 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QComboBox,
     QDialog,
+    QFormLayout,
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
+    QPlainTextEdit,
     QScrollArea,
+    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -42,6 +50,17 @@ from etos_desktop.ui.theme import state_style
 
 #: Produces a translated text when called, so a shown message can be translated again.
 TextFactory = Callable[[], str]
+
+#: Controls a form label can name (``label_form_fields``).
+_FIELDS = (
+    QLineEdit,
+    QComboBox,
+    QAbstractSpinBox,
+    QPlainTextEdit,
+    QTextEdit,
+    QAbstractItemView,
+    QAbstractButton,
+)
 
 #: The style of help and secondary text: a palette role, so it follows the theme.
 MUTED_STYLE = "color: palette(placeholder-text);"
@@ -90,6 +109,34 @@ def help_label(parent: QWidget) -> QLabel:
     label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
     set_state(label, "muted")
     return label
+
+
+def label_form_fields(root: QWidget) -> None:
+    """Name each form field under ``root`` after its label, for screen readers.
+
+    A row whose field is a box of widgets (a field with its help line, a row of buttons) names
+    the box's first control. Qt reads a buddy label only when it is the field's sibling, so a
+    field inside a box gets the label's text as its accessible name; pages run this again after
+    retranslating.
+    """
+    for form in root.findChildren(QFormLayout):
+        for index in range(form.rowCount()):
+            label_item = form.itemAt(index, QFormLayout.ItemRole.LabelRole)
+            field_item = form.itemAt(index, QFormLayout.ItemRole.FieldRole)
+            label = label_item.widget() if label_item is not None else None
+            field = field_item.widget() if field_item is not None else None
+            if not isinstance(label, QLabel) or field is None or not label.text():
+                continue
+            target = field if isinstance(field, _FIELDS) else None
+            if target is None:
+                target = next(
+                    (w for w in field.findChildren(QWidget) if isinstance(w, _FIELDS)), None
+                )
+            if target is None:
+                continue
+            label.setBuddy(target)
+            if target.parentWidget() is not label.parentWidget():
+                target.setAccessibleName(label.text().replace("&", "").rstrip(":："))
 
 
 def stacked(parent: QWidget, *widgets: QWidget) -> QWidget:
@@ -180,6 +227,7 @@ class SettingsPage(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+            label_form_fields(self)
         elif event.type() == QEvent.Type.PaletteChange:
             self._recolour()
         super().changeEvent(event)

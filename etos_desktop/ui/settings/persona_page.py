@@ -108,6 +108,8 @@ class PersonaPage(SettingsPage):
         self.prompt_label = QLabel(self)
         self.prompt_edit = QPlainTextEdit(self)
         self.prompt_edit.setPlainText(settings.get_str("persona.prompt"))
+        # Tab moves on through the page (a personality is prose, not indented code).
+        self.prompt_edit.setTabChangesFocus(True)
         self.prompt_error = error_label(self)
         self.reset_prompt_button = QPushButton(self)
         self.reset_prompt_button.clicked.connect(self.reset_prompt)

@@ -305,6 +305,7 @@ class ProvidersPage(SettingsPage):
         return combo
 
     def retranslate(self) -> None:
+        self.provider_list.setAccessibleName(self.tr("Providers"))
         self.banner_title.setText(self.tr("Welcome — connect a model to start"))
         self.add_button.setText(self.tr("Add"))
         self.add_button.setToolTip(self.tr("Add a provider, starting from a known service"))

@@ -1,0 +1,128 @@
+"""One running app per data folder: a second launch shows the running window and exits.
+
+Two processes on one data folder would write one database and one settings file from two
+sides. The first launch locks ``instance.lock`` in the data folder (a ``QLockFile``: the lock of
+a process that died is taken over) and listens on a local socket named after the folder; a
+second launch finds the lock taken, asks the first, over that socket, to show its window, and
+exits 0. A launch on another data folder (every test has its own) is not affected.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QLockFile, QObject, Signal
+
+log = logging.getLogger(__name__)
+
+#: What a second launch sends.
+_SHOW = b"show\n"
+#: How long a second launch keeps trying to reach the first (which may still be starting).
+_REACH_SECONDS = 5.0
+
+
+def server_name(data_dir: Path) -> str:
+    """The local socket's name for ``data_dir``: the same for the same folder and user."""
+    import hashlib  # only when needed: it loads OpenSSL (a few ms of start-up)
+
+    user = str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "")
+    folder = str(data_dir.expanduser().resolve())
+    digest = hashlib.sha256(f"{user}\0{folder}".encode()).hexdigest()[:20]
+    return f"etos-desktop-{digest}"
+
+
+class InstanceGuard(QObject):
+    """The first launch's claim on a data folder.
+
+    Signals:
+        show_requested(): another launch on this data folder asked to show the window.
+    """
+
+    show_requested = Signal()
+
+    def __init__(self, data_dir: Path, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.data_dir = data_dir
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self._lock = QLockFile(str(data_dir / "instance.lock"))
+        # Never stale by age (a long session); a dead process's lock is stale all the same.
+        self._lock.setStaleLockTime(0)
+        self._server: object = None
+
+    def claim(self) -> bool:
+        """Take the folder; ``False`` when a running app has it."""
+        return self._lock.tryLock(0)
+
+    def listen(self) -> None:
+        """Answer later launches (done after the first frame: QtNetwork loads then)."""
+        try:
+            from PySide6.QtNetwork import QLocalServer
+        except ImportError:  # a bundle built without QtNetwork: the lock still guards the data
+            log.warning("QtNetwork is missing: a second launch cannot show this window")
+            return
+
+        server = QLocalServer(self)
+        server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        # A socket file left by a crash would make listen() fail; the lock says it is ours.
+        name = server_name(self.data_dir)
+        QLocalServer.removeServer(name)
+        if not server.listen(name):
+            log.warning("no single-instance socket: %s", server.errorString())
+            return
+        server.newConnection.connect(self._on_server_new_connection)
+        self._server = server
+
+    def _on_server_new_connection(self) -> None:
+        from PySide6.QtNetwork import QLocalServer
+
+        server = self._server
+        assert isinstance(server, QLocalServer)
+        while (socket := server.nextPendingConnection()) is not None:
+            socket.readyRead.connect(lambda s=socket: self._on_socket_ready_read(s))
+            socket.disconnected.connect(socket.deleteLater)
+
+    def _on_socket_ready_read(self, socket: object) -> None:
+        from PySide6.QtNetwork import QLocalSocket
+
+        assert isinstance(socket, QLocalSocket)
+        if bytes(socket.readAll().data()).startswith(_SHOW.strip()):
+            log.info("another launch on this data folder: showing the window")
+            self.show_requested.emit()
+        socket.disconnectFromServer()
+
+    def release(self) -> None:
+        """Give the folder up (the app is closing)."""
+        server = self._server
+        if server is not None:
+            server.close()  # type: ignore[attr-defined]
+            self._server = None
+        if self._lock.isLocked():
+            self._lock.unlock()
+
+
+def ask_running_to_show(data_dir: Path, *, seconds: float = _REACH_SECONDS) -> bool:
+    """Ask the app running on ``data_dir`` to show its window; ``False`` if it did not answer.
+
+    Runs before this launch shows anything, so it may wait for the first app to start
+    listening (a second launch right after the first).
+    """
+    try:
+        from PySide6.QtNetwork import QLocalSocket
+    except ImportError:  # a bundle built without QtNetwork
+        return False
+    name = server_name(data_dir)
+    deadline = time.monotonic() + seconds
+    while True:
+        socket = QLocalSocket()
+        socket.connectToServer(name)
+        if socket.waitForConnected(500):
+            socket.write(_SHOW)
+            sent = socket.waitForBytesWritten(1000)
+            socket.waitForDisconnected(1000)
+            return sent
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)

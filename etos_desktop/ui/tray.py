@@ -1,0 +1,109 @@
+"""The tray icon, where the desktop has a tray: show or hide the window, new conversation, quit.
+
+A click on the icon shows the window (raised and focused) or, when it is in front, hides it.
+Closing the window still quits the app: the tray is a shortcut to it, not a place it hides in.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtGui import QAction, QIcon
+from PySide6.QtWidgets import QMainWindow, QMenu, QSystemTrayIcon, QWidget
+
+
+def tray_available() -> bool:
+    """Whether the desktop shows tray icons now (an X11 tray host, Windows, macOS…)."""
+    return QSystemTrayIcon.isSystemTrayAvailable()
+
+
+class _TrayMenu(QMenu):
+    """The tray icon's menu; it is a widget, so it hears about a new language."""
+
+    language_changed = Signal()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.language_changed.emit()
+        super().changeEvent(event)
+
+
+class TrayIcon(QObject):
+    """The tray icon of ``window`` and its menu.
+
+    Signals:
+        new_conversation_requested(): "New conversation" was chosen (the window is shown first).
+        quit_requested(): "Quit" was chosen.
+    """
+
+    new_conversation_requested = Signal()
+    quit_requested = Signal()
+
+    def __init__(self, window: QMainWindow, icon: QIcon, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._window = window
+        self.menu = _TrayMenu()
+        self.menu.setObjectName("trayMenu")
+        self.toggle_action = QAction(self.menu)
+        self.new_action = QAction(self.menu)
+        self.quit_action = QAction(self.menu)
+        self.menu.addAction(self.toggle_action)
+        self.menu.addAction(self.new_action)
+        self.menu.addSeparator()
+        self.menu.addAction(self.quit_action)
+        self.icon = QSystemTrayIcon(icon, self)
+        self.icon.setContextMenu(self.menu)
+        self.toggle_action.triggered.connect(self.toggle_window)
+        self.new_action.triggered.connect(self._on_new_action_triggered)
+        self.quit_action.triggered.connect(self.quit_requested)
+        self.icon.activated.connect(self._on_icon_activated)
+        self.menu.aboutToShow.connect(self.retranslate)
+        self.menu.language_changed.connect(self.retranslate)
+        self.retranslate()
+
+    def show(self) -> None:
+        """Put the icon in the tray."""
+        self.icon.show()
+
+    def hide(self) -> None:
+        """Take the icon out of the tray."""
+        self.icon.hide()
+
+    def retranslate(self) -> None:
+        self.icon.setToolTip(self.tr("ETOS Desktop"))
+        self.toggle_action.setText(
+            self.tr("Hide window") if self._window_in_front() else self.tr("Show window")
+        )
+        self.new_action.setText(self.tr("New conversation"))
+        self.quit_action.setText(self.tr("Quit"))
+
+    def toggle_window(self) -> None:
+        """Hide the window when it is in front, else bring it to the front."""
+        if self._window_in_front():
+            self._window.hide()
+        else:
+            show_window(self._window)
+        self.retranslate()
+
+    def _window_in_front(self) -> bool:
+        return self._window.isVisible() and not self._window.isMinimized()
+
+    def _on_icon_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason in (
+            QSystemTrayIcon.ActivationReason.Trigger,
+            QSystemTrayIcon.ActivationReason.DoubleClick,
+        ):
+            self.toggle_window()
+
+    def _on_new_action_triggered(self) -> None:
+        show_window(self._window)
+        self.new_conversation_requested.emit()
+
+
+def show_window(window: QWidget) -> None:
+    """Bring ``window`` to the front: shown, not minimised, raised and focused."""
+    if window.isMinimized():
+        window.showNormal()
+    else:
+        window.show()
+    window.raise_()
+    window.activateWindow()

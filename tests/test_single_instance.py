@@ -1,0 +1,126 @@
+"""One app per data folder, with real processes: a second launch shows the first and exits 0.
+
+The first launch runs the whole app offscreen against the local test server; a second launch
+on the same data folder asks it to show its window (the first logs that it did) and exits 0
+without opening anything; a launch on another data folder starts as usual; the lock of an app
+that was killed does not keep the next launch out.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from etos_desktop.ui.single_instance import server_name
+from tests.helpers.fake_openai_server import FakeOpenAIServer
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+STARTUP = 60.0
+
+pytestmark = pytest.mark.slow
+
+
+def _env(data_dir: Path, server: FakeOpenAIServer) -> dict[str, str]:
+    return {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "ETOS_DATA_DIR": str(data_dir),
+        "OPENAI_BASE_URL": server.base_url,
+        "OPENAI_MODEL": "fake-chat",
+        "PYTHONPATH": str(REPO_ROOT),
+    }
+
+
+def _listening(data_dir: Path) -> bool:
+    # QLocalServer's socket on Unix is a file in Qt's temporary folder ($TMPDIR or /tmp); a
+    # killed app leaves it behind, so only a connection that is accepted counts.
+    path = Path(tempfile.gettempdir()) / server_name(data_dir)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
+@contextmanager
+def _running_app(data_dir: Path, server: FakeOpenAIServer) -> Iterator[subprocess.Popen[str]]:
+    app = subprocess.Popen(
+        [sys.executable, "-m", "etos_desktop"],
+        env=_env(data_dir, server),
+        cwd=data_dir.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + STARTUP
+        while not _listening(data_dir):
+            assert app.poll() is None, app.communicate()[1][-3000:]
+            assert time.monotonic() < deadline, "the app did not start listening"
+            time.sleep(0.1)
+        yield app
+    finally:
+        if app.poll() is None:
+            app.send_signal(signal.SIGTERM)
+            try:
+                app.communicate(timeout=15)
+            except subprocess.TimeoutExpired:
+                app.kill()
+                app.communicate()
+
+
+def _launch(
+    data_dir: Path, server: FakeOpenAIServer, timeout: float = STARTUP
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "etos_desktop"],
+        env=_env(data_dir, server),
+        cwd=data_dir.parent,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or os.name != "posix", reason="POSIX sockets")
+def test_a_second_launch_shows_the_running_app_and_exits(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    with FakeOpenAIServer() as server, _running_app(data_dir, server) as first:
+        second = _launch(data_dir, server)
+        assert second.returncode == 0, second.stderr[-3000:]
+        assert first.poll() is None  # the first one still runs
+        log = (data_dir / "logs" / "etos.log").read_text(encoding="utf-8")
+        assert log.count("another launch on this data folder: showing the window") == 1
+        # The second launch opened nothing: one app wrote the log's start-up lines.
+        assert server.chat_requests() == []
+
+        # Another data folder is another app.
+        other_dir = tmp_path / "other"
+        with _running_app(other_dir, server) as other:
+            assert other.poll() is None
+            assert (other_dir / "instance.lock").exists()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+def test_the_lock_of_a_killed_app_does_not_keep_the_next_one_out(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    with FakeOpenAIServer() as server:
+        with _running_app(data_dir, server) as first:
+            first.kill()
+            first.communicate()
+        assert (data_dir / "instance.lock").exists()
+        # The next launch takes the folder over and runs (it is not told to exit).
+        with _running_app(data_dir, server) as second:
+            assert second.poll() is None

@@ -1,0 +1,229 @@
+"""Screenshots of ETOS Desktop on a real X server, in the light and the dark theme.
+
+The main window, the welcome of a new conversation, each Settings page, the context inspector,
+Help → About and Help → Keyboard shortcuts. It starts its own Xvfb and draws with Qt's xcb platform, runs the real app on a temporary data
+folder against the test suite's local OpenAI-compatible server (``tests/helpers``), has the
+showcase conversation (``tests/helpers/showcase.py``: a reply with code, a table, a link and a
+quote, a saved memory, a failed reply) and photographs every window.
+
+Usage (from the repository root)::
+
+    python tools/screenshots.py --out /tmp/shots                # English UI, en and zh content
+    python tools/screenshots.py --language zh --out /tmp/shots  # Chinese UI (once translated)
+    python tools/screenshots.py --scale 2 --out /tmp/shots2x    # QT_SCALE_FACTOR=2
+    python tools/screenshots.py --readme                        # the README's two pictures
+
+Files are named ``<what>-<ui language>-<content language>-<theme>.png``; ``--readme`` writes
+``resources/screenshots/main-window-light.png`` (English content) and ``main-window-dark.png``
+(Chinese content) instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+_CHILD = "_ETOS_SCREENSHOTS_CHILD"
+TITLES = {"en": "Reading CSV files with pandas", "zh": "用 pandas 读取 CSV 文件"}
+WINDOW = (1400, 880)
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("screenshots"), help="where to write")
+    parser.add_argument("--language", choices=("en", "zh"), default="en", help="UI language")
+    parser.add_argument(
+        "--content", choices=("en", "zh", "both"), default="both", help="chat content language"
+    )
+    parser.add_argument("--theme", choices=("light", "dark", "both"), default="both")
+    parser.add_argument("--scale", type=float, default=1.0, help="QT_SCALE_FACTOR")
+    parser.add_argument(
+        "--readme", action="store_true", help="write the README's main-window pictures"
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Start Xvfb and take the pictures in a child process drawing on it."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(arguments)
+    if os.environ.get(_CHILD) == "1":
+        return _run_child(args)
+    from tests.helpers.xvfb import display_env, xvfb
+
+    width, height = (round(side * args.scale) + 80 for side in WINDOW)
+    with (
+        tempfile.TemporaryDirectory(prefix="etos-shots-") as home,
+        xvfb(f"{width}x{height}x24") as display,
+    ):
+        env = display_env(
+            display,
+            **{
+                _CHILD: "1",
+                "HOME": home,
+                "XDG_CONFIG_HOME": f"{home}/.config",
+                "XDG_DATA_HOME": f"{home}/.local/share",
+                "XDG_CACHE_HOME": f"{home}/.cache",
+                # Never the user's keyring: an in-memory one of the test suite.
+                "PYTHON_KEYRING_BACKEND": "tests.helpers.keyrings.ThreadRecordingKeyring",
+                "PYTHONPATH": str(ROOT),
+                "QT_SCALE_FACTOR": str(args.scale),
+                "QT_LOGGING_RULES": "qt.qpa.*=false",
+            },
+        )
+        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "ETOS_DATA_DIR"):
+            env.pop(name, None)
+        return subprocess.call([sys.executable, __file__, *arguments], env=env, cwd=ROOT)
+
+
+def _run_child(args: argparse.Namespace) -> int:
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    from etos_desktop.app import install_asyncgen_hooks
+
+    qt_app = QApplication(sys.argv[:1])
+    qt_app.setApplicationName("ETOS Desktop")
+    qt_app.setQuitOnLastWindowClosed(False)
+    loop = qasync.QEventLoop(qt_app)
+    asyncio.set_event_loop(loop)
+    install_asyncgen_hooks(loop)
+    with loop:
+        return loop.run_until_complete(_take_all(qt_app, args))
+
+
+async def _settle(seconds: float = 0.25) -> None:
+    # The loop runs Qt's events meanwhile (a nested processEvents would drop qasync's tasks).
+    await asyncio.sleep(seconds)
+
+
+async def _take_all(qt_app: Any, args: argparse.Namespace) -> int:
+    contents = ("en", "zh") if args.content == "both" else (args.content,)
+    themes = ("light", "dark") if args.theme == "both" else (args.theme,)
+    out = ROOT / "resources" / "screenshots" if args.readme else args.out
+    out.mkdir(parents=True, exist_ok=True)
+    if args.readme:
+        await _take(qt_app, args, "en", ("light",), out, readme=True)
+        await _take(qt_app, args, "zh", ("dark",), out, readme=True)
+        return 0
+    for content in contents:
+        await _take(qt_app, args, content, themes, out, readme=False)
+    return 0
+
+
+async def _take(
+    qt_app: Any,
+    args: argparse.Namespace,
+    content: str,
+    themes: Sequence[str],
+    out: Path,
+    *,
+    readme: bool,
+) -> None:
+    from PySide6.QtWidgets import QToolButton
+
+    from etos_desktop.app import EtosApp
+    from etos_desktop.core.settings import paths
+    from etos_desktop.core.settings.store import SettingsStore
+    from etos_desktop.ui.context_dialog import ContextDialog
+    from tests.helpers import showcase
+    from tests.helpers.fake_openai_server import FakeOpenAIServer
+    from tests.helpers.stack import fast_provider_factory
+    from tests.helpers.ui_driver import click, wait_until
+
+    with tempfile.TemporaryDirectory(prefix="etos-data-") as data, FakeOpenAIServer() as server:
+        env = {
+            "ETOS_DATA_DIR": data,
+            "OPENAI_BASE_URL": server.base_url,
+            "OPENAI_MODEL": "fake-chat",
+        }
+        settings = SettingsStore(paths.settings_path(Path(data)))
+        settings.load()
+        for key, value in (
+            ("ui.language", args.language),
+            ("memory.embedder", "keywords"),
+            ("chat.auto_title", False),
+        ):
+            settings.set(key, value)
+        settings.save()
+        app = EtosApp(qt_app, env, local_candidates=[], provider_factory=fast_provider_factory([]))
+        app.window.resize(*WINDOW)
+        app.window.show()
+        await app.start()
+        await showcase.fill(app, server, content)
+        assert app.controller is not None
+        conversation = app.controller.current
+        assert conversation is not None
+        assert conversation.id is not None
+        await app.controller.update_conversation(conversation.id, title=TITLES[content])
+        await app.controller.wait_idle()
+        stem = f"{args.language}-{content}"
+        for theme in themes:
+            app.apply_theme(theme)
+            await _settle()
+            if readme:
+                # From the question on: the reply's code, table, quote and link show.
+                app.window.chat.scroll.verticalScrollBar().setValue(0)
+                await _settle()
+                app.window.grab().save(str(out / f"main-window-{theme}.png"))
+                continue
+            app.window.grab().save(str(out / f"main-{stem}-{theme}.png"))
+
+            rows = await app.controller.repo.current_history(conversation.id)
+            reply = next(r for r in rows if r.role == "assistant")
+            widget = app.window.chat.widget(reply.id)
+            assert widget is not None
+            button = widget.findChild(QToolButton, "contextButton")
+            await click(button)
+            inspector = await wait_until(
+                lambda: next(
+                    (d for d in app.window.findChildren(ContextDialog) if d.isVisible()), None
+                )
+            )
+            await _settle()
+            inspector.grab().save(str(out / f"inspector-{stem}-{theme}.png"))
+            inspector.close()
+
+            dialog = app.open_settings()
+            for name in dialog.page_names():
+                dialog.show_page(name)
+                await dialog.wait_idle()
+                await _settle()
+                dialog.grab().save(str(out / f"settings-{name}-{stem}-{theme}.png"))
+            dialog.reject()
+            await _settle()
+
+            for dialog_name, opened in (
+                ("about", app.window.show_about()),
+                ("shortcuts", app.window.show_shortcuts()),
+            ):
+                await _settle(0.5)
+                opened.grab().save(str(out / f"{dialog_name}-{stem}-{theme}.png"))
+                opened.close()
+
+            app.window.new_action.trigger()
+            await app.controller.wait_idle()
+            await _settle(0.5)
+            app.window.grab().save(str(out / f"welcome-{stem}-{theme}.png"))
+            await app.controller.open_conversation(conversation.id)
+            await app.controller.wait_idle()
+        app.window.close()
+        await app.shutdown()
+        app.window.deleteLater()
+        await _settle()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
