@@ -2,6 +2,8 @@
 
 A user message, a reply with a paragraph, a link, a quote, inline code, a code block and a table,
 a reply that saved a memory (its note), a failed reply (its status line and the error banner).
+Then a user profile: a refresh by the daily job (from the saved memory) and the user's edit of
+it with a pinned line, so Settings → Profile shows pins and a history with a diff.
 The contrast and accessibility tests render it; ``tools/screenshots.py`` photographs it.
 """
 
@@ -10,8 +12,9 @@ from __future__ import annotations
 import json
 
 from etos_desktop.app import EtosApp
+from etos_desktop.core.profile.records import PinnedLine
 from tests.helpers.chat_app import send
-from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text, ToolCall
+from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text, ToolCall, background
 
 QUESTION = {
     "en": "How do I read a CSV file with “pandas”? Keep it short.",
@@ -66,6 +69,47 @@ MEMORY = {
 NOTED = {"en": "Noted — I'll suggest pnpm from now on.", "zh": "好的，记住了，以后都按 pnpm 来。"}
 LAST = {"en": "And how do I write it back?", "zh": "那怎么写回文件？"}
 
+#: The profile the daily job writes from the saved memory.
+PROFILE_REFRESHED = {
+    "en": """## Identity
+- Data analyst in Hangzhou; works in Python and pandas
+
+## Communication style
+- Prefers short answers (2026-01-01)
+
+## Expertise
+- pandas, SQL and CSV data cleaning
+
+## Work style
+- Uses pnpm for JavaScript projects (2026-01-01)""",
+    "zh": """## 身份
+- 在杭州做数据分析，主要用 Python 和 pandas
+
+## 沟通风格
+- 喜欢简短的回答（2026-01-01）
+
+## 专业领域
+- pandas、SQL 和 CSV 数据清洗
+
+## 工作方式
+- JavaScript 项目都用 pnpm（2026-01-01）""",
+}
+#: The user's edit of it: one line rewritten (and pinned), a section added.
+PROFILE_EDITED = {
+    "en": PROFILE_REFRESHED["en"].replace(
+        "- Prefers short answers (2026-01-01)", "- Short answers, code first, no emoji"
+    )
+    + "\n\n## Goals\n- Learn Rust this year",
+    "zh": PROFILE_REFRESHED["zh"].replace(
+        "- 喜欢简短的回答（2026-01-01）", "- 回答要简短，先给代码，不要表情符号"
+    )
+    + "\n\n## 目标\n- 今年学会 Rust",
+}
+PINNED = {
+    "en": PinnedLine("- Short answers, code first, no emoji", "communication_style"),
+    "zh": PinnedLine("- 回答要简短，先给代码，不要表情符号", "communication_style"),
+}
+
 
 async def fill(app: EtosApp, server: FakeOpenAIServer, language: str = "en") -> None:
     """Have the showcase conversation in ``app`` (its chat content in ``language``)."""
@@ -76,3 +120,14 @@ async def fill(app: EtosApp, server: FakeOpenAIServer, language: str = "en") -> 
     await send(app, REMEMBER[language])
     server.script(*[Fault(500, "upstream overloaded")] * 4)
     await send(app, LAST[language])
+    await fill_profile(app, server, language)
+
+
+async def fill_profile(app: EtosApp, server: FakeOpenAIServer, language: str = "en") -> None:
+    """A profile the daily job wrote from the saved memory, then edited and pinned by the user."""
+    assert app.jobs is not None
+    assert app.profile is not None
+    server.script_when(background, Text(PROFILE_REFRESHED[language]))
+    result = await app.jobs.refresh_profile()
+    assert result.outcome == "changed", result
+    await app.profile.save(PROFILE_EDITED[language], (PINNED[language],))

@@ -91,15 +91,18 @@ async def click(widget: QWidget, *, settle: bool = True) -> None:
 async def type_text(widget: QWidget, text: str, *, replace: bool = True) -> None:
     """Type ``text`` into a line or text edit (selecting what is there first when ``replace``).
 
-    ASCII is typed key by key; other text (Chinese…) arrives as an input method commits it, one
-    run at a time (QTest's key clicks take ASCII only).
+    ASCII is typed key by key, a line break with Return; other text (Chinese…) arrives as an
+    input method commits it, one run at a time (QTest's key clicks take printable ASCII only,
+    and abort the process on a control character).
     """
     widget.setFocus()
     if replace:
         QTest.keyClick(widget, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
         QTest.keyClick(widget, Qt.Key.Key_Delete)
-    for run in re.findall(r"[\x20-\x7e]+|[^\x20-\x7e]+", text):
-        if run.isascii():
+    for run in re.findall(r"[\x20-\x7e]+|\n|[^\x20-\x7e\n]+", text):
+        if run == "\n":
+            QTest.keyClick(widget, Qt.Key.Key_Return)
+        elif run.isascii() and run.isprintable():
             QTest.keyClicks(widget, run)
         else:
             event = QInputMethodEvent()

@@ -114,6 +114,11 @@ async def test_settings_pages_and_inspector_reach_aa(etos: EtosApp, theme: str) 
         await dialog.wait_idle()
         await _settle()
         problems += [f"{name}: {f}" for f in low_contrast(dialog)]
+        if name == "profile":
+            # Not vacuous: the profile, its pinned line, its history and the coloured diff.
+            measured = " ".join(f.what for f in measure_window(dialog))
+            for part in ("profileEditor", "profileHistory", "profileDiff '+ ", "profileDiff '− "):
+                assert part in measured, part
     dialog.reject()
 
     rows = await history(etos)

@@ -198,6 +198,11 @@ class ProfilePage(SettingsPage):
         self.history_title = QLabel(right)
         self.history_list = QListWidget(right)
         self.history_list.setObjectName("profileHistory")
+        # The column is narrow: entries wrap onto a second line rather than scroll sideways.
+        self.history_list.setWordWrap(True)
+        self.history_list.setSpacing(2)
+        self.history_list.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.history_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.history_list.currentRowChanged.connect(self._on_history_row_changed)
         self.compare_combo = QComboBox(right)
         self.compare_combo.setObjectName("profileCompare")
@@ -238,6 +243,11 @@ class ProfilePage(SettingsPage):
         self.hour_label.setText(self.tr("Refresh daily at"))
         self.hour_spin.setToolTip(schema_tr(spec_for("profile.refresh_hour").description))
         self.editor_title.setText(self.tr("Your profile (Markdown)"))
+        self.editor.setAccessibleName(self.tr("Your profile"))
+        self.hour_spin.setAccessibleName(self.tr("Refresh daily at"))
+        self.history_list.setAccessibleName(self.tr("History of the profile"))
+        self.diff_view.setAccessibleName(self.tr("Changes of the selected version"))
+        self.compare_combo.setAccessibleName(self.tr("Compare"))
         self.editor.setPlaceholderText(
             self.tr(
                 "No profile yet. It is written from your conversations' summaries and your "
@@ -542,6 +552,8 @@ class ProfilePage(SettingsPage):
             if result.outcome == "changed":
                 self.profile_saved.emit()
         finally:
+            # The task is not done yet here: the buttons must not ask it whether it runs.
+            self._refresh_task = None
             self._busy = False
             self._set_stage("")
             if self._alive:
@@ -721,7 +733,7 @@ class ProfilePage(SettingsPage):
         try:
             self.history_list.clear()
             for revision in self._revisions:
-                text = f"{local_time(revision.created_at)} · {self.source_text(revision)}"
+                text = f"{local_time(revision.created_at)}\n{self.source_text(revision)}"
                 if revision.source in ("scheduled", "requested"):
                     learned = len(revision.summary_ids) + len(revision.memory_ids)
                     text += " · " + self.tr("from %n new item(s)", "", learned)

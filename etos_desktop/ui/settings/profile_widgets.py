@@ -186,20 +186,23 @@ def diff_lines(old: str, new: str) -> list[tuple[str, str]]:
 
 
 def diff_html(lines: list[tuple[str, str]], widget: QWidget) -> str:
-    """The diff as rich text: removed lines struck through, both coloured by ``ui.theme``."""
+    """The diff as rich text: added and removed lines marked, coloured by ``ui.theme`` and bold.
+
+    Not struck through: a line through Chinese characters makes them hard to read, and the
+    ``+``/``−`` marks say what the colours say for readers who do not see them. Bold because
+    thin coloured strokes measure below 4.5:1 on screen (4.9:1 at the normal weight for a
+    9:1 colour, about 7:1 bold; ``tests/ui/test_contrast.py``).
+    """
     palette = colors(widget)
     rows = []
     for mark, line in lines:
         text = html.escape(line)
-        if mark == "+":
-            rows.append(
-                f'<div style="color:{palette.added}; white-space:pre-wrap;"><b>+</b> {text}</div>'
-            )
-        elif mark == "-":
-            rows.append(
-                f'<div style="color:{palette.removed}; white-space:pre-wrap;">'
-                f"<b>−</b> <s>{text}</s></div>"
-            )
-        else:
+        if mark == " ":
             rows.append(f'<div style="white-space:pre-wrap;">&nbsp;&nbsp;{text}</div>')
+            continue
+        color = palette.added if mark == "+" else palette.removed
+        sign = "+" if mark == "+" else "−"
+        rows.append(
+            f'<div style="color:{color}; font-weight:600; white-space:pre-wrap;">{sign} {text}</div>'
+        )
     return "".join(rows)
