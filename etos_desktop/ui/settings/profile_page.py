@@ -97,6 +97,8 @@ class ProfilePage(SettingsPage):
         self._alive = True
         self._busy = False
         self._loaded = Profile()
+        # The newest revision in the database (the editor may hold an older one with edits).
+        self._current_revision_id: int | None = None
         self._revisions: list[ProfileRevision] = []
         self._job_status: JobStatus | None = None
         self._refresh_task: asyncio.Task[None] | None = None
@@ -140,7 +142,8 @@ class ProfilePage(SettingsPage):
         left = QWidget(self)
         self.editor_title = QLabel(left)
         self.editor_title.setObjectName("profileEditorTitle")
-        self.count_label = plain_label(left, wrap=False)
+        # Under the editor and wrapping: beside the title it made the page too wide to fit.
+        self.count_label = plain_label(left)
         self.count_label.setObjectName("profileCount")
         self.editor = ProfileEditor(left)
         self.editor.textChanged.connect(self._on_editor_changed)
@@ -171,13 +174,9 @@ class ProfilePage(SettingsPage):
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(8)
         self.progress.hide()
-        self.stage_label = plain_label(left, wrap=False)
+        self.stage_label = plain_label(left)
         self.stage_label.setObjectName("profileStage")
         self.stage_label.hide()
-        head = QHBoxLayout()
-        head.addWidget(self.editor_title)
-        head.addStretch(1)
-        head.addWidget(self.count_label)
         buttons = QHBoxLayout()
         for button in (self.save_button, self.revert_button, self.pin_button, self.clear_button):
             buttons.addWidget(button)
@@ -185,12 +184,13 @@ class ProfilePage(SettingsPage):
         buttons.addWidget(self.refresh_button)
         buttons.addWidget(self.cancel_button)
         working = QHBoxLayout()
-        working.addWidget(self.stage_label)
+        working.addWidget(self.stage_label, 1)
         working.addWidget(self.progress, 1)
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(head)
+        column.addWidget(self.editor_title)
         column.addWidget(self.editor, 1)
+        column.addWidget(self.count_label)
         column.addLayout(buttons)
         column.addLayout(working)
 
@@ -382,14 +382,17 @@ class ProfilePage(SettingsPage):
         if not self._alive:
             return
         edited = keep_edits and self.text_modified()
-        changed = profile.revision_id != self._loaded.revision_id
-        self._background_change = edited and changed
+        moved = profile.revision_id != self._current_revision_id
+        self._background_change = edited and profile.revision_id != self._loaded.revision_id
+        # A new version shows what it changed (the default selection); otherwise the version
+        # the user picked stays selected.
+        selected = None if moved else self.selected_revision()
+        self._current_revision_id = profile.revision_id
         if not edited:
             self.editor.set_profile(profile.content, profile.pinned)
         self._loaded = _with_bookkeeping(self._loaded, profile) if edited else profile
         self._revisions = revisions
         self._job_status = status
-        selected = self.selected_revision()
         self._render_history(selected.id if selected is not None else None)
         self._render_counts()
         self._render_job()
@@ -648,7 +651,7 @@ class ProfilePage(SettingsPage):
         self.cancel_button.setVisible(self.refreshing())
         revision = self.selected_revision()
         self.restore_button.setEnabled(
-            idle and revision is not None and revision.id != self._loaded.revision_id
+            idle and revision is not None and revision.id != self._current_revision_id
         )
         self.compare_combo.setEnabled(revision is not None)
         self._render_pin_button()
@@ -737,7 +740,7 @@ class ProfilePage(SettingsPage):
                 if revision.source in ("scheduled", "requested"):
                     learned = len(revision.summary_ids) + len(revision.memory_ids)
                     text += " · " + self.tr("from %n new item(s)", "", learned)
-                if revision.id == self._loaded.revision_id:
+                if revision.id == self._current_revision_id:
                     text += " · " + self.tr("current")
                 item = QListWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, revision.id)
