@@ -857,6 +857,7 @@ class MemoryPage(SettingsPage):
             untitled=self.tr("Untitled conversation"),
             earlier_summary=self.tr("earlier version"),
             archived_summary=self.tr("archived"),
+            profile=self.tr("User profile"),
         )
 
     def _kind_heading(self, kind: str) -> str:

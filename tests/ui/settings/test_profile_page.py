@@ -27,6 +27,7 @@ from etos_desktop.core.profile.injection import PROFILE_BLOCK_LABEL
 from etos_desktop.core.profile.records import PinnedLine
 from etos_desktop.ui.jobs_bridge import JobsBridge
 from etos_desktop.ui.settings.dialog import DEFAULT_SIZE, SettingsDialog
+from etos_desktop.ui.settings.memory_page import MemoryPage
 from etos_desktop.ui.settings.profile_page import ProfilePage
 from etos_desktop.ui.theme import colors
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text, background
@@ -37,7 +38,7 @@ from tests.helpers.settings_env import (
     clipped_widgets,
     no_servers,
 )
-from tests.helpers.ui_driver import answer_box, click, type_text, wait_until
+from tests.helpers.ui_driver import answer_box, choose_file, click, type_text, wait_until
 from tests.services.conftest import JobsEnv, jobs_env
 
 PROFILE = """## Identity
@@ -667,6 +668,35 @@ async def test_the_page_with_a_profile_lays_out_at_the_default_size(pe: PageEnv,
     finally:
         if longer:
             QCoreApplication.removeTranslator(translator)
+
+
+async def test_the_markdown_export_heads_the_profile_in_the_ui_language(
+    qtbot: Any, tmp_path: Path, server: FakeOpenAIServer
+):
+    clock = FakeClock()
+    async with jobs_env(tmp_path / "data", server, clock) as env:
+        await env.profile.save(PROFILE, (PIN,))
+        page = MemoryPage(env.memory, env.stack.settings, clock=clock)
+        qtbot.addWidget(page)
+        refreshed = expect_signal(page.refreshed)
+        page.show()
+        await asyncio.wait_for(refreshed, 10)
+        await page.wait_idle()
+        path = tmp_path / "memories.md"
+        translator = MappingTranslator({"User profile": "用户画像"})
+        QCoreApplication.installTranslator(translator)
+        try:
+            page.export_markdown_action.trigger()
+            await choose_file(str(path))
+            await page.wait_idle()
+        finally:
+            QCoreApplication.removeTranslator(translator)
+        page.close_page()
+        await page.wait_idle()
+        markdown = path.read_text(encoding="utf-8")
+        assert "## 用户画像" in markdown
+        assert "### Identity" in markdown
+        assert "User profile" not in markdown
 
 
 def test_the_limits_are_the_issues():
