@@ -675,9 +675,9 @@ class ProfilePage(SettingsPage):
                 n=self.locale().toString(len(text)),
                 limit=self.locale().toString(sections.MAX_PROFILE_CHARS),
             ),
-            self.tr("%n pinned line(s)", "", len(pins))
-            + " "
-            + self.tr("({n} / {limit} characters)").format(
+            # No plural in the English source ("line(s)"): the numbers follow a colon.
+            self.tr("pinned lines: {lines} ({n} / {limit} characters)").format(
+                lines=self.locale().toString(len(pins)),
                 n=self.locale().toString(pinned),
                 limit=self.locale().toString(sections.MAX_PINNED_CHARS),
             ),
@@ -739,7 +739,9 @@ class ProfilePage(SettingsPage):
                 text = f"{local_time(revision.created_at)}\n{self.source_text(revision)}"
                 if revision.source in ("scheduled", "requested"):
                     learned = len(revision.summary_ids) + len(revision.memory_ids)
-                    text += " · " + self.tr("from %n new item(s)", "", learned)
+                    text += " · " + self.tr("new items: {n}").format(
+                        n=self.locale().toString(learned)
+                    )
                 if revision.id == self._current_revision_id:
                     text += " · " + self.tr("current")
                 item = QListWidgetItem(text)

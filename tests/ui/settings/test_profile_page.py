@@ -244,7 +244,7 @@ async def test_pinned_lines_are_marked_and_follow_an_edit_of_their_text(pe: Page
     await click(page.pin_button)
     assert page.editor.pinned_line_numbers() == [1]
     assert page.pin_button.text() == "Unpin line"
-    assert "1 pinned line(s)" in page.count_label.text()
+    assert re.search(r"pinned lines: 1 \(36 / 1,?000 characters\)", page.count_label.text())
     # The marker: the pinned line is tinted in the memory accent colour.
     [selection] = page.editor.extraSelections()
     assert selection.cursor.blockNumber() == 1
@@ -457,7 +457,7 @@ async def test_the_daily_job_updates_the_open_page_with_a_diff_and_keeps_the_pin
     await wait_until(lambda: page.loaded().revision_id == stored.revision_id, what="a reload")
     await page.wait_idle()
     assert [page.source_text(r) for r in page.revisions()] == ["Refreshed daily", "Edited by you"]
-    assert "from 1 new item(s)" in page.history_list.item(0).text()
+    assert "new items: 1" in page.history_list.item(0).text()
     assert page.editor.toPlainText() == stored.content
     lines = stored.content.splitlines()
     style = lines.index("## Communication style")
