@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 import tempfile
 import time
@@ -254,6 +255,43 @@ async def check_scheduler(app: EtosApp) -> str:
     return f"timer fires; {len(scheduler.pending())} job(s) pending, next backup {when}"
 
 
+async def check_single_instance(app: EtosApp) -> str:
+    """A second launch reaches the first over the local socket (QtNetwork is in the install).
+
+    Run on a folder of its own, so it does not matter whether an app is open on the real one.
+    """
+    from etos_desktop.ui.single_instance import InstanceGuard, ask_running_to_show
+
+    with tempfile.TemporaryDirectory(prefix="etos-self-check-instance-") as folder:
+        guard = InstanceGuard(Path(folder))
+        try:
+            if not guard.claim():
+                raise SelfCheckFailed("a fresh folder's lock could not be taken")
+            guard.listen()
+            if not guard.listening:
+                raise SelfCheckFailed("no local socket (is QtNetwork missing?)")
+            asked = asyncio.get_running_loop().create_future()
+            guard.show_requested.connect(lambda: asked.done() or asked.set_result(True))
+            if not await asyncio.to_thread(ask_running_to_show, Path(folder), seconds=5):
+                raise SelfCheckFailed("a second launch could not reach the first")
+            await asyncio.wait_for(asked, 10)
+        finally:
+            guard.release()
+    return "a second launch reaches the running window"
+
+
+async def check_about(app: EtosApp) -> str:
+    """Help → About can list the bundled parts and their licences (their metadata is there)."""
+    from etos_desktop.ui.about import bundled_parts
+
+    parts = await asyncio.to_thread(bundled_parts)
+    names = {re.sub(r"[-_.]+", "-", part.name).lower() for part in parts}
+    missing = [name for name in ("pyside6-essentials", "openai", "sqlmodel") if name not in names]
+    if missing:
+        raise SelfCheckFailed(f"no licence metadata for {', '.join(missing)}")
+    return f"{len(parts)} bundled parts with their licences"
+
+
 #: The checks, in order.
 SELF_CHECKS: tuple[SelfCheck, ...] = (
     SelfCheck("database", check_database),
@@ -263,6 +301,8 @@ SELF_CHECKS: tuple[SelfCheck, ...] = (
     SelfCheck("embedder", check_embedder),
     SelfCheck("memory search", check_memory_search),
     SelfCheck("scheduler", check_scheduler),
+    SelfCheck("single instance", check_single_instance),
+    SelfCheck("about", check_about),
 )
 
 

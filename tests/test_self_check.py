@@ -82,3 +82,30 @@ def test_damaged_model_files_fail_the_embedder_and_memory_checks(tmp_path: Path)
     assert "self-check failed: embedder, memory search" in result.stderr
     # The checks that do not need the model still ran and passed.
     assert re.search(r"^self-check: database: ok: ", result.stdout, re.M)
+
+
+@pytest.mark.slow
+def test_an_install_without_qtnetwork_fails_the_single_instance_check(tmp_path: Path):
+    # What a bundle built with QtNetwork excluded looked like: the app starts, but a second
+    # launch cannot reach the first.
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class _NoQtNetwork:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'PySide6.QtNetwork':\n"
+        "            raise ImportError('QtNetwork was left out of this install')\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, _NoQtNetwork())\n"
+    )
+
+    result = run_self_check(base_env(tmp_path, site), tmp_path)
+
+    assert result.returncode == 1, result.stdout
+    assert re.search(
+        r"^self-check: single instance: FAILED: no local socket \(is QtNetwork missing\?\)",
+        result.stderr,
+        re.M,
+    ), result.stderr
+    assert re.search(r"^self-check: about: ok: \d+ bundled parts", result.stdout, re.M)

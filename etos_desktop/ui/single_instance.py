@@ -52,6 +52,11 @@ class InstanceGuard(QObject):
         self._lock.setStaleLockTime(0)
         self._server: object = None
 
+    @property
+    def listening(self) -> bool:
+        """Whether later launches can reach this one (the local socket is up)."""
+        return self._server is not None
+
     def claim(self) -> bool:
         """Take the folder; ``False`` when a running app has it."""
         return self._lock.tryLock(0)

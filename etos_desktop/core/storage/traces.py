@@ -1,4 +1,4 @@
-"""Which stored context traces cite which memories, and erasing a memory's text from them.
+"""Which stored context traces cite which memories, and erasing deleted texts from them.
 
 A context trace keeps exactly what was sent with one reply, including the memory block
 (``core/memory/retrieval.memory_block``: one line per memory, ``- #<id> (<kind>, <date>,
@@ -6,6 +6,10 @@ confidence <c>) <text>``, or the Chinese form with full-width brackets). When a 
 deleted its text must leave those copies too (DESIGN §3, issue 9): the line keeps its id and
 metadata and the text becomes ``[deleted memory #<id>]``, so the context inspector still tells
 truthfully that a memory was sent, and which, without keeping what it said.
+
+A deleted session summary leaves them the same way: its line in a trace's summaries block
+keeps the date and the conversation's title, and its text becomes ``[deleted summary #<id>]``.
+Summary lines carry no id, so the traces holding one are found by its text.
 
 ``context_trace_memory`` (migration v3) links every trace to the memories it cites, so a delete
 finds the traces to rewrite without reading them all. The pure functions here work on trace JSON
@@ -25,6 +29,8 @@ from sqlmodel import Session
 
 #: The trace block kind that holds retrieved memories (``assembler.BLOCK_KINDS``).
 MEMORY_BLOCK_KIND: Final = "memories"
+#: The trace block kind that holds other conversations' summaries.
+SUMMARY_BLOCK_KIND: Final = "summaries"
 #: At most this many ids per ``IN (...)`` (old SQLite builds allow 999 parameters).
 ID_CHUNK: Final = 500
 
@@ -56,17 +62,24 @@ def _dump(data: dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def _memory_blocks(data: dict[str, Any]) -> list[dict[str, Any]]:
+def deleted_summary_text(summary_id: int) -> str:
+    """What stands in a trace where a deleted summary's text was."""
+    return f"[deleted summary #{summary_id}]"
+
+
+def _blocks(data: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     blocks = data.get("blocks")
     if not isinstance(blocks, list):
         return []
     return [
         b
         for b in blocks
-        if isinstance(b, dict)
-        and b.get("kind") == MEMORY_BLOCK_KIND
-        and isinstance(b.get("text"), str)
+        if isinstance(b, dict) and b.get("kind") == kind and isinstance(b.get("text"), str)
     ]
+
+
+def _memory_blocks(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return _blocks(data, MEMORY_BLOCK_KIND)
 
 
 def cited_memory_ids(trace_json: str) -> list[int]:
@@ -132,12 +145,53 @@ def erase_memory_texts(
     return _dump(data), changes
 
 
-def restore_memory_texts(trace_json: str, lines: Iterable[tuple[str, str]]) -> str:
+def summary_text_key(content: str) -> str:
+    """A summary's text as its line in a summaries block shows it (whitespace collapsed)."""
+    return " ".join(content.split())
+
+
+def erase_summary_texts(
+    trace_json: str, texts: dict[int, str]
+) -> tuple[str, list[tuple[int, str, str]]]:
+    """Replace the given summaries' texts in a trace's summaries block.
+
+    Args:
+        trace_json: The stored trace.
+        texts: Per deleted summary id, its text (as :func:`summary_text_key` gives it).
+
+    Returns:
+        The new trace JSON (unchanged if none was there), and ``(summary_id, original line,
+        new line)`` for each line changed.
+    """
+    data = _load(trace_json)
+    if data is None or not texts:
+        return trace_json, []
+    changes: list[tuple[int, str, str]] = []
+    for block in _blocks(data, SUMMARY_BLOCK_KIND):
+        lines = block["text"].split("\n")
+        for index, line in enumerate(lines):
+            for summary_id, content in texts.items():
+                # A line is "- <date> · <title>: <text>": the text ends it.
+                if content and line.endswith(content):
+                    lines[index] = line[: -len(content)] + deleted_summary_text(summary_id)
+                    changes.append((summary_id, line, lines[index]))
+                    break
+        block["text"] = "\n".join(lines)
+    if not changes:
+        return trace_json, []
+    return _dump(data), changes
+
+
+def restore_memory_texts(
+    trace_json: str, lines: Iterable[tuple[str, str]], kind: str = MEMORY_BLOCK_KIND
+) -> str:
     """Put erased lines back (undo of a delete).
 
     Args:
         trace_json: The stored trace.
-        lines: ``(original line, erased line)`` pairs from :func:`erase_memory_texts`.
+        lines: ``(original line, erased line)`` pairs from :func:`erase_memory_texts` (or
+            :func:`erase_summary_texts`, with ``kind`` ``SUMMARY_BLOCK_KIND``).
+        kind: The kind of block the lines are in.
 
     Returns:
         The trace with each erased line replaced by its original (lines not found are skipped).
@@ -146,7 +200,7 @@ def restore_memory_texts(trace_json: str, lines: Iterable[tuple[str, str]]) -> s
     pairs = list(lines)
     if data is None or not pairs:
         return trace_json
-    for block in _memory_blocks(data):
+    for block in _blocks(data, kind):
         block_lines = block["text"].split("\n")
         for original, erased in pairs:
             if erased in block_lines:
@@ -213,15 +267,57 @@ def erase_from_traces(
     return erased
 
 
-def restore_in_traces(session: Session, lines: Iterable[tuple[int, str, str]]) -> None:
-    """Undo :func:`erase_from_traces` for the given ``(message_id, original, erased)`` lines."""
+_HOLDING: Final = text(
+    "SELECT message_id, trace_json FROM context_trace WHERE instr(trace_json, :needle) > 0"
+)
+
+
+def erase_summaries_from_traces(
+    session: Session, texts: dict[int, str]
+) -> dict[int, list[tuple[int, str, str]]]:
+    """Erase the texts of deleted summaries from every trace that sent them.
+
+    Args:
+        session: A session on the DB thread; the caller commits.
+        texts: Per summary id, its text (as stored; collapsed here as the block shows it).
+
+    Returns:
+        Per summary id, ``(message_id, original line, erased line)`` for each line changed.
+    """
+    keys = {i: summary_text_key(t) for i, t in texts.items() if summary_text_key(t)}
+    erased: dict[int, list[tuple[int, str, str]]] = {}
+    for summary_id, key in keys.items():
+        # The trace JSON keeps non-ASCII as is and escapes quotes and backslashes.
+        needle = json.dumps(key, ensure_ascii=False)[1:-1]
+        updates = []
+        for message_id, trace_json in session.execute(_HOLDING, {"needle": needle}).all():
+            new_json, changes = erase_summary_texts(str(trace_json), {summary_id: key})
+            if not changes:
+                continue
+            updates.append({"m": int(message_id), "t": new_json})
+            for _, original, line in changes:
+                erased.setdefault(summary_id, []).append((int(message_id), original, line))
+        if updates:
+            session.execute(_UPDATE, updates)
+    return erased
+
+
+def restore_in_traces(
+    session: Session, lines: Iterable[tuple[int, str, str]], kind: str = MEMORY_BLOCK_KIND
+) -> None:
+    """Undo :func:`erase_from_traces` for the given ``(message_id, original, erased)`` lines.
+
+    ``kind`` is the block kind the lines are in (``SUMMARY_BLOCK_KIND`` to undo
+    :func:`erase_summaries_from_traces`).
+    """
     by_message: dict[int, list[tuple[str, str]]] = {}
     for message_id, original, erased in lines:
         by_message.setdefault(message_id, []).append((original, erased))
     for part in chunks(sorted(by_message)):
         rows = session.execute(_TRACES, {"ids": part}).all()
         updates = [
-            {"m": int(m), "t": restore_memory_texts(str(t), by_message[int(m)])} for m, t in rows
+            {"m": int(m), "t": restore_memory_texts(str(t), by_message[int(m)], kind)}
+            for m, t in rows
         ]
         if updates:
             session.execute(_UPDATE, updates)

@@ -92,9 +92,16 @@ class Summary:
 
 @dataclass(frozen=True)
 class DeletedSummary:
-    """Everything needed to put a deleted summary back (held in memory only: it has the text)."""
+    """Everything needed to put a deleted summary back (held in memory only: it has the text).
+
+    Attributes:
+        row: The summary's row, field by field.
+        trace_lines: ``(message_id, original line, erased line)`` for each context trace line
+            its text was erased from.
+    """
 
     row: dict[str, Any]
+    trace_lines: tuple[tuple[int, str, str], ...] = ()
 
     @property
     def summary_id(self) -> int:

@@ -15,6 +15,8 @@ from sqlalchemy import and_, case, func, literal, or_
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, delete, select
 
+from etos_desktop.core.storage import traces
+from etos_desktop.core.storage.database import checkpoint
 from etos_desktop.core.storage.tables import (
     ConversationRow,
     MessageRow,
@@ -395,16 +397,28 @@ def set_archived(
 
 
 def delete_many(session: Session, summary_ids: Sequence[int]) -> list[DeletedSummary]:
-    """Delete summaries for real, in one transaction; the snapshots allow an in-memory undo."""
+    """Delete summaries for real, in one transaction; the snapshots allow an in-memory undo.
+
+    The text leaves the context traces that sent it too, and the WAL is checkpointed, so it
+    lingers nowhere in the files (secure_delete zeroes the freed cells).
+    """
     rows = session.exec(
         select(SessionSummaryRow).where(col(SessionSummaryRow.id).in_(list(summary_ids)))
     ).all()
-    snapshots = [DeletedSummary({name: getattr(r, name) for name in _ROW_FIELDS}) for r in rows]
-    ids = [r.id for r in rows]
+    ids = [r.id for r in rows if r.id is not None]
+    erased = traces.erase_summaries_from_traces(session, {r.id: r.content for r in rows if r.id})
+    snapshots = [
+        DeletedSummary(
+            {name: getattr(r, name) for name in _ROW_FIELDS}, tuple(erased.get(r.id or 0, ()))
+        )
+        for r in rows
+    ]
     if ids:
         session.exec(delete(SummaryVectorRow).where(col(SummaryVectorRow.summary_id).in_(ids)))
         session.exec(delete(SessionSummaryRow).where(col(SessionSummaryRow.id).in_(ids)))
     session.commit()
+    if ids:
+        checkpoint(session)
     return snapshots
 
 
@@ -421,6 +435,7 @@ def undo_delete_many(session: Session, deleted: Sequence[DeletedSummary]) -> lis
             values["conversation_id"] = None
         row = SessionSummaryRow(**values)
         session.add(row)
+        traces.restore_in_traces(session, snapshot.trace_lines, traces.SUMMARY_BLOCK_KIND)
         restored.append(snapshot.summary_id)
     session.commit()
     return restored

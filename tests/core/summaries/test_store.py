@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
-from sqlmodel import SQLModel
+from sqlmodel import SQLModel, select
 
 from etos_desktop.core.errors import InvalidInput
+from etos_desktop.core.storage.tables import ContextTraceRow, MessageRow
+from etos_desktop.core.storage.traces import deleted_summary_text
+from etos_desktop.core.summaries.injection import summaries_block
 from etos_desktop.core.summaries.records import AttemptOutcome
 from tests.core.summaries.conftest import Store
 
@@ -141,6 +146,58 @@ async def test_delete_is_real_and_undo_puts_it_back(store: Store):
     again = await store.access.get(sid)
     assert again is not None
     assert again.content == "to delete"
+
+
+async def test_a_deleted_summary_leaves_the_traces_and_the_files(store: Store, tmp_path: Path):
+    # Another conversation's reply was sent the summary; its trace keeps what was sent.
+    source = await store.conversation(6, "Trip")
+    kept = await write(store, await store.conversation(6, "Tea"), "Mia drinks oolong daily.")
+    secret = 'Mia planned a "zebracorn" trip\n to   Qingdao.'
+    sid = await write(store, source, secret)
+    other = await store.conversation(1, "Elsewhere")
+    sent = await store.access.for_injection(other, 5)
+    block = summaries_block(sent, "en")
+    assert block is not None
+    assert "zebracorn" in block.content
+    trace = json.dumps(
+        {"blocks": [{"kind": "summaries", "label": "x", "tokens": 1, "text": block.content}]},
+        ensure_ascii=False,
+    )
+
+    def add_trace(session):
+        reply = session.exec(
+            select(MessageRow).where(
+                MessageRow.conversation_id == other, MessageRow.role == "assistant"
+            )
+        ).first()
+        session.add(
+            ContextTraceRow(message_id=reply.id, created_at=store.clock.now(), trace_json=trace)
+        )
+        session.commit()
+        return reply.id
+
+    reply_id = await store.db.run(add_trace)
+    files = [tmp_path / "etos.db", tmp_path / "etos.db-wal"]
+    assert any(b"zebracorn" in p.read_bytes() for p in files if p.exists())
+
+    deleted = await store.access.delete_many([sid])
+
+    def stored_trace(session) -> str:
+        return session.get(ContextTraceRow, reply_id).trace_json
+
+    erased = json.loads(await store.db.run(stored_trace))["blocks"][0]["text"]
+    assert "zebracorn" not in erased
+    assert deleted_summary_text(sid) in erased
+    assert "“Trip”" in erased  # the line still says a summary of "Trip" was sent
+    assert "Mia drinks oolong daily." in erased  # the other summary's line is untouched
+    for path in files:
+        if path.exists():
+            assert b"zebracorn" not in path.read_bytes(), path.name
+
+    await store.access.undo_delete_many(deleted)
+    assert json.loads(await store.db.run(stored_trace))["blocks"][0]["text"] == block.content
+    assert (await store.access.get(sid)).content == secret
+    assert kept
 
 
 async def test_deleting_a_conversation_deletes_its_summaries(store: Store):
