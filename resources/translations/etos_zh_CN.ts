@@ -1672,7 +1672,7 @@ Why it was chosen: {reason}</source>
     </message>
     <message>
         <source>Comma-separated, e.g. tools, javascript</source>
-        <translation>用逗号分隔，例如：工具, javascript</translation>
+        <translation>用逗号分隔，例如：工具, 前端</translation>
     </message>
     <message>
         <source>Optional: when this should come up, e.g. installing dependencies</source>
