@@ -2196,7 +2196,7 @@ You can undo this only until you close Settings.</source>
     <message numerus="yes">
         <source>%n active</source>
         <translation>
-            <numerusform>%n 条生效中</numerusform>
+            <numerusform>生效中 %n 条</numerusform>
         </translation>
     </message>
     <message>
@@ -3613,7 +3613,7 @@ You can undo this only until you close Settings.</source>
     <message numerus="yes">
         <source>%n current</source>
         <translation>
-            <numerusform>%n 条当前</numerusform>
+            <numerusform>当前版本 %n 条</numerusform>
         </translation>
     </message>
     <message>
