@@ -158,3 +158,25 @@ def test_every_setting_is_described_in_both_languages() -> None:
         for message in context.iter("message")
     }
     assert [s.key for s in SETTINGS if s.description not in schema] == []
+
+
+def test_a_translated_text_that_goes_and_comes_back_keeps_its_translation(copy: Path) -> None:
+    """How the Profile page's translations wait in the .ts for its merge: as vanished texts."""
+    about = copy / "etos_desktop" / "ui" / "about.py"
+    original = about.read_text(encoding="utf-8")
+    about.write_text(original.replace('self.tr("Open folder")', '"Open folder"'), encoding="utf-8")
+    subprocess.run([sys.executable, str(TOOL), "update", "--root", str(copy)], check=True)
+    assert _check(copy).returncode == 0
+    ts = copy / "resources" / "translations" / "etos_zh_CN.ts"
+    assert '<translation type="vanished">打开文件夹</translation>' in ts.read_text(encoding="utf-8")
+
+    about.write_text(original, encoding="utf-8")
+    subprocess.run([sys.executable, str(TOOL), "update", "--root", str(copy)], check=True)
+    assert _check(copy).returncode == 0
+    assert "<translation>打开文件夹</translation>" in ts.read_text(encoding="utf-8")
+    # --prune drops what the code does not have: here the Profile page's waiting translations.
+    subprocess.run(
+        [sys.executable, str(TOOL), "update", "--prune", "--root", str(copy)], check=True
+    )
+    assert 'type="vanished"' not in ts.read_text(encoding="utf-8")
+    assert _check(copy).returncode == 0

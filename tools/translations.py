@@ -10,9 +10,14 @@ Usage (from the repository root)::
 ``QCoreApplication.translate`` and ``QT_TRANSLATE_NOOP`` with literal texts) into
 ``resources/translations/etos_zh_CN.ts`` (every message) and ``etos_en.ts`` (only the plural
 messages: Qt needs an English translation to say "1 memory" for a ``%n`` source text), keeps
-translations of unchanged texts, drops vanished ones, and compiles both with
-``pyside6-lrelease``. New texts arrive *unfinished*: translate them (Qt Linguist, or by hand in
-the ``.ts``), then ``release``. The ``.qm`` files are committed, so an installed wheel has them.
+translations of unchanged texts, and compiles both with ``pyside6-lrelease``. New texts arrive
+*unfinished*: translate them (Qt Linguist, or by hand in the ``.ts``), then ``release``. The
+``.qm`` files are committed, so an installed wheel has them. The files hold no source
+locations, so a change of line numbers changes nothing.
+
+A translated text the code no longer has stays in its ``.ts`` as *vanished* (lrelease leaves
+it out): when the text comes back — or arrives with a merge, translated beforehand — ``update``
+brings its translation back. ``update --prune`` drops them.
 
 ``check`` fails when a ``.ts`` misses a text of the code or keeps one the code lost (messages
 are compared, not line numbers: the files hold no locations), when a ``.qm`` is not what its
@@ -109,14 +114,20 @@ def sources(root: Path) -> list[str]:
     return sorted(path.relative_to(root).as_posix() for path in (root / PACKAGE).rglob("*.py"))
 
 
-def extract(root: Path, catalogue: Catalogue, ts: Path) -> None:
-    """Run lupdate over the package into ``ts`` (merging the translations it holds)."""
+def extract(root: Path, catalogue: Catalogue, ts: Path, *, prune: bool = False) -> None:
+    """Run lupdate over the package into ``ts`` (merging the translations it holds).
+
+    Args:
+        root: The repository.
+        catalogue: Which catalogue ``ts`` is.
+        ts: The file to update.
+        prune: Drop the translations of texts the code no longer has (else kept as vanished).
+    """
     command = [
         str(qt_tool("lupdate")),
         "-silent",
         "-locations",
         "none",
-        "-no-obsolete",
         "-source-language",
         "en",
         "-target-language",
@@ -124,6 +135,8 @@ def extract(root: Path, catalogue: Catalogue, ts: Path) -> None:
     ]
     if catalogue.plural_only:
         command.append("-pluralonly")
+    if prune:
+        command.append("-no-obsolete")
     command += [*sources(root), "-ts", str(ts.resolve())]
     _run(command, root)
     ts.write_text(_EXTRACOMMENT.sub("", ts.read_text(encoding="utf-8")), encoding="utf-8")
@@ -144,7 +157,7 @@ def _run(command: Sequence[str], cwd: Path | None) -> None:
 
 
 def messages(ts: Path) -> list[Message]:
-    """The messages of a ``.ts`` file, in file order."""
+    """The live messages of a ``.ts`` file, in file order (vanished ones are left out)."""
     found = []
     for context in ET.parse(ts).getroot().iter("context"):
         name = context.findtext("name") or ""
@@ -156,6 +169,8 @@ def messages(ts: Path) -> list[Message]:
                 kind = "unfinished"
             else:
                 kind = translation.get("type") or ""
+                if kind in ("vanished", "obsolete"):
+                    continue
                 if numerus:
                     forms = tuple(f.text or "" for f in translation.iter("numerusform"))
                 else:
@@ -297,11 +312,11 @@ def _is_text(node: ast.AST) -> bool:
 # -- the commands ---------------------------------------------------------------------------------
 
 
-def update(root: Path) -> None:
-    """Re-extract every catalogue from the code, then compile them."""
+def update(root: Path, *, prune: bool = False) -> None:
+    """Re-extract every catalogue from the code, then compile them (``prune``: see ``extract``)."""
     (root / FOLDER).mkdir(parents=True, exist_ok=True)
     for catalogue in CATALOGUES:
-        extract(root, catalogue, root / catalogue.ts)
+        extract(root, catalogue, root / catalogue.ts, prune=prune)
     release(root)
     for line in summary(root):
         print(line)
@@ -402,10 +417,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--root", type=Path, default=ROOT, help="the repository (default: this one)"
     )
+    parser.add_argument(
+        "--prune",
+        action="store_true",
+        help="update: drop translations of texts the code no longer has",
+    )
     args = parser.parse_args(argv)
     root = args.root.resolve()
     if args.command == "update":
-        update(root)
+        update(root, prune=args.prune)
     elif args.command == "release":
         release(root)
     else:

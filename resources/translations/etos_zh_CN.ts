@@ -680,6 +680,14 @@ Why it was chosen: {reason}</source>
         <source>Nothing was left out.</source>
         <translation>没有省略任何内容。</translation>
     </message>
+    <message>
+        <source>Your profile, as of {time}</source>
+        <translation type="vanished">你的用户画像（{time} 版）</translation>
+    </message>
+    <message>
+        <source>Read at every message: edit it in Settings → Profile and the next message carries the edit. It is refreshed once a day from new summaries and memories.</source>
+        <translation type="vanished">每条消息都会读取：在“设置 → 用户画像”中修改后，下一条消息就会带上修改。它每天根据新的摘要和记忆更新一次。</translation>
+    </message>
 </context>
 <context>
     <name>ConversationListModel</name>
@@ -1138,6 +1146,14 @@ Why it was chosen: {reason}</source>
         <source>Nothing to import.</source>
         <translation>没有可导入的内容。</translation>
     </message>
+    <message>
+        <source>The file&apos;s user profile replaces yours (yours stays in the profile&apos;s history)</source>
+        <translation type="vanished">文件中的用户画像将替换你现在的（你现在的会保留在画像历史中）</translation>
+    </message>
+    <message>
+        <source>The file&apos;s user profile is skipped: it cannot be used</source>
+        <translation type="vanished">文件中的用户画像无法使用，已跳过</translation>
+    </message>
 </context>
 <context>
     <name>JobText</name>
@@ -1232,6 +1248,26 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Saving failed.</source>
         <translation>保存失败。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s profile was longer than 4,000 characters.</source>
+        <translation type="vanished">模型写的用户画像超过了 4,000 个字符。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s reply was not a profile with sections.</source>
+        <translation type="vanished">模型的回复不是分节的用户画像。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s profile was cut off.</source>
+        <translation type="vanished">模型写的用户画像被截断了。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s profile broke the rules for profiles.</source>
+        <translation type="vanished">模型写的用户画像不符合画像的规则。</translation>
+    </message>
+    <message>
+        <source>The profile was edited while it was being refreshed; the edit was kept.</source>
+        <translation type="vanished">更新用户画像期间你修改了它，已保留你的修改。</translation>
     </message>
 </context>
 <context>
@@ -2237,6 +2273,10 @@ You can undo this only until you close Settings.</source>
             <numerusform>已删除 %n 条记忆。关闭设置之前可以撤销。</numerusform>
         </translation>
     </message>
+    <message>
+        <source>User profile</source>
+        <translation type="vanished">用户画像</translation>
+    </message>
 </context>
 <context>
     <name>MemoryTableModel</name>
@@ -2618,6 +2658,309 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Built-in avatar</source>
         <translation>内置头像</translation>
+    </message>
+</context>
+<context>
+    <name>ProfilePage</name>
+    <message>
+        <source>Settings</source>
+        <translation type="vanished">设置</translation>
+    </message>
+    <message>
+        <source>Keep a profile of me and send it with every message</source>
+        <translation type="vanished">为我建立用户画像，并随每条消息发送</translation>
+    </message>
+    <message>
+        <source>Refresh daily at</source>
+        <translation type="vanished">每日更新时间</translation>
+    </message>
+    <message>
+        <source>Your profile (Markdown)</source>
+        <translation type="vanished">你的用户画像（Markdown）</translation>
+    </message>
+    <message>
+        <source>Your profile</source>
+        <translation type="vanished">你的用户画像</translation>
+    </message>
+    <message>
+        <source>History of the profile</source>
+        <translation type="vanished">用户画像的历史</translation>
+    </message>
+    <message>
+        <source>Changes of the selected version</source>
+        <translation type="vanished">所选版本的改动</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation type="vanished">对比</translation>
+    </message>
+    <message>
+        <source>No profile yet. It is written from your conversations&apos; summaries and your memories once a day, or write it yourself here.</source>
+        <translation type="vanished">还没有用户画像。它每天根据你的对话摘要和记忆写一次，你也可以在这里自己写。</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation type="vanished">保存</translation>
+    </message>
+    <message>
+        <source>Save your edits; the next refresh starts from them.</source>
+        <translation type="vanished">保存你的修改；下次更新会以它为基础。</translation>
+    </message>
+    <message>
+        <source>Revert</source>
+        <translation type="vanished">还原</translation>
+    </message>
+    <message>
+        <source>Drop the unsaved edits.</source>
+        <translation type="vanished">放弃未保存的修改。</translation>
+    </message>
+    <message>
+        <source>Clear…</source>
+        <translation type="vanished">清空…</translation>
+    </message>
+    <message>
+        <source>Refresh now</source>
+        <translation type="vanished">立即更新</translation>
+    </message>
+    <message>
+        <source>Update the profile now from the summaries and memories since the last refresh.</source>
+        <translation type="vanished">现在就根据上次更新以来的摘要和记忆更新用户画像。</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="vanished">取消</translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation type="vanished">历史</translation>
+    </message>
+    <message>
+        <source>Compare with the current profile</source>
+        <translation type="vanished">与当前画像对比</translation>
+    </message>
+    <message>
+        <source>Show what this version changed</source>
+        <translation type="vanished">显示这个版本改了什么</translation>
+    </message>
+    <message>
+        <source>Restore this version</source>
+        <translation type="vanished">恢复这个版本</translation>
+    </message>
+    <message>
+        <source>The profile was not loaded.</source>
+        <translation type="vanished">未能加载用户画像。</translation>
+    </message>
+    <message>
+        <source>A profile setting is out of range.</source>
+        <translation type="vanished">有一项画像设置超出了范围。</translation>
+    </message>
+    <message>
+        <source>The profile changed while you were editing it. Your edits are kept; saving them asks first.</source>
+        <translation type="vanished">你编辑期间用户画像发生了变化。你的修改已保留；保存前会先询问。</translation>
+    </message>
+    <message>
+        <source>The profile changed</source>
+        <translation type="vanished">用户画像已变化</translation>
+    </message>
+    <message>
+        <source>The profile was changed since you started editing (a refresh, or an import). Save your version anyway? The other one stays in the history.</source>
+        <translation type="vanished">你开始编辑后，用户画像被改动过（更新或导入）。仍然保存你的版本吗？另一个版本会保留在历史中。</translation>
+    </message>
+    <message>
+        <source>Save mine</source>
+        <translation type="vanished">保存我的版本</translation>
+    </message>
+    <message>
+        <source>Profile saved. The next message carries it.</source>
+        <translation type="vanished">用户画像已保存。下一条消息就会带上它。</translation>
+    </message>
+    <message>
+        <source>The profile was not saved.</source>
+        <translation type="vanished">用户画像未能保存。</translation>
+    </message>
+    <message>
+        <source>Unsaved edits dropped.</source>
+        <translation type="vanished">已放弃未保存的修改。</translation>
+    </message>
+    <message>
+        <source>The profile was not cleared.</source>
+        <translation type="vanished">用户画像未能清空。</translation>
+    </message>
+    <message>
+        <source>Clear the profile</source>
+        <translation type="vanished">清空用户画像</translation>
+    </message>
+    <message>
+        <source>Clear the profile and its pinned lines? It is no longer sent to the model. The current text stays in the history and can be restored.</source>
+        <translation type="vanished">清空用户画像及其固定行？之后不再发送给模型。当前内容会保留在历史中，可以恢复。</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation type="vanished">清空</translation>
+    </message>
+    <message>
+        <source>The profile was cleared.</source>
+        <translation type="vanished">用户画像已清空。</translation>
+    </message>
+    <message>
+        <source>The version was not restored.</source>
+        <translation type="vanished">未能恢复该版本。</translation>
+    </message>
+    <message>
+        <source>Restore the version of {time}? Your unsaved edits are dropped.</source>
+        <translation type="vanished">恢复 {time} 的版本？未保存的修改将被放弃。</translation>
+    </message>
+    <message>
+        <source>Restore</source>
+        <translation type="vanished">恢复</translation>
+    </message>
+    <message>
+        <source>The version of {time} is the profile again.</source>
+        <translation type="vanished">已恢复为 {time} 的版本。</translation>
+    </message>
+    <message>
+        <source>The profile was not refreshed.</source>
+        <translation type="vanished">用户画像未能更新。</translation>
+    </message>
+    <message>
+        <source>Refresh cancelled. The profile is as it was.</source>
+        <translation type="vanished">已取消更新。用户画像保持原样。</translation>
+    </message>
+    <message>
+        <source>Save your edits first? The refresh starts from the saved profile.</source>
+        <translation type="vanished">先保存你的修改吗？更新会以保存的画像为基础。</translation>
+    </message>
+    <message>
+        <source>Save and refresh</source>
+        <translation type="vanished">保存并更新</translation>
+    </message>
+    <message>
+        <source>The profile was refreshed; see the history.</source>
+        <translation type="vanished">用户画像已更新，改动见历史。</translation>
+    </message>
+    <message>
+        <source>The model found nothing to change; the profile is as it was.</source>
+        <translation type="vanished">模型认为没有需要修改的，用户画像保持原样。</translation>
+    </message>
+    <message>
+        <source>Nothing new since the last refresh: no summary or memory to learn from, so nothing was sent.</source>
+        <translation type="vanished">自上次更新以来没有新内容：没有可参考的摘要或记忆，所以没有发送任何请求。</translation>
+    </message>
+    <message>
+        <source>The profile is {length} characters long; at most {limit} are kept.</source>
+        <translation type="vanished">用户画像有 {length} 个字符；最多保留 {limit} 个。</translation>
+    </message>
+    <message>
+        <source>The pinned lines hold {length} characters together; at most {limit} can be pinned. Unpin a line, or shorten one.</source>
+        <translation type="vanished">固定行共有 {length} 个字符；最多可固定 {limit} 个。请取消固定一行，或缩短某一行。</translation>
+    </message>
+    <message>
+        <source>Unpin line</source>
+        <translation type="vanished">取消固定该行</translation>
+    </message>
+    <message>
+        <source>Pin line</source>
+        <translation type="vanished">固定该行</translation>
+    </message>
+    <message>
+        <source>Pinned lines are kept word for word by every refresh (marked at the left). Editing a pinned line keeps it pinned with the new text.</source>
+        <translation type="vanished">固定行在每次更新时都会一字不改地保留（左侧有标记）。编辑固定行后，它会以新内容继续固定。</translation>
+    </message>
+    <message>
+        <source>{n} / {limit} characters</source>
+        <translation type="vanished">{n} / {limit} 个字符</translation>
+    </message>
+    <message>
+        <source>pinned lines: {lines} ({n} / {limit} characters)</source>
+        <translation type="vanished">固定行：{lines}（{n} / {limit} 个字符）</translation>
+    </message>
+    <message>
+        <source>Last refresh: {time}</source>
+        <translation type="vanished">上次更新：{time}</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation type="vanished">从未</translation>
+    </message>
+    <message>
+        <source>running now</source>
+        <translation type="vanished">正在运行</translation>
+    </message>
+    <message>
+        <source>daily refresh is off</source>
+        <translation type="vanished">每日更新已关闭</translation>
+    </message>
+    <message>
+        <source>next: {time}</source>
+        <translation type="vanished">下次：{time}</translation>
+    </message>
+    <message>
+        <source>not scheduled</source>
+        <translation type="vanished">未安排</translation>
+    </message>
+    <message>
+        <source>last error: {error}</source>
+        <translation type="vanished">上次错误：{error}</translation>
+    </message>
+    <message>
+        <source>Restored from {time}</source>
+        <translation type="vanished">从 {time} 的版本恢复</translation>
+    </message>
+    <message>
+        <source>Refreshed daily</source>
+        <translation type="vanished">每日更新</translation>
+    </message>
+    <message>
+        <source>Refreshed on request</source>
+        <translation type="vanished">手动更新</translation>
+    </message>
+    <message>
+        <source>Edited by you</source>
+        <translation type="vanished">你编辑的</translation>
+    </message>
+    <message>
+        <source>Cleared</source>
+        <translation type="vanished">已清空</translation>
+    </message>
+    <message>
+        <source>Imported</source>
+        <translation type="vanished">导入的</translation>
+    </message>
+    <message>
+        <source>new items: {n}</source>
+        <translation type="vanished">新增条目：{n}</translation>
+    </message>
+    <message>
+        <source>current</source>
+        <translation type="vanished">当前</translation>
+    </message>
+    <message>
+        <source>No earlier versions yet.</source>
+        <translation type="vanished">还没有较早的版本。</translation>
+    </message>
+    <message>
+        <source>This version changed nothing in the text.</source>
+        <translation type="vanished">这个版本没有改动文字。</translation>
+    </message>
+    <message>
+        <source>This version is the same as the current profile.</source>
+        <translation type="vanished">这个版本与当前画像相同。</translation>
+    </message>
+    <message>
+        <source>Reading new summaries and memories…</source>
+        <translation type="vanished">正在读取新的摘要和记忆…</translation>
+    </message>
+    <message>
+        <source>Waiting for the model…</source>
+        <translation type="vanished">正在等待模型…</translation>
+    </message>
+    <message>
+        <source>Checking the reply…</source>
+        <translation type="vanished">正在检查回复…</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation type="vanished">正在保存…</translation>
     </message>
 </context>
 <context>
@@ -3047,6 +3390,14 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>The settings were not saved.</source>
         <translation>设置未能保存。</translation>
+    </message>
+    <message>
+        <source>Profile</source>
+        <translation type="vanished">用户画像</translation>
+    </message>
+    <message>
+        <source>Correct what the page says, then save again.</source>
+        <translation type="vanished">请按页面上的提示修改，然后再保存。</translation>
     </message>
 </context>
 <context>

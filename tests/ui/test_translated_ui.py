@@ -65,8 +65,9 @@ DATA_WORDS = frozenset(
 )
 #: The test server's model.
 MODEL = ("fake-chat",)
-#: Widgets whose text is data: a message's text, the bundled parts' names and licences.
-DATA_WIDGETS = ("messageContent", "aboutParts")
+#: Widgets whose text is data: a message's text, the bundled parts' names and licences, the
+#: user profile's text compared with an earlier version (Settings → Profile).
+DATA_WIDGETS = ("messageContent", "aboutParts", "profileDiff")
 
 
 def _problems(step: str, window: QWidget, words: Iterable[str] = DATA_WORDS) -> list[str]:
