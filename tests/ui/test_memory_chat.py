@@ -586,7 +586,7 @@ async def test_inspector_in_compatibility_mode_and_with_history(
     )
     assert any(t == "Conversation history: 2 of 2 messages" for t in inspector.item_titles())
     assert "messages 1–2" in inspector.item_text("Conversation history")
-    inspector.select("#1 preference")
+    inspector.select("#1 Preference")
     assert "Why it was chosen" in inspector.text.toPlainText()
     inspector.close()
 
