@@ -18,7 +18,7 @@ from pathlib import Path
 from types import SimpleNamespace, TracebackType
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QLocale, Qt, QTimer, QTranslator
+from PySide6.QtCore import QCoreApplication, QLocale, Qt, QTimer, QTranslator
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -400,25 +400,17 @@ class EtosApp:
         self.window.set_ready(True)
         # Kept as functions, so the notice is put into words again when the language changes.
         notices: list[Callable[[], str]] = []
-        window, secrets, settings = self.window, self.secrets, self.settings
+        secrets, settings = self.secrets, self.settings
         if secrets.using_file_fallback:
             notices.append(
-                lambda: window.tr("API keys are kept in {path} (no system keyring found)").format(
-                    path=secrets.fallback_path
-                )
+                lambda: QCoreApplication.translate(
+                    "EtosApp", "API keys are kept in {path} (no system keyring found)"
+                ).format(path=secrets.fallback_path)
             )
         if settings.load_problem:
-            notices.append(
-                lambda: window.tr("Settings were reset: {problem}").format(
-                    problem=settings.load_problem
-                )
-            )
+            notices.append(lambda: _settings_problem_text(settings))
         if recovered:
-            notices.append(
-                lambda: window.tr(
-                    "{n} reply(ies) cut off by the last exit were kept as interrupted"
-                ).format(n=recovered)
-            )
+            notices.append(lambda: self.window.recovered_replies_text(recovered))
         if notices:
             self.window.set_notice(
                 lambda: "⚠ " + notices[0](), lambda: "\n".join(n() for n in notices)
@@ -438,7 +430,8 @@ class EtosApp:
             # Not awaited: its database reads queue behind the embedder's start-up work (0.7 s
             # measured in tests/bench/jobs_startup.py), and nothing else waits for the jobs.
             self._tasks.spawn(
-                self.jobs.start(), self.window.tr("The background jobs did not start.")
+                self.jobs.start(),
+                QCoreApplication.translate("EtosApp", "The background jobs did not start."),
             )
 
     def _build_jobs(self, chat: Any, clock: Clock) -> None:
@@ -511,8 +504,9 @@ class EtosApp:
     def _spawn_choose_embedder(self) -> Any:
         return self._tasks.spawn(
             self.choose_embedder(),
-            self.window.tr(
-                "Matching memories by meaning could not be started; memory search uses keywords."
+            QCoreApplication.translate(
+                "EtosApp",
+                "Matching memories by meaning could not be started; memory search uses keywords.",
             ),
         )
 
@@ -572,18 +566,25 @@ class EtosApp:
         """Show the providers in the chat header and the default one in the status bar."""
         if self.registry is None:
             return
+        from etos_desktop.core.providers.config import ENVIRONMENT_PROVIDER_ID
         from etos_desktop.core.providers.presets import preset
+
+        def name_of(config: ProviderConfig) -> str:
+            # A saved provider's name is the user's; the Environment one's is the app's words.
+            if config.id == ENVIRONMENT_PROVIDER_ID:
+                return QCoreApplication.translate("EtosApp", "Environment")
+            return config.name
 
         entries = []
         for config in self.registry.configs():
             models = [m for m in (config.chat_model, *preset(config.preset).suggested_models) if m]
-            entries.append((config.id, config.name, list(dict.fromkeys(models))))
+            entries.append((config.id, name_of(config), list(dict.fromkeys(models))))
         self.window.chat.set_providers(entries)
         default = self.registry.default()
         if default is None:
-            self.window.set_provider_text(self.window.tr("No provider"))
+            self.window.set_provider_text(QCoreApplication.translate("EtosApp", "No provider"))
         else:
-            self.window.set_provider_text(f"{default.name} · {default.chat_model or '—'}")
+            self.window.set_provider_text(f"{name_of(default)} · {default.chat_model or '—'}")
         from etos_desktop.core.context.prompts import DEFAULT_PERSONA_NAME, DEFAULT_PERSONA_PROMPT
 
         lang = self.ui_language
@@ -602,7 +603,8 @@ class EtosApp:
         if path != self._avatar_path or chat.companion_avatar is None:
             self._avatar_path = path
             self._tasks.spawn(
-                self._load_avatar(path), self.window.tr("The avatar image was not read.")
+                self._load_avatar(path),
+                QCoreApplication.translate("EtosApp", "The avatar image was not read."),
             )
         self.window.memory_enabled = bool(self.settings.get("memory.enabled"))
         self.window.refresh_memory_count()
@@ -668,7 +670,9 @@ class EtosApp:
             self._summary_settings = self._summary_signature()
             self._tasks.spawn(
                 self.jobs.settings_changed(),
-                self.window.tr("Summaries were not rescheduled for the new settings."),
+                QCoreApplication.translate(
+                    "EtosApp", "Summaries were not rescheduled for the new settings."
+                ),
             )
 
     def _on_dialog_finished(self, _result: int) -> None:
@@ -686,8 +690,12 @@ class EtosApp:
     def _show_fatal(self, detail: str) -> None:
         box = QMessageBox(self.window)
         box.setIcon(QMessageBox.Icon.Critical)
-        box.setWindowTitle(self.window.tr("ETOS Desktop cannot start"))
-        box.setText(self.window.tr("The data could not be opened. Nothing was changed."))
+        box.setWindowTitle(QCoreApplication.translate("EtosApp", "ETOS Desktop cannot start"))
+        box.setText(
+            QCoreApplication.translate(
+                "EtosApp", "The data could not be opened. Nothing was changed."
+            )
+        )
         box.setDetailedText(redact(detail))
         box.open()
 
@@ -754,22 +762,47 @@ class EtosApp:
             self._follows_color_scheme = False
 
 
-def load_translations(locale: QLocale) -> list[QTranslator]:
-    """Qt's own translations (standard buttons, file dialogs) and the app's, for ``locale``.
+def _settings_problem_text(settings: SettingsStore) -> str:
+    """What was wrong with the settings file, in words (its technical details are in the log)."""
+    if settings.corrupt_backup is not None:
+        return QCoreApplication.translate(
+            "EtosApp",
+            "The settings file could not be read; it was kept as {name} and the defaults are used.",
+        ).format(name=settings.corrupt_backup.name)
+    if settings.invalid_keys:
+        return QCoreApplication.translate(
+            "EtosApp", "Settings with invalid values were reset to their defaults: {keys}"
+        ).format(keys=", ".join(settings.invalid_keys))
+    return QCoreApplication.translate(
+        "EtosApp",
+        "Parts of the settings file could not be used and were left out; the details are in the log.",
+    )
 
-    The English ``.qm`` is loaded too: Qt's plural forms ("%n memories") need one even for the
-    language the source is written in.
+
+def load_translations(locale: QLocale) -> list[QTranslator]:
+    """The app's translations for ``locale``, and Qt's own (standard buttons, file dialogs).
+
+    A locale the app has no translation for gets the closest one it has (Simplified Chinese for
+    any Chinese, else English), and Qt's words in that language with it, so a window never
+    mixes two languages. English has a ``.qm`` too: Qt's plural forms ("1 memory",
+    "%n memories") need one even for the language the source is written in.
     """
     from PySide6.QtCore import QLibraryInfo
 
+    folder = str(resource_path("translations"))
+    app_own = QTranslator()
+    if not app_own.load(locale, "etos", "_", folder):
+        chinese = locale.language() == QLocale.Language.Chinese
+        locale = QLocale("zh_CN") if chinese else QLocale(QLocale.Language.English)
+        app_own.load(locale, "etos", "_", folder)
     found = []
-    for name, folder in (
-        ("qtbase", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)),
-        ("etos", str(resource_path("translations"))),
+    qt_own = QTranslator()
+    if qt_own.load(
+        locale, "qtbase", "_", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
     ):
-        translator = QTranslator()
-        if translator.load(locale, name, "_", folder):
-            found.append(translator)
+        found.append(qt_own)
+    if not app_own.isEmpty():
+        found.append(app_own)
     return found
 
 
@@ -783,8 +816,12 @@ def install_excepthook(window_getter: Any) -> None:
         if window is not None:
             box = QMessageBox(window)
             box.setIcon(QMessageBox.Icon.Warning)
-            box.setWindowTitle(window.tr("Unexpected error"))
-            box.setText(window.tr("Something went wrong. Your messages are saved."))
+            box.setWindowTitle(QCoreApplication.translate("EtosApp", "Unexpected error"))
+            box.setText(
+                QCoreApplication.translate(
+                    "EtosApp", "Something went wrong. Your messages are saved."
+                )
+            )
             box.setDetailedText(text)
             box.open()
 

@@ -122,8 +122,13 @@ async def check_translations(app: EtosApp) -> str:
     if not folder.is_dir():
         raise SelfCheckFailed(f"{folder} is missing")
     compiled = sorted(folder.glob("*.qm"))
+    # Without them the UI is English under 中文, and English says "1 memories".
+    missing = {"etos_zh_CN.qm", "etos_en.qm"} - {path.name for path in compiled}
+    if missing:
+        raise SelfCheckFailed(f"{folder}: {', '.join(sorted(missing))} missing")
     for path in compiled:
-        if not QTranslator().load(str(path)):
+        translator = QTranslator()
+        if not translator.load(str(path)) or translator.isEmpty():
             raise SelfCheckFailed(f"{path.name} does not load")
     return f"{folder}: {len(compiled)} compiled translation(s) load"
 

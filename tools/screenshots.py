@@ -9,13 +9,14 @@ quote, a saved memory, a failed reply) and photographs every window.
 Usage (from the repository root)::
 
     python tools/screenshots.py --out /tmp/shots                # English UI, en and zh content
-    python tools/screenshots.py --language zh --out /tmp/shots  # Chinese UI (once translated)
+    python tools/screenshots.py --language zh --out /tmp/shots  # Chinese UI
     python tools/screenshots.py --scale 2 --out /tmp/shots2x    # QT_SCALE_FACTOR=2
     python tools/screenshots.py --readme                        # the README's two pictures
 
 Files are named ``<what>-<ui language>-<content language>-<theme>.png``; ``--readme`` writes
-``resources/screenshots/main-window-light.png`` (English content) and ``main-window-dark.png``
-(Chinese content) instead.
+``resources/screenshots/main-window-light.png`` (English UI and content) and
+``main-window-dark.png`` (Chinese UI and content) instead, so the README shows both languages
+and both themes.
 """
 
 from __future__ import annotations
@@ -115,11 +116,11 @@ async def _take_all(qt_app: Any, args: argparse.Namespace) -> int:
     out = ROOT / "resources" / "screenshots" if args.readme else args.out
     out.mkdir(parents=True, exist_ok=True)
     if args.readme:
-        await _take(qt_app, args, "en", ("light",), out, readme=True)
-        await _take(qt_app, args, "zh", ("dark",), out, readme=True)
+        await _take(qt_app, args, "en", ("light",), out, readme=True, language="en")
+        await _take(qt_app, args, "zh", ("dark",), out, readme=True, language="zh")
         return 0
     for content in contents:
-        await _take(qt_app, args, content, themes, out, readme=False)
+        await _take(qt_app, args, content, themes, out, readme=False, language=args.language)
     return 0
 
 
@@ -131,6 +132,7 @@ async def _take(
     out: Path,
     *,
     readme: bool,
+    language: str,
 ) -> None:
     from PySide6.QtWidgets import QToolButton
 
@@ -152,7 +154,7 @@ async def _take(
         settings = SettingsStore(paths.settings_path(Path(data)))
         settings.load()
         for key, value in (
-            ("ui.language", args.language),
+            ("ui.language", language),
             ("memory.embedder", "keywords"),
             ("chat.auto_title", False),
         ):
@@ -169,7 +171,7 @@ async def _take(
         assert conversation.id is not None
         await app.controller.update_conversation(conversation.id, title=TITLES[content])
         await app.controller.wait_idle()
-        stem = f"{args.language}-{content}"
+        stem = f"{language}-{content}"
         for theme in themes:
             app.apply_theme(theme)
             await _settle()

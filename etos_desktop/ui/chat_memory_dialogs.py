@@ -14,7 +14,7 @@ import dataclasses
 import re
 from typing import Final
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import (
     QComboBox,
@@ -46,10 +46,6 @@ __all__ = [
 ]
 
 _ESCAPE_RE: Final = re.compile(r"\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})")
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("ChatMemoryDialogs", text)
 
 
 def invisible_count(text: str) -> int:

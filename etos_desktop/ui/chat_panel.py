@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QMimeData, Qt, QTimer, Signal
@@ -295,6 +296,7 @@ class ChatPanel(QWidget):
         self._editing_id: int | None = None
         self._error_action = ""
         self._error_user_message: int | None = None
+        self._banner_words: Callable[[], str] | None = None
         self._busy = False
         self._temporary_conversation = False
         self._stick_to_bottom = True
@@ -520,6 +522,8 @@ class ChatPanel(QWidget):
             self.provider_combo.setItemText(0, self.tr("Default provider"))
         if self.model_combo.count():
             self.model_combo.setItemText(0, self.tr("Provider's chat model"))
+        if self._banner_words is not None:
+            self.banner_label.setText(self._banner_words())
         if self.banner_action.isVisibleTo(self.banner):
             self.banner_action.setText(
                 self.tr("Open settings") if self._error_action == "settings" else self.tr("Retry")
@@ -715,9 +719,11 @@ class ChatPanel(QWidget):
         quiet = (None, "stopped", "stream_ended")
         if row.status == "error" or (row.status == "interrupted" and row.error_code not in quiet):
             error = _error_from_row(row)
-            widget.set_status(row.status, describe(error).message, retryable=_retryable(error))
+            widget.set_status(
+                row.status, lambda: describe(error).message, retryable=_retryable(error)
+            )
         else:
-            widget.set_status(row.status, status_text(row.status, row.error_code))
+            widget.set_status(row.status, lambda: status_text(row.status, row.error_code))
 
     def _discard(self, widget: QWidget) -> None:
         # Keep the parent until Qt deletes it on this thread: an orphaned widget in a reference
@@ -737,7 +743,7 @@ class ChatPanel(QWidget):
             widget = MessageWidget(0, role, author="", parent=self)
             widget.hide()
             widget.set_text("**warm** `up`", streaming=False)
-            widget.set_status("interrupted", status_text("interrupted", "stopped"))
+            widget.set_status("interrupted", lambda: status_text("interrupted", "stopped"))
             widget.set_status("complete")
             widget.deleteLater()
 
@@ -791,19 +797,19 @@ class ChatPanel(QWidget):
             self.message_layout.removeWidget(widget)
             self.message_layout.insertWidget(index, widget)
             self._discard(old_widget)
-        widget.set_status("streaming", status_text("streaming", None))
+        widget.set_status("streaming", lambda: status_text("streaming", None))
         self._stick_to_bottom = True
 
     def update_reply(self, message_id: int, text: str) -> None:
         widget = self._widgets.get(message_id)
         if widget is not None:
             widget.set_text(text, streaming=True)
-            widget.set_status("streaming", status_text("streaming", None))
+            widget.set_status("streaming", lambda: status_text("streaming", None))
 
     def show_retry(self, message_id: int, seconds: float, reason: str) -> None:
         widget = self._widgets.get(message_id)
         if widget is not None:
-            widget.set_status("streaming", retry_reason_text(reason), retry_in=seconds)
+            widget.set_status("streaming", lambda: retry_reason_text(reason), retry_in=seconds)
 
     def finish_reply(self, row: MessageRow) -> None:
         widget = self._widgets.get(row.id or 0)
@@ -813,10 +819,11 @@ class ChatPanel(QWidget):
 
     def fail_reply(self, row: MessageRow, error: EtosError) -> None:
         widget = self._widgets.get(row.id or 0)
-        words = describe(error)
         if widget is not None:
             widget.set_text(row.content, streaming=False)
-            widget.set_status(row.status, words.message, retryable=_retryable(error))
+            widget.set_status(
+                row.status, lambda: describe(error).message, retryable=_retryable(error)
+            )
         self.show_error(error, user_message_id=row.reply_to_id)
 
     def set_versions(self, user_message_id: int, index: int, count: int) -> None:
@@ -936,7 +943,9 @@ class ChatPanel(QWidget):
         if isinstance(error, EtosError):
             words = describe(error)
             action = words.action if _retryable(error) or words.action != "retry" else ""
-        self.banner_label.setText(failure_text(what, error))
+        # Put into words again on a new language (``what`` was translated by the caller).
+        self._banner_words = lambda: failure_text(what, error)
+        self.banner_label.setText(self._banner_words())
         self._error_action = action
         self._error_user_message = user_message_id
         if action == "settings":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from etos_desktop.core.context.assembler import SYSTEM_PROMPT_LABEL, ContextTrace, TraceMemory
 from etos_desktop.ui.markdown_render import escape_invisible
+from etos_desktop.ui.memory_text import kind_name
 
 if TYPE_CHECKING:
     from etos_desktop.ui.chat_controller import ChatController
@@ -187,7 +189,7 @@ class ContextDialog(QDialog):
             self.tr(
                 "Model {model}: about {total} of {budget} tokens used (context window {window}, "
                 "{reserve} kept for the reply, {margin} for estimate error). History: {kept} of "
-                "{all} messages sent, {turns} older turn(s) left out."
+                "{all} messages sent; older turns left out: {turns}."
             ).format(
                 model=trace.model,
                 total=self.locale().toString(trace.total_tokens),
@@ -226,18 +228,18 @@ class ContextDialog(QDialog):
 
         self._add(
             self.tree,
-            self.tr("Conversation history: {kept} of {all} message(s)").format(
-                kept=trace.history_kept, all=trace.history_total
-            ),
+            self.tr(
+                "Conversation history: {kept} of %n message(s)", "", trace.history_total
+            ).format(kept=trace.history_kept),
             trace.history_tokens,
             self._history_text(trace),
         )
         if trace.dropped_turns:
             self._add(
                 self.tree,
-                self.tr("Left out to fit: {turns} older turn(s), {n} message(s)").format(
-                    turns=trace.dropped_turns, n=len(trace.dropped_message_indexes)
-                ),
+                self.tr(
+                    "Left out to fit: %n older turn(s), {n} messages", "", trace.dropped_turns
+                ).format(n=len(trace.dropped_message_indexes)),
                 trace.dropped_tokens,
                 self._history_text(trace),
             )
@@ -260,7 +262,7 @@ class ContextDialog(QDialog):
                     self.tr(
                         "A summary of another conversation, added because the message asks about "
                         "the past.\nWhy it was chosen: {reason}"
-                    ).format(reason=recalled.reason),
+                    ).format(reason=self._reason_text(recalled.reason)),
                     f"{recalled.score:.3f}",
                 )
             for memory in trace.memories:
@@ -268,7 +270,7 @@ class ContextDialog(QDialog):
                     group,
                     self.tr("#{id} {kind} · {date} · confidence {confidence:.1f}").format(
                         id=memory.id,
-                        kind=memory.kind,
+                        kind=kind_name(memory.kind),
                         date=memory.date,
                         confidence=memory.confidence,
                     ),
@@ -402,7 +404,10 @@ class ContextDialog(QDialog):
         parts = dict(memory.parts)
         lines = [
             self.tr("Memory #{id} — {kind}, saved {date}, confidence {confidence:.2f}").format(
-                id=memory.id, kind=memory.kind, date=memory.date, confidence=memory.confidence
+                id=memory.id,
+                kind=kind_name(memory.kind),
+                date=memory.date,
+                confidence=memory.confidence,
             ),
             self.tr("Sent as: {line}").format(line=sent or "—"),
         ]
@@ -413,7 +418,9 @@ class ContextDialog(QDialog):
                     "record too."
                 )
             )
-        lines.append(self.tr("Why it was chosen: {reason}").format(reason=memory.reason))
+        lines.append(
+            self.tr("Why it was chosen: {reason}").format(reason=self._reason_text(memory.reason))
+        )
         if "relevance" in parts:
             lines.append(
                 self.tr(
@@ -435,6 +442,7 @@ class ContextDialog(QDialog):
         else:
             lines.append(self.tr("Score {score:.3f}").format(score=memory.score))
         lines.append(self.tr("Score parts:"))
+        labels = self._part_labels()
         descriptions = self._part_descriptions()
         names = [n for n in _PART_ORDER if n in parts] + sorted(set(parts) - set(_PART_ORDER))
         for name in names:
@@ -445,10 +453,56 @@ class ContextDialog(QDialog):
                 else _number(value)
             )
             description = descriptions.get(name, "")
-            lines.append(f"  {name} = {shown}" + (f"  ({description})" if description else ""))
+            label = labels.get(name, name)
+            lines.append(f"  {label} = {shown}" + (f"  ({description})" if description else ""))
         lines.append("")
         lines.append(self._retrieval_text(trace))
         return "\n".join(lines)
+
+    def _reason_text(self, reason: str) -> str:
+        """Why a memory or a summary was chosen, in words.
+
+        The trace keeps it as stable English parts joined by "; " (``trace_memories`` in
+        ``core/memory/retrieval.py``, ``RecalledSummary.reason`` in ``core/summaries/recall.py``):
+        "vector 0.41 ≥ floor 0.15", "vector 0.41", "keyword 0.30", "from the period the message
+        names" or "ranked". A part it does not know is shown as it is.
+        """
+        words = []
+        for part in reason.split("; "):
+            if found := re.fullmatch(r"vector (\S+) ≥ floor (\S+)", part):
+                words.append(
+                    self.tr("meaning {similarity} ≥ floor {floor}").format(
+                        similarity=found[1], floor=found[2]
+                    )
+                )
+            elif found := re.fullmatch(r"vector (\S+)", part):
+                words.append(self.tr("meaning {similarity}").format(similarity=found[1]))
+            elif found := re.fullmatch(r"keyword (\S+)", part):
+                words.append(self.tr("keywords {score}").format(score=found[1]))
+            elif part == "from the period the message names":
+                words.append(self.tr("from the period the message names"))
+            elif part == "ranked":
+                words.append(self.tr("ranked among the most relevant"))
+            else:
+                words.append(part)
+        return self.tr("; ", "between the reasons a memory was chosen").join(words)
+
+    def _part_labels(self) -> dict[str, str]:
+        return {
+            "vector": self.tr("meaning"),
+            "floor": self.tr("floor"),
+            "keyword": self.tr("keywords"),
+            "vector_weight": self.tr("weight of meaning"),
+            "relevance": self.tr("relevance"),
+            "recency": self.tr("recency"),
+            "importance": self.tr("importance"),
+            "confidence": self.tr("confidence"),
+            "time_window": self.tr("time window"),
+            "newer_first": self.tr("newer first"),
+            "eligible_vector": self.tr("eligible by meaning"),
+            "eligible_keyword": self.tr("eligible by keywords"),
+            "eligible_time": self.tr("eligible by period"),
+        }
 
     def _part_descriptions(self) -> dict[str, str]:
         return {
@@ -477,8 +531,10 @@ class ContextDialog(QDialog):
         if kept:
             lines.append(
                 self.tr(
-                    "Sent: the newest {kept} of {total} message(s) before yours (messages "
-                    "{first}–{total}), about {tokens} tokens, exactly as stored."
+                    "Sent: the newest {kept} of %n message(s) before yours (messages "
+                    "{first}–{total}), about {tokens} tokens, exactly as stored.",
+                    "",
+                    total,
                 ).format(
                     kept=kept, total=total, first=total - kept + 1, tokens=trace.history_tokens
                 )
@@ -494,9 +550,11 @@ class ContextDialog(QDialog):
             )
             lines.append(
                 self.tr(
-                    "Left out to fit the context window: {turns} older turn(s), messages {span}, "
-                    "about {tokens} tokens. Whole turns are left out, oldest first."
-                ).format(turns=trace.dropped_turns, span=span, tokens=trace.dropped_tokens)
+                    "Left out to fit the context window: %n older turn(s), messages {span}, "
+                    "about {tokens} tokens. Whole turns are left out, oldest first.",
+                    "",
+                    trace.dropped_turns,
+                ).format(span=span, tokens=trace.dropped_tokens)
             )
         else:
             lines.append(self.tr("Nothing was left out."))

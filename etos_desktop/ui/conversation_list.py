@@ -81,7 +81,8 @@ class ConversationListModel(QAbstractListModel):
             return marks + title
         if role == Qt.ItemDataRole.ToolTipRole:
             when = row.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
-            state = f" · {self.tr('Archived')}" if row.archived else ""
+            archived = self.tr("Archived")
+            state = f" · {archived}" if row.archived else ""
             return plain_tooltip(f"{row.title or self.tr('New conversation')}\n{when}{state}")
         if role == Qt.ItemDataRole.ForegroundRole and row.archived:
             return QGuiApplication.palette().brush(

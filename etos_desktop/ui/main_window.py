@@ -301,6 +301,10 @@ class MainWindow(QMainWindow):
         self._notice = (_factory(text), _factory(tooltip))
         self._render_notice()
 
+    def recovered_replies_text(self, count: int) -> str:
+        """The notice that replies cut off by the last exit were kept."""
+        return self.tr("%n reply(ies) cut off by the last exit were kept as interrupted", "", count)
+
     def _render_notice(self) -> None:
         if self._notice is not None:
             self.notice_label.setText(self._notice[0]())

@@ -392,8 +392,8 @@ def _code_block_html(
     body = highlighter(code, language.lower(), palette.pygments_style)
     if body.endswith("\n"):
         body = body[:-1]
-    label = escape(language) if language else _translate("code")
-    copy = escape(_translate("Copy"))
+    label = escape(language) if language else QCoreApplication.translate("MarkdownRender", "code")
+    copy = escape(QCoreApplication.translate("MarkdownRender", "Copy"))
     # Qt's rich text has no flexbox: the header is a borderless two-cell table inside the framed
     # one-column table, so no cell border runs between the language and the Copy link.
     return (
@@ -410,10 +410,6 @@ def _code_block_html(
         f'<pre style="font-family: {_MONO}; color: {palette.code_text}; white-space: pre-wrap; '
         f'margin: 0px;">{body}</pre></td></tr></table>'
     )
-
-
-def _translate(text: str) -> str:
-    return QCoreApplication.translate("MarkdownRender", text)
 
 
 # --- rendering -------------------------------------------------------------------------------------

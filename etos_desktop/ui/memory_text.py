@@ -22,18 +22,14 @@ from etos_desktop.ui.markdown_render import escape_invisible
 CELL_CHARS: Final = 200
 
 
-def _tr(text: str, n: int = -1) -> str:
-    return QCoreApplication.translate("MemoryText", text, None, n)
-
-
 def kind_name(kind: str) -> str:
     """The translated name of a memory kind."""
     names = {
-        MemoryKind.FACT: _tr("Fact"),
-        MemoryKind.PREFERENCE: _tr("Preference"),
-        MemoryKind.INSTRUCTION: _tr("Instruction"),
-        MemoryKind.EPISODE: _tr("Episode"),
-        MemoryKind.INSIGHT: _tr("Insight"),
+        MemoryKind.FACT: QCoreApplication.translate("MemoryText", "Fact"),
+        MemoryKind.PREFERENCE: QCoreApplication.translate("MemoryText", "Preference"),
+        MemoryKind.INSTRUCTION: QCoreApplication.translate("MemoryText", "Instruction"),
+        MemoryKind.EPISODE: QCoreApplication.translate("MemoryText", "Episode"),
+        MemoryKind.INSIGHT: QCoreApplication.translate("MemoryText", "Insight"),
     }
     return names.get(kind, kind)
 
@@ -42,12 +38,14 @@ def source_name(source: str) -> str:
     """Who a memory came from, in the user's terms (the user's own words are credited to them)."""
     names = {
         # Settings → Memory → Add…
-        MemorySource.MANUAL: _tr("Added by you"),
+        MemorySource.MANUAL: QCoreApplication.translate("MemoryText", "Added by you"),
         # /remember and Remember… in the chat: the user's own words.
-        MemorySource.USER_STATEMENT: _tr("Said by you"),
-        MemorySource.ASSISTANT_ACTION: _tr("Saved by the assistant"),
-        MemorySource.IMPORTED: _tr("Imported"),
-        MemorySource.CONSOLIDATION: _tr("Consolidated"),
+        MemorySource.USER_STATEMENT: QCoreApplication.translate("MemoryText", "Said by you"),
+        MemorySource.ASSISTANT_ACTION: QCoreApplication.translate(
+            "MemoryText", "Saved by the assistant"
+        ),
+        MemorySource.IMPORTED: QCoreApplication.translate("MemoryText", "Imported"),
+        MemorySource.CONSOLIDATION: QCoreApplication.translate("MemoryText", "Consolidated"),
     }
     return names.get(source, source)
 
@@ -65,7 +63,7 @@ def status_of(memory: Memory, now: datetime) -> str:
 
 def replaced_by_text(memory_id: int | str) -> str:
     """The status of a superseded memory: which memory replaced it."""
-    return _tr("Replaced by #{id}").format(id=memory_id)
+    return QCoreApplication.translate("MemoryText", "Replaced by #{id}").format(id=memory_id)
 
 
 def status_name(memory: Memory, now: datetime) -> str:
@@ -74,9 +72,9 @@ def status_name(memory: Memory, now: datetime) -> str:
     if status == "superseded":
         return replaced_by_text(memory.superseded_by or "")
     return {
-        "active": _tr("Active"),
-        "archived": _tr("Archived"),
-        "expired": _tr("Expired"),
+        "active": QCoreApplication.translate("MemoryText", "Active"),
+        "archived": QCoreApplication.translate("MemoryText", "Archived"),
+        "expired": QCoreApplication.translate("MemoryText", "Expired"),
     }[status]
 
 
@@ -101,24 +99,38 @@ def memory_error_text(error: EtosError) -> str:
     code = error.code
     params = error.params
     if code == "memory_import_stale":
-        return _tr("Memories changed while the import was being prepared. Import the file again.")
+        return QCoreApplication.translate(
+            "MemoryText",
+            "Memories changed while the import was being prepared. Import the file again.",
+        )
     if code == "memory_import_invalid":
         reason = params.get("reason")
         if reason == "too_large":
-            return _tr("The file is too large to be a memory export.")
+            return QCoreApplication.translate(
+                "MemoryText", "The file is too large to be a memory export."
+            )
         if reason == "not_json":
-            return _tr("The file cannot be read: it is not a JSON file, or it is damaged.")
+            return QCoreApplication.translate(
+                "MemoryText", "The file cannot be read: it is not a JSON file, or it is damaged."
+            )
         if reason == "unsupported_version":
-            return _tr(
-                "The file was exported by a newer version of ETOS Desktop (format {version}). Update the app to import it."
+            return QCoreApplication.translate(
+                "MemoryText",
+                "The file was exported by a newer version of ETOS Desktop (format {version}). Update the app to import it.",
             ).format(version=params.get("version", "?"))
         if reason == "too_many":
-            return _tr("The file holds too many memories ({count}; at most {limit}).").format(
-                count=params.get("count", "?"), limit=params.get("limit", "?")
-            )
+            return QCoreApplication.translate(
+                "MemoryText", "The file holds too many memories ({count}; at most {limit})."
+            ).format(count=params.get("count", "?"), limit=params.get("limit", "?"))
         if reason == "duplicate_id":
-            return _tr("The file is damaged: two memories in it have the same number.")
+            return QCoreApplication.translate(
+                "MemoryText", "The file is damaged: two memories in it have the same number."
+            )
         if reason == "bad_structure":
-            return _tr("The file is damaged: its list of memories cannot be read.")
-        return _tr("This file is not a memory export of ETOS Desktop.")
+            return QCoreApplication.translate(
+                "MemoryText", "The file is damaged: its list of memories cannot be read."
+            )
+        return QCoreApplication.translate(
+            "MemoryText", "This file is not a memory export of ETOS Desktop."
+        )
     return describe(error).message

@@ -251,7 +251,7 @@ class MessageWidget(QFrame):
         self._last_render_at: float | None = None
         self._last_render_ms = 0.0
         self._status = "complete"
-        self._error_text = ""
+        self._error_words: Callable[[], str] = str
         self._retry_deadline: float | None = None
         self._version_index = 0
         self._version_count = 1
@@ -453,7 +453,7 @@ class MessageWidget(QFrame):
     def set_status(
         self,
         status: str,
-        error_text: str = "",
+        error_text: str | Callable[[], str] = "",
         retry_in: float | None = None,
         *,
         retryable: bool = True,
@@ -462,8 +462,9 @@ class MessageWidget(QFrame):
 
         Args:
             status: One of "complete", "streaming", "interrupted", "error".
-            error_text: Already translated words for the status line; when empty, default words
-                for the status are shown ("Streaming…", …). Nothing is shown for "complete".
+            error_text: Words for the status line, or a function that translates them (called
+                again when the language changes); when empty, default words for the status are
+                shown ("Streaming…", …). Nothing is shown for "complete".
             retry_in: Seconds until an automatic retry. The widget then shows
                 "<error_text> — Retrying in N s" counting down (so ``error_text`` should name only
                 the reason, e.g. "Rate limited") and hides Retry.
@@ -476,7 +477,7 @@ class MessageWidget(QFrame):
         if status not in STATUSES:
             raise ValueError(f"unknown message status {status!r}")
         self._status = status
-        self._error_text = error_text
+        self._error_words = error_text if callable(error_text) else lambda: error_text
         self._retryable = retryable
         if retry_in is None:
             self._retry_deadline = None
@@ -780,6 +781,10 @@ class MessageWidget(QFrame):
         self._time_label.setToolTip(
             locale.toString(QDateTime(date, moment), QLocale.FormatType.LongFormat)
         )
+
+    @property
+    def _error_text(self) -> str:
+        return self._error_words()
 
     def _update_status_line(self) -> None:
         kind = "info"

@@ -252,7 +252,7 @@ async def test_welcome_says_what_is_remembered(etos: EtosApp) -> None:
     await idle(etos)
     await wait_until(lambda: chat.welcome.memory_count is not None)
     assert chat.welcome.memory_count == 1
-    assert chat.welcome.memory_line.text() == "I remember 1 thing(s) about you."
+    assert chat.welcome.memory_line.text() == "I remember 1 thing about you."
     assert "/remember" in chat.welcome.teach_line.text()
     assert chat.welcome.title.text() == "Hi, I'm Etos."
     # From the welcome, the memories are a click away.

@@ -47,12 +47,12 @@ def test_a_deleted_memory_is_shown_as_sent_without_its_text(qtbot, lang: str) ->
     original = _trace(lang)
     before = ContextDialog(ContextTrace.from_json(original))
     qtbot.addWidget(before)
-    assert "咖啡" in before.item_text("#12 fact")  # the line is found in both languages
+    assert "咖啡" in before.item_text("#12 Fact")  # the line is found in both languages
 
     erased, _changes = traces.erase_memory_texts(original, [12])
     dialog = ContextDialog(ContextTrace.from_json(erased))
     qtbot.addWidget(dialog)
-    details = dialog.item_text("#12 fact")
+    details = dialog.item_text("#12 Fact")
     assert "咖啡" not in details
     assert "[deleted memory #12]" in details
     assert "2026-03-01" in details.splitlines()[1]  # "Sent as:" keeps what was sent about it

@@ -1,9 +1,9 @@
 """Language, theme and font size switch live from Settings → General, in every open window.
 
 The Chinese here comes from a test translator (a ``QTranslator`` that knows a few source texts):
-the real ``.qm`` files are a later step; what is tested is that the app installs what the
-language setting loads and that every open window puts its texts into words again, without a
-restart. The settings are changed as a person would: in the real Settings dialog, with keys,
+what is tested is that the app installs what the language setting loads and that every open
+window puts its texts into words again, without a restart. The real ``.qm`` files are tested in
+``test_translated_ui.py``. The settings are changed as a person would: in the real Settings dialog, with keys,
 then Save.
 """
 

@@ -164,11 +164,11 @@ async def test_done_when_remember_pnpm_then_new_conversation_carries_it(
         inspector = await open_inspector(app, await last_reply(app))
         assert inspector.memory_status.text().startswith("Memories sent: 1, fenced and labelled")
         titles = inspector.item_titles()
-        assert any(t.startswith("#1 preference · ") for t in titles)
-        details = inspector.item_text("#1 preference")
+        assert any(t.startswith("#1 Preference · ") for t in titles)
+        details = inspector.item_text("#1 Preference")
         assert "Sent as: - #1 (preference, " in details
-        assert "Why it was chosen: vector " in details
-        for part in ("vector = ", "floor = ", "keyword = ", "relevance = ", "recency = "):
+        assert "Why it was chosen: meaning " in details
+        for part in ("meaning = ", "floor = ", "keywords = ", "relevance = ", "recency = "):
             assert part in details
         assert f"Searched with: {INSTALL_QUESTION}" in details
         inspector.close()
@@ -584,9 +584,9 @@ async def test_inspector_in_compatibility_mode_and_with_history(
     assert any(
         t.startswith("Memories — at the top of your message") for t in inspector.item_titles()
     )
-    assert any(t == "Conversation history: 2 of 2 message(s)" for t in inspector.item_titles())
+    assert any(t == "Conversation history: 2 of 2 messages" for t in inspector.item_titles())
     assert "messages 1–2" in inspector.item_text("Conversation history")
-    inspector.select("#1 preference")
+    inspector.select("#1 Preference")
     assert "Why it was chosen" in inspector.text.toPlainText()
     inspector.close()
 

@@ -5,7 +5,8 @@ settings UI builds its pages from :data:`SETTINGS` and the store validates again
 that are not user-tunable are named constants in their own modules, not settings.
 
 Keys are ``<section>.<name>``; the section groups settings on one page. The descriptions are
-English source text for the UI to translate, never shown untranslated to Chinese users.
+English source text marked for extraction (``QT_TRANSLATE_NOOP``, context "SettingsSchema");
+the UI translates them (``ui.settings.page.schema_tr``), never showing them untranslated.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from etos_desktop.core.errors import InvalidInput
+from etos_desktop.core.translation_marks import QT_TRANSLATE_NOOP
 
 _short_repr = reprlib.Repr()
 _short_repr.maxstring = 40
@@ -56,21 +58,30 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "ui.language",
         str,
         "auto",
-        "The language of the user interface; automatic follows the system language.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The language of the user interface; automatic follows the system language.",
+        ),
         choices=("auto", "en", "zh"),
     ),
     SettingSpec(
         "ui.theme",
         str,
         "system",
-        "The colour theme of the window; system follows the operating system's light or dark mode.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The colour theme of the window; system follows the operating system's light or dark mode.",
+        ),
         choices=("system", "light", "dark"),
     ),
     SettingSpec(
         "ui.font_size",
         int,
         100,
-        "The size of text in the window and the chat, in percent of the system's usual size.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The size of text in the window and the chat, in percent of the system's usual size.",
+        ),
         minimum=80,
         maximum=200,
     ),
@@ -78,7 +89,10 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "chat.max_output_tokens",
         int,
         2048,
-        "The most tokens a single reply may contain; this much room is kept free in the context.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The most tokens a single reply may contain; this much room is kept free in the context.",
+        ),
         minimum=64,
         maximum=65536,
     ),
@@ -86,8 +100,11 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "chat.temperature",
         float,
         0.7,
-        "How varied the replies are: lower values give more focused answers, higher values more "
-        "creative ones.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "How varied the replies are: lower values give more focused answers, higher values more "
+            "creative ones.",
+        ),
         minimum=0.0,
         maximum=2.0,
     ),
@@ -95,7 +112,10 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "chat.stream_render_interval_ms",
         int,
         80,
-        "How often, in milliseconds, a streaming reply is redrawn while it arrives.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "How often, in milliseconds, a streaming reply is redrawn while it arrives.",
+        ),
         minimum=16,
         maximum=1000,
     ),
@@ -103,66 +123,91 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "chat.auto_title",
         bool,
         True,
-        "Whether a new conversation gets a short title generated from its first messages.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "Whether a new conversation gets a short title generated from its first messages.",
+        ),
     ),
     SettingSpec(
         "persona.name",
         str,
         "",
-        "The companion's name; when empty, the default name for the conversation's language is "
-        "used.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The companion's name; when empty, the default name for the conversation's language is "
+            "used.",
+        ),
         maximum=64,
     ),
     SettingSpec(
         "persona.prompt",
         str,
         "",
-        "The companion's personality, sent as part of the system prompt; when empty, the warm "
-        "default personality is used.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The companion's personality, sent as part of the system prompt; when empty, the warm "
+            "default personality is used.",
+        ),
         maximum=10000,
     ),
     SettingSpec(
         "persona.avatar",
         str,
         "",
-        "The path of the image shown as the companion's avatar; when empty, the built-in avatar "
-        "is used.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The path of the image shown as the companion's avatar; when empty, the built-in avatar "
+            "is used.",
+        ),
     ),
     SettingSpec(
         "memory.enabled",
         bool,
         True,
-        "Whether long-term memories are saved and recalled in conversations.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema", "Whether long-term memories are saved and recalled in conversations."
+        ),
     ),
     SettingSpec(
         "memory.embedder",
         str,
         "auto",
-        "How memories are matched by meaning: automatic uses your provider's embedding model if "
-        "one is set, else the built-in multilingual model; keywords only uses no embeddings.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "How memories are matched by meaning: automatic uses your provider's embedding model if "
+            "one is set, else the built-in multilingual model; keywords only uses no embeddings.",
+        ),
         choices=("auto", "builtin", "keywords"),
     ),
     SettingSpec(
         "memory.strictness",
         str,
         "balanced",
-        "How relevant a memory must be to be sent: strict sends fewer, surer memories; broad "
-        "sends more, including weaker matches.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "How relevant a memory must be to be sent: strict sends fewer, surer memories; broad "
+            "sends more, including weaker matches.",
+        ),
         choices=("strict", "balanced", "broad"),
     ),
     SettingSpec(
         "memory.approval",
         str,
         "notify",
-        "What happens when the model wants to save a memory: ask every time, save it and show a "
-        "note with Undo, or never save.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "What happens when the model wants to save a memory: ask every time, save it and show a "
+            "note with Undo, or never save.",
+        ),
         choices=("ask", "notify", "never"),
     ),
     SettingSpec(
         "memory.max_content_chars",
         int,
         1000,
-        "The longest text, in characters, that a single memory may hold.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema", "The longest text, in characters, that a single memory may hold."
+        ),
         minimum=50,
         maximum=10000,
     ),
@@ -170,7 +215,10 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "memory.max_active",
         int,
         10000,
-        "The most active memories kept; saving more is refused until some are archived or deleted.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The most active memories kept; saving more is refused until some are archived or deleted.",
+        ),
         minimum=100,
         maximum=1_000_000,
     ),
@@ -178,8 +226,11 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "memory.retrieval_top_k",
         int,
         5,
-        "The most memories sent with one message, chosen by relevance; fewer or none are sent "
-        "when fewer are relevant.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The most memories sent with one message, chosen by relevance; fewer or none are sent "
+            "when fewer are relevant.",
+        ),
         minimum=1,
         maximum=50,
     ),
@@ -187,14 +238,20 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "summaries.enabled",
         bool,
         True,
-        "Whether conversations are summarised in the background and recent summaries are sent "
-        "with new messages.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "Whether conversations are summarised in the background and recent summaries are sent "
+            "with new messages.",
+        ),
     ),
     SettingSpec(
         "summaries.min_user_turns",
         int,
         6,
-        "How many messages the user must have written in a conversation before it is summarised.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "How many messages the user must have written in a conversation before it is summarised.",
+        ),
         minimum=1,
         maximum=200,
     ),
@@ -202,7 +259,10 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "summaries.min_gap_minutes",
         int,
         120,
-        "The shortest time, in minutes, between two summaries of the same conversation.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The shortest time, in minutes, between two summaries of the same conversation.",
+        ),
         minimum=1,
         maximum=10080,
     ),
@@ -210,7 +270,10 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "summaries.inject_count",
         int,
         5,
-        "How many summaries of recent other conversations are sent with each message.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "How many summaries of recent other conversations are sent with each message.",
+        ),
         minimum=0,
         maximum=20,
     ),
@@ -218,13 +281,19 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "profile.enabled",
         bool,
         True,
-        "Whether the user profile is refreshed daily and sent with every message.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "Whether the user profile is refreshed daily and sent with every message.",
+        ),
     ),
     SettingSpec(
         "profile.refresh_hour",
         int,
         4,
-        "The hour of the day, in local time, at which the user profile is refreshed.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The hour of the day, in local time, at which the user profile is refreshed.",
+        ),
         minimum=0,
         maximum=23,
     ),
@@ -232,7 +301,10 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "backup.keep_count",
         int,
         7,
-        "How many daily database backups are kept before the oldest is removed.",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "How many daily database backups are kept before the oldest is removed.",
+        ),
         minimum=1,
         maximum=365,
     ),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QLocale, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QLocale, Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -47,17 +47,34 @@ if TYPE_CHECKING:
 #: The settings sections the General page is built from.
 GENERAL_SECTIONS: tuple[str, ...] = ("ui", "chat", "backup")
 
-_SECTION_TITLES = {"ui": "Interface", "chat": "Chat", "backup": "Backups"}
+_SECTION_TITLES = {
+    "ui": QT_TRANSLATE_NOOP("SettingsSchema", "Interface"),
+    "chat": QT_TRANSLATE_NOOP("SettingsSchema", "Chat"),
+    "backup": QT_TRANSLATE_NOOP("SettingsSchema", "Backups"),
+}
+#: The label of each setting the page shows (English source text, translated where shown).
+_LABELS: Mapping[str, str] = {
+    "ui.language": QT_TRANSLATE_NOOP("SettingsSchema", "Language"),
+    "ui.theme": QT_TRANSLATE_NOOP("SettingsSchema", "Theme"),
+    "ui.font_size": QT_TRANSLATE_NOOP("SettingsSchema", "Font size"),
+    "chat.max_output_tokens": QT_TRANSLATE_NOOP("SettingsSchema", "Max output tokens"),
+    "chat.temperature": QT_TRANSLATE_NOOP("SettingsSchema", "Temperature"),
+    "chat.stream_render_interval_ms": QT_TRANSLATE_NOOP(
+        "SettingsSchema", "Stream render interval (ms)"
+    ),
+    "chat.auto_title": QT_TRANSLATE_NOOP("SettingsSchema", "Auto title"),
+    "backup.keep_count": QT_TRANSLATE_NOOP("SettingsSchema", "Keep count"),
+}
 #: Display names of choice values. Language names are written in their own language, as
 #: language pickers do, so they are not translated.
 _CHOICE_NAMES: Mapping[object, str] = {
-    "auto": "Automatic",
-    "system": "Same as the system",
-    "light": "Light",
-    "dark": "Dark",
-    "ask": "Ask every time",
-    "notify": "Save and notify",
-    "never": "Never",
+    "auto": QT_TRANSLATE_NOOP("SettingsSchema", "Automatic"),
+    "system": QT_TRANSLATE_NOOP("SettingsSchema", "Same as the system"),
+    "light": QT_TRANSLATE_NOOP("SettingsSchema", "Light"),
+    "dark": QT_TRANSLATE_NOOP("SettingsSchema", "Dark"),
+    "ask": QT_TRANSLATE_NOOP("SettingsSchema", "Ask every time"),
+    "notify": QT_TRANSLATE_NOOP("SettingsSchema", "Save and notify"),
+    "never": QT_TRANSLATE_NOOP("SettingsSchema", "Never"),
 }
 _NATIVE_CHOICE_NAMES: Mapping[object, str] = {"en": "English", "zh": "中文"}
 #: Units shown in a number's editor, with the step of its arrows.
@@ -71,16 +88,6 @@ def ui_language(setting: str) -> Language:
     if setting == "en":
         return "en"
     return language_for_locale(QLocale().name())
-
-
-def _label_for(spec: SettingSpec) -> str:
-    """A short English label made from the key: ``chat.max_output_tokens`` → "Max output tokens"."""
-    name = spec.key.split(".", 1)[1]
-    unit = ""
-    if name.endswith("_ms"):
-        name, unit = name[:-3], " (ms)"
-    words = name.replace("_", " ")
-    return words[:1].upper() + words[1:] + unit
 
 
 class JobsSection(QGroupBox):
@@ -288,7 +295,7 @@ class GeneralPage(SettingsPage):
             group.setTitle(schema_tr(_SECTION_TITLES.get(section, section.capitalize())))
         for spec in self.specs:
             editor = self.editors[spec.key]
-            label = schema_tr(_label_for(spec))
+            label = schema_tr(_LABELS[spec.key])
             description = schema_tr(spec.description)
             editor.setToolTip(description)
             self.help_labels[spec.key].setText(description)

@@ -51,42 +51,40 @@ from etos_desktop.ui.settings.page import error_label, set_state
 from etos_desktop.ui.theme import colors
 
 
-def _tr(text: str, n: int = -1) -> str:
-    return QCoreApplication.translate("MemoryDialogs", text, None, n)
-
-
 def entry_problem_text(problem: transfer.InvalidEntry) -> str:
     """Why one entry of an import file is skipped."""
     field_names = {
-        "content": _tr("text"),
-        "kind": _tr("kind"),
-        "source": _tr("source"),
-        "importance": _tr("importance"),
-        "confidence": _tr("confidence"),
-        "tags": _tr("tags"),
-        "trigger_context": _tr("recall when"),
-        "created_at": _tr("created"),
-        "updated_at": _tr("updated"),
-        "valid_from": _tr("valid from"),
-        "valid_until": _tr("valid until"),
-        "archived": _tr("archived"),
-        "archived_at": _tr("archived"),
-        "id": _tr("number"),
-        "superseded_by": _tr("superseded by"),
+        "content": QCoreApplication.translate("MemoryDialogs", "text"),
+        "kind": QCoreApplication.translate("MemoryDialogs", "kind"),
+        "source": QCoreApplication.translate("MemoryDialogs", "source"),
+        "importance": QCoreApplication.translate("MemoryDialogs", "importance"),
+        "confidence": QCoreApplication.translate("MemoryDialogs", "confidence"),
+        "tags": QCoreApplication.translate("MemoryDialogs", "tags"),
+        "trigger_context": QCoreApplication.translate("MemoryDialogs", "recall when"),
+        "created_at": QCoreApplication.translate("MemoryDialogs", "created"),
+        "updated_at": QCoreApplication.translate("MemoryDialogs", "updated"),
+        "valid_from": QCoreApplication.translate("MemoryDialogs", "valid from"),
+        "valid_until": QCoreApplication.translate("MemoryDialogs", "valid until"),
+        "archived": QCoreApplication.translate("MemoryDialogs", "archived"),
+        "archived_at": QCoreApplication.translate("MemoryDialogs", "archived"),
+        "id": QCoreApplication.translate("MemoryDialogs", "number"),
+        "superseded_by": QCoreApplication.translate("MemoryDialogs", "superseded by"),
     }
     field = field_names.get(problem.field or "", problem.field or "")
     reason = problem.reason
     if reason == "not_an_object":
-        return _tr("not a memory entry")
+        return QCoreApplication.translate("MemoryDialogs", "not a memory entry")
     if reason == "empty":
-        return _tr("no text")
+        return QCoreApplication.translate("MemoryDialogs", "no text")
     if reason == "too_long":
-        return _tr("{field} too long").format(field=field)
+        return QCoreApplication.translate("MemoryDialogs", "{field} too long").format(field=field)
     if reason == "secret":
-        return _tr("{field} looks like a password, key or ID number").format(field=field)
+        return QCoreApplication.translate(
+            "MemoryDialogs", "{field} looks like a password, key or ID number"
+        ).format(field=field)
     if reason == "too_many_tags":
-        return _tr("too many tags")
-    return _tr("invalid {field}").format(field=field)
+        return QCoreApplication.translate("MemoryDialogs", "too many tags")
+    return QCoreApplication.translate("MemoryDialogs", "invalid {field}").format(field=field)
 
 
 # -- values the dialogs exchange --------------------------------------------------------------
@@ -292,7 +290,7 @@ class ImportPreviewDialog(QDialog):
     def retranslate(self) -> None:
         p = self.preview
         self.setWindowTitle(self.tr("Import memories"))
-        self.summary_label.setText(import_summary(p))
+        self.summary_label.setText(self.summary())
         self.import_button.setText(self.tr("Import"))
         self.import_button.setEnabled(p.has_changes and not p.over_limit)
         self.cancel_button.setText(self.tr("Cancel"))
@@ -303,9 +301,8 @@ class ImportPreviewDialog(QDialog):
                 parts.append(f"<h4>{html.escape(title)}</h4><ul>")
                 parts.extend(f"<li>{item}</li>" for item in items[:500])
                 if len(items) > 500:
-                    parts.append(
-                        f"<li>… {html.escape(self.tr('%n more', '', len(items) - 500))}</li>"
-                    )
+                    more = self.tr("%n more", "", len(items) - 500)
+                    parts.append(f"<li>… {html.escape(more)}</li>")
                 parts.append("</ul>")
 
         section(
@@ -347,48 +344,59 @@ class ImportPreviewDialog(QDialog):
         )
         self.details.setHtml("".join(parts))
 
+    def summary(self) -> str:
+        """One paragraph saying what the import would do."""
+        preview = self.preview
+        # Punctuation differs by language ("，" and "。" in Chinese), so it is translated too.
+        comma = self.tr(", ", "between the parts of a list")
+        stop = self.tr(". ", "between two sentences")
+
+        def counts(to_add: int, to_update: int, unchanged: int, skipped: int) -> str:
+            # Plurals go through self.tr(): lupdate misses them in QCoreApplication.translate().
+            return comma.join(
+                [
+                    self.tr("%n to add", "", to_add),
+                    self.tr("%n to update", "", to_update),
+                    self.tr("%n already here", "", unchanged),
+                    self.tr("%n skipped", "", skipped),
+                ]
+            )
+
+        text = counts(
+            len(preview.to_add),
+            len(preview.to_update),
+            len(preview.unchanged),
+            len(preview.invalid),
+        )
+        summaries = preview.summaries
+        if summaries.to_add or summaries.to_update or summaries.unchanged or summaries.invalid:
+            text += stop + self.tr("Session summaries: {parts}").format(
+                parts=counts(
+                    len(summaries.to_add),
+                    len(summaries.to_update),
+                    summaries.unchanged,
+                    len(summaries.invalid),
+                )
+            )
+        profile = preview.profile
+        if profile.replace:
+            text += stop + self.tr(
+                "The file's user profile replaces yours (yours stays in the profile's history)"
+            )
+        elif profile.invalid:
+            text += stop + self.tr("The file's user profile is skipped: it cannot be used")
+        if preview.over_limit:
+            text += stop + self.tr(
+                "This would make {count} memories active, more than the {limit} allowed. Archive or delete some first."
+            ).format(count=preview.active_after, limit=preview.max_active)
+        elif not preview.has_changes:
+            text += stop + self.tr("Nothing to import.")
+        return text
+
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
-
-
-def import_summary(preview: transfer.ImportPreview) -> str:
-    """One paragraph saying what an import would do."""
-    text = ", ".join(
-        [
-            _tr("%n to add", len(preview.to_add)),
-            _tr("%n to update", len(preview.to_update)),
-            _tr("%n already here", len(preview.unchanged)),
-            _tr("%n skipped", len(preview.invalid)),
-        ]
-    )
-    summaries = preview.summaries
-    if summaries.to_add or summaries.to_update or summaries.unchanged or summaries.invalid:
-        text += ". " + _tr("Session summaries: {parts}").format(
-            parts=", ".join(
-                [
-                    _tr("%n to add", len(summaries.to_add)),
-                    _tr("%n to update", len(summaries.to_update)),
-                    _tr("%n already here", summaries.unchanged),
-                    _tr("%n skipped", len(summaries.invalid)),
-                ]
-            )
-        )
-    profile = preview.profile
-    if profile.replace:
-        text += ". " + _tr(
-            "The file's user profile replaces yours (yours stays in the profile's history)"
-        )
-    elif profile.invalid:
-        text += ". " + _tr("The file's user profile is skipped: it cannot be used")
-    if preview.over_limit:
-        text += ". " + _tr(
-            "This would make {count} memories active, more than the {limit} allowed. Archive or delete some first."
-        ).format(count=preview.active_after, limit=preview.max_active)
-    elif not preview.has_changes:
-        text += ". " + _tr("Nothing to import.")
-    return text
 
 
 async def confirm_import(parent: QWidget, preview: transfer.ImportPreview) -> bool:
@@ -403,40 +411,40 @@ async def confirm_import(parent: QWidget, preview: transfer.ImportPreview) -> bo
 
 def _field_name(name: str) -> str:
     return {
-        "content": _tr("Text"),
-        "kind": _tr("Kind"),
-        "source": _tr("Source"),
-        "importance": _tr("Importance"),
-        "confidence": _tr("Confidence"),
-        "tags": _tr("Tags"),
-        "trigger_context": _tr("Recall when"),
-        "valid_from": _tr("Valid from"),
-        "valid_until": _tr("Valid until"),
-        "superseded_by": _tr("Superseded by"),
-        "archived_at": _tr("Archived"),
+        "content": QCoreApplication.translate("MemoryDialogs", "Text"),
+        "kind": QCoreApplication.translate("MemoryDialogs", "Kind"),
+        "source": QCoreApplication.translate("MemoryDialogs", "Source"),
+        "importance": QCoreApplication.translate("MemoryDialogs", "Importance"),
+        "confidence": QCoreApplication.translate("MemoryDialogs", "Confidence"),
+        "tags": QCoreApplication.translate("MemoryDialogs", "Tags"),
+        "trigger_context": QCoreApplication.translate("MemoryDialogs", "Recall when"),
+        "valid_from": QCoreApplication.translate("MemoryDialogs", "Valid from"),
+        "valid_until": QCoreApplication.translate("MemoryDialogs", "Valid until"),
+        "superseded_by": QCoreApplication.translate("MemoryDialogs", "Superseded by"),
+        "archived_at": QCoreApplication.translate("MemoryDialogs", "Archived"),
     }.get(name, name)
 
 
 def _action_name(action: str) -> str:
     return {
-        "create": _tr("Created"),
-        "edit": _tr("Edited"),
-        "merge": _tr("Restated (merged)"),
-        "archive": _tr("Archived"),
-        "restore": _tr("Restored"),
-        "supersede": _tr("Superseded"),
-        "delete": _tr("Deleted"),
-        "undelete": _tr("Delete undone"),
+        "create": QCoreApplication.translate("MemoryDialogs", "Created"),
+        "edit": QCoreApplication.translate("MemoryDialogs", "Edited"),
+        "merge": QCoreApplication.translate("MemoryDialogs", "Restated (merged)"),
+        "archive": QCoreApplication.translate("MemoryDialogs", "Archived"),
+        "restore": QCoreApplication.translate("MemoryDialogs", "Restored"),
+        "supersede": QCoreApplication.translate("MemoryDialogs", "Superseded"),
+        "delete": QCoreApplication.translate("MemoryDialogs", "Deleted"),
+        "undelete": QCoreApplication.translate("MemoryDialogs", "Delete undone"),
     }.get(action, action)
 
 
 def _actor_name(actor: str) -> str:
     return {
-        "user": _tr("you"),
-        "assistant": _tr("the assistant"),
-        "import": _tr("import"),
-        "consolidation": _tr("consolidation"),
-        "system": _tr("the app"),
+        "user": QCoreApplication.translate("MemoryDialogs", "you"),
+        "assistant": QCoreApplication.translate("MemoryDialogs", "the assistant"),
+        "import": QCoreApplication.translate("MemoryDialogs", "import"),
+        "consolidation": QCoreApplication.translate("MemoryDialogs", "consolidation"),
+        "system": QCoreApplication.translate("MemoryDialogs", "the app"),
     }.get(actor, actor)
 
 
@@ -474,7 +482,7 @@ def history_html(memory: Memory | None, revisions: Sequence[Revision], *, muted:
         parts.append(f"<p><b>#{memory.id}</b> {rich_escaped(memory.content)}</p>")
     for revision in reversed(revisions):
         when = local_time(revision.created_at, "%Y-%m-%d %H:%M")
-        head = _tr("{action} by {actor}").format(
+        head = QCoreApplication.translate("MemoryDialogs", "{action} by {actor}").format(
             action=_action_name(revision.action), actor=_actor_name(revision.actor)
         )
         parts.append(f"<h4>{html.escape(when)} · {html.escape(head)}</h4>")
@@ -501,10 +509,14 @@ def history_html(memory: Memory | None, revisions: Sequence[Revision], *, muted:
         if not rows:
             continue
         parts.append(table)
+        # Outside the f-string: lupdate does not read calls inside one.
+        field = html.escape(QCoreApplication.translate("MemoryDialogs", "Field"))
+        before_head = html.escape(QCoreApplication.translate("MemoryDialogs", "Before"))
+        after_head = html.escape(QCoreApplication.translate("MemoryDialogs", "After"))
         parts.append(
-            f"<tr><th width='20%' align='left'>{html.escape(_tr('Field'))}</th>"
-            f"<th width='40%' align='left'>{html.escape(_tr('Before'))}</th>"
-            f"<th width='40%' align='left'>{html.escape(_tr('After'))}</th></tr>"
+            f"<tr><th width='20%' align='left'>{field}</th>"
+            f"<th width='40%' align='left'>{before_head}</th>"
+            f"<th width='40%' align='left'>{after_head}</th></tr>"
         )
         for name, old, new in rows:
             parts.append(
@@ -514,7 +526,8 @@ def history_html(memory: Memory | None, revisions: Sequence[Revision], *, muted:
             )
         parts.append("</table>")
     if not revisions:
-        parts.append(f"<p>{html.escape(_tr('No recorded changes.'))}</p>")
+        nothing = QCoreApplication.translate("MemoryDialogs", "No recorded changes.")
+        parts.append(f"<p>{html.escape(nothing)}</p>")
     return "".join(parts)
 
 

@@ -191,12 +191,11 @@ class MemoryTableModel(QAbstractTableModel):
             lines = [f"<p>{rich_escaped(memory.content)}</p>"]
             if memory.tags:
                 tags = rich_escaped(", ".join(memory.tags))
-                lines.append(f"<p><i>{html.escape(self.tr('Tags'))}:</i> {tags}</p>")
+                label = html.escape(self.tr("Tags:"))
+                lines.append(f"<p><i>{label}</i> {tags}</p>")
             if memory.trigger_context:
-                lines.append(
-                    f"<p><i>{html.escape(self.tr('Recall when'))}:</i> "
-                    f"{rich_escaped(memory.trigger_context)}</p>"
-                )
+                label = html.escape(self.tr("Recall when:"))
+                lines.append(f"<p><i>{label}</i> {rich_escaped(memory.trigger_context)}</p>")
             details = [
                 (self.tr("Importance"), f"{memory.importance:.2f}"),
                 (self.tr("Confidence"), f"{memory.confidence:.2f}"),

@@ -178,7 +178,8 @@ class SummaryHistoryDialog(QDialog):
                 f"<p>{rich_escaped(summary.content)}</p>"
             )
         if not parts:
-            parts.append(f"<p>{html.escape(self.tr('This conversation has no summary yet.'))}</p>")
+            nothing = self.tr("This conversation has no summary yet.")
+            parts.append(f"<p>{html.escape(nothing)}</p>")
         self.browser.setHtml("".join(parts))
 
     def changeEvent(self, event: QEvent) -> None:
