@@ -186,6 +186,10 @@ class BackgroundJobs:
             return
         self._started = True
         try:
+            if self._zone is None:
+                # tzlocal reads /etc/localtime and imports tzdata: 250 ms measured on the UI
+                # thread at start-up (tests/bench/stall.py's idle phase). It caches the zone.
+                self._zone = await asyncio.to_thread(local_zone)
             self.scheduler.start()
             await self.derive_summary_jobs()
             await self._schedule_backup()

@@ -29,6 +29,9 @@ from PySide6.QtGui import (
     QImage,
     QPalette,
     QResizeEvent,
+    QTextCursor,
+    QTextDocumentFragment,
+    QTextFormat,
     QTextOption,
     QWheelEvent,
 )
@@ -115,6 +118,26 @@ def stable_boundary(text: str, start: int) -> int:
 def _render_pool() -> ThreadPoolExecutor:
     # One thread: renders wait for each other; the Markdown renderer keeps no per-render state.
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="etos-render")
+
+
+def _append_document(target: QTextBrowser, source: QTextBrowser) -> None:
+    """Append ``source``'s document to ``target``'s, laid out as if rendered as one.
+
+    A source that starts with a paragraph, heading or rule needs a new block for it; one that
+    starts with a list or a frame (a code block, a table, a quote: an empty block before it)
+    makes its own block when inserted, and another would add an empty line. Checked against
+    the whole text rendered at once — the same text and height — at every piece boundary of
+    every Markdown kind (tests/ui/test_message_widget.py).
+    """
+    document = source.document()
+    first = document.begin()
+    rule = first.blockFormat().hasProperty(QTextFormat.Property.BlockTrailingHorizontalRulerWidth)
+    makes_own_block = (first.length() == 1 and not rule) or first.textList() is not None
+    cursor = QTextCursor(target.document())
+    cursor.movePosition(QTextCursor.MoveOperation.End)
+    if not makes_own_block:
+        cursor.insertBlock(first.blockFormat(), first.charFormat())
+    cursor.insertFragment(QTextDocumentFragment(document))
 
 
 def _renumber_copy_links(html: str, offset: int) -> str:
@@ -263,8 +286,10 @@ class MessageWidget(QFrame):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
 
-        # A finished reply rendered as one in the background (see _finish_pieces), polled here.
-        self._consolidation: tuple[Future[Any], str, bool] | None = None
+        # A finished reply made one document again (see _finish_pieces): a piece is appended to
+        # the first per tick, or, for a reply cut to its preview, the preview rendered in the
+        # background is polled here.
+        self._consolidation: tuple[Future[Any] | None, str, bool] | None = None
         self._consolidation_timer = QTimer(self)
         self._consolidation_timer.setInterval(15)
         self._consolidation_timer.timeout.connect(self._on_consolidation_timer_timeout)
@@ -676,11 +701,14 @@ class MessageWidget(QFrame):
         self._update_more_button(cut, len(shown))
 
     def _finish_pieces(self, dark: bool) -> None:
-        """The reply ended: render only its rest as final, and the whole of it in the background.
+        """The reply ended: render only its rest as final, then join the pieces step by step.
 
         Rendering a long reply again as one document at its end was the worst stall of a
-        streamed reply (Markdown ~15 ms + layout ~40 ms on the UI thread); now the Markdown is
-        rendered in a worker thread and only the layout of the whole waits for an idle moment.
+        streamed reply (a 5 KB reply: 47 ms of layout on the UI thread, ~10 ms a KB). Now the
+        rest is rendered at once, and the pieces are joined into one document (one selection,
+        one Ctrl+A) by appending one piece's laid-out document to the first per timer tick,
+        ~7-10 ms each. A reply longer than the preview is cut, as if reopened: that one is
+        rendered in a worker thread and laid out when it is ready.
         """
         from etos_desktop.ui.markdown_render import render_markdown
 
@@ -691,9 +719,10 @@ class MessageWidget(QFrame):
         self._code_blocks = (*self._piece_codes, *rendered.code_blocks)
         self._browser.setVisible(bool(rest))
         self._more_button.setVisible(False)
-        cut = not self._expanded and len(self._text) > PREVIEW_CHARS
-        shown = self._text[:PREVIEW_CHARS] if cut else self._text
-        future = _render_pool().submit(render_markdown, shown, dark=dark, streaming=False)
+        future: Future[Any] | None = None
+        if not self._expanded and len(self._text) > PREVIEW_CHARS:
+            shown = self._text[:PREVIEW_CHARS]
+            future = _render_pool().submit(render_markdown, shown, dark=dark, streaming=False)
         self._consolidation = (future, self._text, dark)
         self._consolidation_timer.start()
 
@@ -703,20 +732,53 @@ class MessageWidget(QFrame):
             self._consolidation_timer.stop()
             return
         future, text, dark = pending
+        if text != self._text or self._streaming or dark != self._is_dark() or not self._pieces:
+            self._consolidation_timer.stop()
+            self._consolidation = None
+            return
+        if future is None:
+            self._join_next_piece()
+            return
         if not future.done():
             return
         self._consolidation_timer.stop()
         self._consolidation = None
-        if text != self._text or self._streaming or dark != self._is_dark() or not self._pieces:
-            return
         rendered = future.result()
         self._drop_pieces()
-        cut = not self._expanded and len(self._text) > PREVIEW_CHARS
-        shown = self._text[:PREVIEW_CHARS] if cut else self._text
+        shown = self._text[:PREVIEW_CHARS]
         self._code_blocks = rendered.code_blocks
         self._show_html(self._browser, rendered.html, shown)
         self._browser.setVisible(bool(self._text))
-        self._update_more_button(cut, len(shown))
+        self._update_more_button(True, len(shown))
+        self.content_rendered.emit()
+
+    def _join_next_piece(self) -> None:
+        """Append the next piece (or, last, the rest) to the first piece's document."""
+        first = self._pieces[0]
+        if len(self._pieces) > 1:
+            source = self._pieces.pop(1)
+            _append_document(first, source)
+            self._layout.removeWidget(source)
+            source.hide()
+            source.deleteLater()
+            return
+        # The first piece now holds all but the rest: it takes the rest and the main role.
+        self._consolidation_timer.stop()
+        self._consolidation = None
+        old = self._browser
+        if old.isVisibleTo(self):
+            _append_document(first, old)
+        self._layout.removeWidget(old)
+        old.hide()
+        old.deleteLater()
+        self._browser = first
+        self._pieces.clear()
+        self._piece_codes.clear()
+        self._stable_len = 0
+        mode = wrap_mode_for(self._text)
+        if first.wordWrapMode() != mode:
+            first.setWordWrapMode(mode)
+        self._update_role_label()
         self.content_rendered.emit()
 
     def _update_more_button(self, cut: bool, shown: int) -> None:

@@ -390,9 +390,67 @@ def test_a_streaming_reply_is_rendered_in_pieces_and_whole_at_the_end(
         lambda: len([b for b in widget.findChildren(QTextBrowser) if b.isVisibleTo(widget)]) == 1,
         timeout=5000,
     )
-    browsers = [b for b in widget.findChildren(QTextBrowser) if b.isVisibleTo(widget)]
+    (joined,) = [b for b in widget.findChildren(QTextBrowser) if b.isVisibleTo(widget)]
     assert widget.code_blocks == tuple(f"print({i})" for i in range(12))
-    assert "Paragraph 11" in browsers[0].toPlainText()
+    # One document, laid out as the same reply rendered at once (as a reopen shows it): the
+    # same text, the same height, every Copy link in order, and the main browser's name.
+    whole = make_widget(render_interval_ms=0)
+    whole.set_text(text, streaming=False)
+    whole.flush_render()
+    (reopened,) = [b for b in whole.findChildren(QTextBrowser) if b.isVisibleTo(whole)]
+    assert joined.toPlainText() == reopened.toPlainText()
+    assert joined.document().size().height() == pytest.approx(
+        reopened.document().size().height(), abs=1
+    )
+    links = [
+        int(href.split(":")[1])
+        for href in _anchors(joined)
+        if href.startswith(message_widget_module._COPY_CODE_SCHEME)
+    ]
+    assert links == list(range(12))
+    assert joined.accessibleName() == reopened.accessibleName()
+
+
+_JOINS = (
+    "Paragraph 0: " + "words " * 60 + "\n\n```python\nprint(0)\n```\n\nParagraph 1: more\n\n"
+    "- a\n- b\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\n> quote\n\nend\n",
+    "# Title\n\nSome text\n\n```\ncode\n```\n\n```\ncode2\n```\n\ntext",
+    "```\nx\n```\n\n# H1\n\npara\n\n1. one\n2. two\n\n> quoted\n\n## H2\n\n中文段落。\n\n```\ny\n```\n\n",
+    "para\n\n> q1\n\n> q2\n\n---\n\nafter rule\n\n- x\n\n  cont\n\n- y\n\nlast",
+)
+
+
+@pytest.mark.parametrize("text", _JOINS)
+def test_pieces_join_into_the_document_a_whole_render_makes(
+    text: str, make_widget: Callable[..., MessageWidget]
+) -> None:
+    # Every place a streamed reply can be cut into pieces: the joined document has the text of
+    # the same reply rendered at once, and its height within one paragraph margin (8 px): next
+    # to a list, table or quote the pieces were rendered apart, and Markdown spaces two lists
+    # (or a list and a table) a little differently from one.
+    whole = make_widget()
+    whole.set_text(text, streaming=False)
+    whole.flush_render()
+    expected = _browser(whole)
+    cuts = [
+        i
+        for i in range(2, len(text))
+        if text[i - 2 : i] == "\n\n"
+        and message_widget_module.stable_boundary(text[:i] + "x", 0) == i
+    ]
+    assert len(cuts) >= 4
+    for cut in cuts:
+        head, tail = make_widget(), make_widget()
+        head.set_text(text[:cut], streaming=False)
+        tail.set_text(text[cut:], streaming=False)
+        head.flush_render()
+        tail.flush_render()
+        message_widget_module._append_document(_browser(head), _browser(tail))
+        joined = _browser(head).document()
+        assert joined.toPlainText() == expected.toPlainText(), repr(text[cut : cut + 12])
+        assert joined.size().height() == pytest.approx(
+            expected.document().size().height(), abs=8.5
+        ), repr(text[cut : cut + 12])
 
 
 def test_a_long_message_shows_its_beginning_and_all_on_request(
