@@ -72,3 +72,21 @@ def test_the_start_up_peek_loads_no_sqlalchemy():
     )
     assert result.returncode == 0, result.stderr
     assert "LOADED []" in result.stdout, result.stdout
+
+
+@pytest.mark.slow
+def test_what_runs_before_the_first_frame_loads_no_asyncio_or_heavy_modules():
+    # etos_desktop.app and the main window's modules are imported before the first frame;
+    # asyncio (with ssl, socket, subprocess: 40-60 ms), qasync, the scheduler, openai,
+    # SQLAlchemy and numpy come after it (app.run_app, app._import_heavy).
+    code = (
+        "import sys, etos_desktop.app\n"
+        "print('LOADED', sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in "
+        "('asyncio', 'ssl', 'qasync', 'apscheduler', 'openai', 'sqlalchemy', 'sqlmodel', "
+        "'numpy')}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert "LOADED []" in result.stdout, result.stdout

@@ -10,14 +10,16 @@ future as cancelled-by-the-user, so no caller waits forever.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QStandardPaths, Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
+
+if TYPE_CHECKING:
+    import asyncio
 
 T = TypeVar("T")
 
@@ -34,6 +36,10 @@ async def await_dialog(dialog: QDialog, read: Callable[[int], T], default: T) ->
     Returns:
         What ``read`` returned, or ``default``.
     """
+    # Imported here: the main window imports this module before its first frame, and asyncio
+    # (with ssl, socket, subprocess) cost ~60 ms of start-up there.
+    import asyncio
+
     future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
 
     def on_finished(result: int) -> None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from etos_desktop.core.errors import EtosError
+
+if TYPE_CHECKING:
+    import asyncio
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +48,10 @@ class TaskSet:
             report: Shows this task's failure instead of the set's reporter (e.g. in the dialog
                 the action was started from).
         """
+        # Imported here: widgets holding a TaskSet are built before the first frame, and asyncio
+        # (with ssl, socket, subprocess) cost ~40-60 ms of start-up there.
+        import asyncio
+
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         self._failures[task] = (failure, report)
@@ -80,5 +86,7 @@ class TaskSet:
 
     async def wait_idle(self) -> None:
         """Wait until every task has ended (tests, closing)."""
+        import asyncio
+
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
