@@ -69,8 +69,10 @@ log = logging.getLogger(__name__)
 KEYWORD_CANDIDATES: Final = 200
 #: Vector matches considered per query, at least (4 × k when that is more).
 VECTOR_CANDIDATES: Final = 100
-#: Memories from a named period ("last week") considered per query, newest first.
-WINDOW_CANDIDATES: Final = 1000
+#: Memories from a named period ("last week") added to the candidates, newest first. Any other
+#: candidate from the period is marked as in it too (by its dates). 1,000 made a two-month
+#: window over a 10k store cost 0.6 s of reading and scoring (tests/bench/retrieval_speed.py).
+WINDOW_CANDIDATES: Final = 200
 #: Nearest active memories a new statement with a change cue is checked against (same slot).
 SLOT_CANDIDATES: Final = 8
 #: Above this share of the index going stale at once, the index is rebuilt instead of patched.
@@ -111,6 +113,43 @@ def _draft(item: str | MemoryDraft | Mapping[str, Any]) -> MemoryDraft:
     if "tags" in fields:
         fields["tags"] = tuple(fields["tags"])
     return MemoryDraft(**fields)
+
+
+#: A query term in more than this share of the memories does not pre-select candidates (it
+#: still counts in the keyword score): BM25 ranks every row that matches a term, and a CJK
+#: character or a common word matches most of a 10k store (p95 18 ms of FTS per search).
+COMMON_TERM_SHARE: Final = 0.2
+#: A store this small is searched with every term.
+_COMMON_TERM_MIN_ROWS: Final = 200
+
+
+def selective_terms(terms: Sequence[str], frequencies: Mapping[str, int], total: int) -> list[str]:
+    """The terms that pre-select keyword candidates: all but the very common ones.
+
+    Args:
+        terms: The query's terms.
+        frequencies: How many memories contain each term.
+        total: How many memories there are.
+
+    Returns:
+        The terms found in at most ``COMMON_TERM_SHARE`` of the memories, or, when every term
+        is that common, the three rarest.
+    """
+    if total < _COMMON_TERM_MIN_ROWS:
+        return list(terms)
+    limit = total * COMMON_TERM_SHARE
+    rare = [t for t in terms if frequencies.get(t, 0) <= limit]
+    if rare:
+        return rare
+    return sorted(terms, key=lambda t: frequencies.get(t, 0))[:3]
+
+
+def _in_window(candidate: Candidate, window: TimeWindow) -> bool:
+    """Whether ``candidate`` was created, or became valid, within ``window``."""
+    return any(
+        window.start <= moment < window.end
+        for moment in (candidate.created_at, candidate.valid_from)
+    )
 
 
 class MemoryEngine:
@@ -1142,8 +1181,15 @@ class MemoryEngine:
         ) -> tuple[list[tuple[int, str]], KeywordScorer, list[Candidate], set[int]]:
             in_window = set() if window is None else self._window_ids(session, window, now)
             matched: list[tuple[int, str]] = []
+            frequencies = fts.document_frequencies(session, terms)
+            total = store.count_all(session) if terms else 0
             if terms:
-                matched = fts.matches(session, terms, now=now, limit=KEYWORD_CANDIDATES)
+                matched = fts.matches(
+                    session,
+                    selective_terms(terms, frequencies, total),
+                    now=now,
+                    limit=KEYWORD_CANDIDATES,
+                )
                 seen = {memory_id for memory_id, _ in matched}
                 wanted = set(in_window)
                 if search_mode is SearchMode.HYBRID:
@@ -1153,11 +1199,7 @@ class MemoryEngine:
                     matched += fts.matches(
                         session, terms, now=now, limit=len(extra), only_ids=extra
                     )
-            scorer = KeywordScorer(
-                terms,
-                fts.document_frequencies(session, terms),
-                store.count_all(session) if terms else 0,
-            )
+            scorer = KeywordScorer(terms, frequencies, total)
             ids = {memory_id for memory_id, _ in matched} | in_window
             if search_mode is not SearchMode.KEYWORD:
                 ids.update(vector_ids)
@@ -1180,7 +1222,8 @@ class MemoryEngine:
                     candidate,
                     cosine=cosine,
                     keyword=keyword.get(candidate.id, 0.0),
-                    in_window=candidate.id in in_window,
+                    in_window=candidate.id in in_window
+                    or (window is not None and _in_window(candidate, window)),
                 )
             )
         return rank(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Coroutine, Sequence
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -38,7 +37,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QTableView,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -288,12 +286,12 @@ class MemoryPage(SettingsPage):
 
         # Tool buttons: as wide as their words (push buttons are at least 80 px each, and seven
         # of them would set the page's minimum width).
-        self.add_button = self._action_button(self._on_add_button_clicked)
-        self.edit_button = self._action_button(self._on_edit_button_clicked)
-        self.archive_button = self._action_button(self._on_archive_button_clicked)
-        self.restore_button = self._action_button(self._on_restore_button_clicked)
-        self.delete_button = self._action_button(self.request_delete)
-        self.history_button = self._action_button(self._on_history_button_clicked)
+        self.add_button = self.action_button(self._on_add_button_clicked)
+        self.edit_button = self.action_button(self._on_edit_button_clicked)
+        self.archive_button = self.action_button(self._on_archive_button_clicked)
+        self.restore_button = self.action_button(self._on_restore_button_clicked)
+        self.delete_button = self.action_button(self.request_delete)
+        self.history_button = self.action_button(self._on_history_button_clicked)
         # A push button draws its menu arrow beside the text (a tool button's overlaps it).
         self.more_button = QPushButton(self)
         self.more_button.setObjectName("memoryMoreButton")
@@ -314,38 +312,21 @@ class MemoryPage(SettingsPage):
         self.more_button.setMenu(self.more_menu)
         self.count_label = QLabel(self)
         self.count_label.setObjectName("memoryCount")
-        self._actions = QHBoxLayout()
-        for button in (
-            self.add_button,
-            self.edit_button,
-            self.archive_button,
-            self.restore_button,
-            self.delete_button,
-            self.history_button,
-        ):
-            self._actions.addWidget(button)
-        self._actions.addWidget(self.more_button)
-        self._actions.addStretch(1)
-        self._actions.addWidget(self.count_label)
-
-        self.undo_bar = QFrame(self)
-        self.undo_bar.setObjectName("memoryUndoBar")
-        self.undo_bar.setFrameShape(QFrame.Shape.StyledPanel)
-        self.undo_label = QLabel(self.undo_bar)
-        self.undo_label.setWordWrap(True)
-        self.undo_button = QPushButton(self.undo_bar)
-        self.undo_button.clicked.connect(self._on_undo_button_clicked)
-        undo_row = QHBoxLayout(self.undo_bar)
-        undo_row.setContentsMargins(8, 2, 4, 2)
-        undo_row.addWidget(self.undo_label, 1)
-        undo_row.addWidget(self.undo_button)
-        self.undo_bar.hide()
-
-    def _action_button(self, slot: Callable[[], None]) -> QToolButton:
-        button = QToolButton(self)
-        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        button.clicked.connect(slot)
-        return button
+        self._actions = self.action_row(
+            [
+                self.add_button,
+                self.edit_button,
+                self.archive_button,
+                self.restore_button,
+                self.delete_button,
+                self.history_button,
+                self.more_button,
+            ],
+            self.count_label,
+        )
+        self.undo_bar, self.undo_label, self.undo_button = self.make_undo_bar(
+            "memoryUndoBar", self._on_undo_button_clicked
+        )
 
     def retranslate(self) -> None:
         self.settings_group.setTitle(self.tr("Settings"))

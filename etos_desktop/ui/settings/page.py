@@ -38,8 +38,10 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QPushButton,
     QScrollArea,
     QTextEdit,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -250,6 +252,46 @@ class SettingsPage(QWidget):
         shown on the page) when it could not be saved.
         """
         return True
+
+    # -- parts of the list pages (Memory, Summaries) -------------------------------------------
+
+    def action_button(self, slot: Callable[[], None]) -> QToolButton:
+        """A text-only button of the row under a list."""
+        button = QToolButton(self)
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        button.clicked.connect(slot)
+        return button
+
+    def action_row(self, buttons: list[QAbstractButton], count_label: QLabel) -> QHBoxLayout:
+        """The row under a list: its buttons on the left, the count on the right."""
+        layout = QHBoxLayout()
+        for button in buttons:
+            layout.addWidget(button)
+        layout.addStretch(1)
+        layout.addWidget(count_label)
+        return layout
+
+    def make_undo_bar(
+        self, name: str, on_undo: Callable[[], None]
+    ) -> tuple[QFrame, QLabel, QPushButton]:
+        """The hidden bar that says what was just deleted, with its Undo button.
+
+        Returns:
+            The bar (object name ``name``), its label and its button.
+        """
+        bar = QFrame(self)
+        bar.setObjectName(name)
+        bar.setFrameShape(QFrame.Shape.StyledPanel)
+        label = QLabel(bar)
+        label.setWordWrap(True)
+        button = QPushButton(bar)
+        button.clicked.connect(on_undo)
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(8, 2, 4, 2)
+        row.addWidget(label, 1)
+        row.addWidget(button)
+        bar.hide()
+        return bar, label, button
 
     # -- work -----------------------------------------------------------------------------------
 

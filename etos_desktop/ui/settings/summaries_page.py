@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QSplitter,
     QTableView,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -249,11 +248,11 @@ class SummariesPage(SettingsPage):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setChildrenCollapsible(False)
 
-        self.edit_button = self._action_button(self._on_edit_button_clicked)
-        self.archive_button = self._action_button(self._on_archive_button_clicked)
-        self.restore_button = self._action_button(self._on_restore_button_clicked)
-        self.delete_button = self._action_button(self.request_delete)
-        self.history_button = self._action_button(self._on_history_button_clicked)
+        self.edit_button = self.action_button(self._on_edit_button_clicked)
+        self.archive_button = self.action_button(self._on_archive_button_clicked)
+        self.restore_button = self.action_button(self._on_restore_button_clicked)
+        self.delete_button = self.action_button(self.request_delete)
+        self.history_button = self.action_button(self._on_history_button_clicked)
         self.more_button = QPushButton(self)
         self.more_button.setObjectName("summaryMoreButton")
         self.more_menu = QMenu(self.more_button)
@@ -263,37 +262,20 @@ class SummariesPage(SettingsPage):
         self.more_button.setMenu(self.more_menu)
         self.count_label = QLabel(self)
         self.count_label.setObjectName("summaryCount")
-        self._actions = QHBoxLayout()
-        for button in (
-            self.edit_button,
-            self.archive_button,
-            self.restore_button,
-            self.delete_button,
-            self.history_button,
-        ):
-            self._actions.addWidget(button)
-        self._actions.addWidget(self.more_button)
-        self._actions.addStretch(1)
-        self._actions.addWidget(self.count_label)
-
-        self.undo_bar = QFrame(self)
-        self.undo_bar.setObjectName("summaryUndoBar")
-        self.undo_bar.setFrameShape(QFrame.Shape.StyledPanel)
-        self.undo_label = QLabel(self.undo_bar)
-        self.undo_label.setWordWrap(True)
-        self.undo_button = QPushButton(self.undo_bar)
-        self.undo_button.clicked.connect(self._on_undo_button_clicked)
-        undo_row = QHBoxLayout(self.undo_bar)
-        undo_row.setContentsMargins(8, 2, 4, 2)
-        undo_row.addWidget(self.undo_label, 1)
-        undo_row.addWidget(self.undo_button)
-        self.undo_bar.hide()
-
-    def _action_button(self, slot: Callable[[], None]) -> QToolButton:
-        button = QToolButton(self)
-        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        button.clicked.connect(slot)
-        return button
+        self._actions = self.action_row(
+            [
+                self.edit_button,
+                self.archive_button,
+                self.restore_button,
+                self.delete_button,
+                self.history_button,
+                self.more_button,
+            ],
+            self.count_label,
+        )
+        self.undo_bar, self.undo_label, self.undo_button = self.make_undo_bar(
+            "summaryUndoBar", self._on_undo_button_clicked
+        )
 
     def retranslate(self) -> None:
         self.settings_group.setTitle(self.tr("Settings"))

@@ -309,3 +309,17 @@ def test_impersonal_queries_need_the_higher_floor(engine: MemoryEngine) -> None:
     assert [h.id for h in hits] == [memory_id]
     assert tuning.vector_floor(personal=False) == 0.9
     assert engine.with_tuning(impersonal_floor=0.1).vector_floor(personal=False) == 0.3
+
+
+def test_only_selective_terms_preselect_keyword_candidates() -> None:
+    from etos_desktop.core.memory.engine import selective_terms
+
+    frequencies = {"我": 9_000, "的": 8_000, "证书": 40, "复习": 900}
+    # A big store: terms in more than a fifth of it do not pre-select.
+    assert selective_terms(["我", "的", "证书", "复习"], frequencies, 10_000) == ["证书", "复习"]
+    # Every term common: the three rarest still do.
+    assert selective_terms(
+        ["我", "的", "在", "是"], {"我": 9_000, "的": 8_000, "在": 7_000, "是": 9_500}, 10_000
+    ) == ["在", "的", "我"]
+    # A small store: every term.
+    assert selective_terms(["我", "证书"], {"我": 90, "证书": 2}, 100) == ["我", "证书"]

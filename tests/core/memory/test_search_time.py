@@ -77,3 +77,29 @@ def test_the_window_follows_the_injected_clock(
     window = engine.time_window("上周")
     assert window is not None
     assert window.describe() == "2026-06-15 – 2026-06-21"
+
+
+def test_a_busy_period_still_marks_an_older_memory_from_it(
+    engine: MemoryEngine, clock: FakeClock
+) -> None:
+    # More memories in the period than are added for it (WINDOW_CANDIDATES, newest first):
+    # the one the question is about is older than those, found by its words, and still gets
+    # the period's boost from its own date.
+    from etos_desktop.core.memory import engine as engine_module
+
+    clock.advance(seconds=(NOW - clock.now()).total_seconds())
+    target = engine.save(
+        "The zebracorn sticker went on the laptop lid",
+        "episode",
+        datetime(2026, 6, 8, 9, tzinfo=UTC),
+        bulk=True,
+    ).id
+    busy = engine_module.WINDOW_CANDIDATES + 30
+    for i in range(busy):
+        moment = datetime(2026, 6, 14, 20, tzinfo=UTC) - timedelta(minutes=10 * i)
+        engine.save(
+            f"Weekend note {i}: groceries, laundry and a walk", "episode", moment, bulk=True
+        )
+    hits = engine.search("What did we say about the zebracorn last week?", k=3)
+    assert hits[0].id == target
+    assert hits[0].parts["time_window"] > 0
