@@ -118,7 +118,7 @@ def _draft(item: str | MemoryDraft | Mapping[str, Any]) -> MemoryDraft:
 #: A query term in more than this share of the memories does not pre-select candidates (it
 #: still counts in the keyword score): BM25 ranks every row that matches a term, and a CJK
 #: character or a common word matches most of a 10k store (p95 18 ms of FTS per search).
-COMMON_TERM_SHARE: Final = 0.2
+COMMON_TERM_SHARE: Final = 0.05
 #: A store this small is searched with every term.
 _COMMON_TERM_MIN_ROWS: Final = 200
 

@@ -116,9 +116,12 @@ def matches(
         # The bodies of known candidates, read by rowid: a MATCH would rank every row that
         # contains a term first (measured: ~12 ms of a 10k-memory hybrid search). A body
         # without any query term simply scores 0 in ``search.keyword_score``.
+        # CROSS JOIN keeps memory_fts the outer loop (rowid lookups, 0.7 ms for 100 ids at
+        # 10k memories); SQLite otherwise led with memory's archived_at index and scanned the
+        # FTS table per row: 25 ms for 100 ids, 144 ms for 291.
         by_id = text(
             "SELECT memory_fts.rowid, memory_fts.body FROM memory_fts "
-            "JOIN memory AS m ON m.id = memory_fts.rowid "
+            "CROSS JOIN memory AS m ON m.id = memory_fts.rowid "
             f"WHERE memory_fts.rowid IN :ids AND {_ACTIVE} LIMIT :limit"
         ).bindparams(bindparam("now", type_=_TIME_TYPE), bindparam("ids", expanding=True))
         rows = session.execute(by_id, {"ids": list(only_ids), "now": now, "limit": limit})

@@ -314,8 +314,8 @@ def test_impersonal_queries_need_the_higher_floor(engine: MemoryEngine) -> None:
 def test_only_selective_terms_preselect_keyword_candidates() -> None:
     from etos_desktop.core.memory.engine import selective_terms
 
-    frequencies = {"我": 9_000, "的": 8_000, "证书": 40, "复习": 900}
-    # A big store: terms in more than a fifth of it do not pre-select.
+    frequencies = {"我": 9_000, "的": 8_000, "证书": 40, "复习": 450}
+    # A big store: terms in more than a twentieth of it do not pre-select.
     assert selective_terms(["我", "的", "证书", "复习"], frequencies, 10_000) == ["证书", "复习"]
     # Every term common: the three rarest still do.
     assert selective_terms(
