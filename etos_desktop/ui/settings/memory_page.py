@@ -20,7 +20,7 @@ from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -69,7 +69,13 @@ from etos_desktop.ui.settings.memory_models import (
     MemoryFilterModel,
     MemoryTableModel,
 )
-from etos_desktop.ui.settings.page import SettingsPage, plain_label, schema_tr
+from etos_desktop.ui.settings.page import (
+    SettingsPage,
+    plain_label,
+    schema_tr,
+    select_item_ids,
+    selected_item_ids,
+)
 
 if TYPE_CHECKING:
     from etos_desktop.core.memory.access import EmbedderInfo, EmbeddingState, MemoryAccess
@@ -468,24 +474,11 @@ class MemoryPage(SettingsPage):
 
     def selected_ids(self) -> list[int]:
         """The ids of the selected memories, in the table's order."""
-        rows = sorted(index.row() for index in self.table.selectionModel().selectedRows())
-        return [self.proxy.index(row, 0).data(MemoryTableModel.MEMORY_ROLE).id for row in rows]
+        return selected_item_ids(self.table, self.proxy, MemoryTableModel.MEMORY_ROLE)
 
     def select_ids(self, memory_ids: Sequence[int]) -> None:
         """Select these memories (those shown)."""
-        selection = QItemSelection()
-        for memory_id in memory_ids:
-            source_row = self.model.row_of(memory_id)
-            if source_row is None:
-                continue
-            index = self.proxy.mapFromSource(self.model.index(source_row, 0))
-            if index.isValid():
-                selection.select(index, index)
-        self.table.selectionModel().select(
-            selection,
-            QItemSelectionModel.SelectionFlag.ClearAndSelect
-            | QItemSelectionModel.SelectionFlag.Rows,
-        )
+        select_item_ids(self.table, self.proxy, self.model, memory_ids)
 
     def undo_available(self) -> int:
         """How many deleted memories Undo would bring back (the last batch)."""

@@ -21,11 +21,22 @@ The conventions each page follows (the Memory, Summaries and Profile pages alike
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
-from typing import Any
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, Protocol
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEvent,
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QSize,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -162,6 +173,41 @@ def row(parent: QWidget, *widgets: QWidget, stretch: bool = False) -> QWidget:
     if stretch:
         layout.addStretch(1)
     return box
+
+
+class _RowsById(Protocol):
+    def row_of(self, item_id: int) -> int | None: ...
+
+    def index(self, row: int, column: int) -> QModelIndex: ...
+
+
+def selected_item_ids(
+    table: QAbstractItemView, proxy: QSortFilterProxyModel, role: int
+) -> list[int]:
+    """The ids of a list page's selected rows, in the table's order (``role`` holds the item)."""
+    rows = sorted(index.row() for index in table.selectionModel().selectedRows())
+    return [proxy.index(row, 0).data(role).id for row in rows]
+
+
+def select_item_ids(
+    table: QAbstractItemView,
+    proxy: QSortFilterProxyModel,
+    model: _RowsById,
+    item_ids: Sequence[int],
+) -> None:
+    """Select these items of a list page (those the filter shows)."""
+    selection = QItemSelection()
+    for item_id in item_ids:
+        source_row = model.row_of(item_id)
+        if source_row is None:
+            continue
+        index = proxy.mapFromSource(model.index(source_row, 0))
+        if index.isValid():
+            selection.select(index, index)
+    table.selectionModel().select(
+        selection,
+        QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+    )
 
 
 class VerticalScrollArea(QScrollArea):

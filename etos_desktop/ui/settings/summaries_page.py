@@ -16,7 +16,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -49,7 +49,14 @@ from etos_desktop.ui import dialogs
 from etos_desktop.ui.error_text import failure_text
 from etos_desktop.ui.job_text import job_error_text, local_time
 from etos_desktop.ui.memory_text import memory_error_text
-from etos_desktop.ui.settings.page import SettingsPage, plain_label, schema_tr, set_state
+from etos_desktop.ui.settings.page import (
+    SettingsPage,
+    plain_label,
+    schema_tr,
+    select_item_ids,
+    selected_item_ids,
+    set_state,
+)
 from etos_desktop.ui.settings.summary_dialogs import SummaryHistoryDialog, open_summary_editor
 from etos_desktop.ui.settings.summary_models import COLUMNS, SummaryFilterModel, SummaryTableModel
 
@@ -382,24 +389,11 @@ class SummariesPage(SettingsPage):
 
     def selected_ids(self) -> list[int]:
         """The ids of the selected summaries, in the table's order."""
-        rows = sorted(index.row() for index in self.table.selectionModel().selectedRows())
-        return [self.proxy.index(row, 0).data(SummaryTableModel.SUMMARY_ROLE).id for row in rows]
+        return selected_item_ids(self.table, self.proxy, SummaryTableModel.SUMMARY_ROLE)
 
     def select_ids(self, summary_ids: Sequence[int]) -> None:
         """Select these summaries (those shown)."""
-        selection = QItemSelection()
-        for summary_id in summary_ids:
-            source_row = self.model.row_of(summary_id)
-            if source_row is None:
-                continue
-            index = self.proxy.mapFromSource(self.model.index(source_row, 0))
-            if index.isValid():
-                selection.select(index, index)
-        self.table.selectionModel().select(
-            selection,
-            QItemSelectionModel.SelectionFlag.ClearAndSelect
-            | QItemSelectionModel.SelectionFlag.Rows,
-        )
+        select_item_ids(self.table, self.proxy, self.model, summary_ids)
 
     def chosen_conversation(self) -> int | None:
         """The conversation chosen in the filter, else the one of the selected summary."""
