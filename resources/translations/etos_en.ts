@@ -261,27 +261,27 @@ You can undo this only until you close Settings.</numerusform>
 <context>
     <name>SummariesPage</name>
     <message numerus="yes">
-        <source>Delete %n selected summaries? They are removed for good and no longer sent to the model; the conversations keep their messages.
+        <source>Delete %n selected summaries? They are removed for good, also from the records of what was sent, and no longer sent to the model; the conversations keep their messages.
 
 You can undo this only until you close Settings.</source>
         <translation>
             <numerusform>Delete %n selected summary? It is removed for good and no longer sent to the model; the conversation keeps its messages.
 
 You can undo this only until you close Settings.</numerusform>
-            <numerusform>Delete %n selected summaries? They are removed for good and no longer sent to the model; the conversations keep their messages.
+            <numerusform>Delete %n selected summaries? They are removed for good, also from the records of what was sent, and no longer sent to the model; the conversations keep their messages.
 
 You can undo this only until you close Settings.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <source>Delete all %n summaries, current, earlier and archived? They are removed for good and no longer sent to the model; the conversations keep their messages.
+        <source>Delete all %n summaries, current, earlier and archived? They are removed for good, also from the records of what was sent, and no longer sent to the model; the conversations keep their messages.
 
 You can undo this only until you close Settings.</source>
         <translation>
             <numerusform>Delete the only summary? It is removed for good and no longer sent to the model; the conversation keeps its messages.
 
 You can undo this only until you close Settings.</numerusform>
-            <numerusform>Delete all %n summaries, current, earlier and archived? They are removed for good and no longer sent to the model; the conversations keep their messages.
+            <numerusform>Delete all %n summaries, current, earlier and archived? They are removed for good, also from the records of what was sent, and no longer sent to the model; the conversations keep their messages.
 
 You can undo this only until you close Settings.</numerusform>
         </translation>

@@ -3772,11 +3772,11 @@ You can undo this only until you close Settings.</source>
         <translation>摘要未能恢复。</translation>
     </message>
     <message numerus="yes">
-        <source>Delete %n selected summaries? They are removed for good and no longer sent to the model; the conversations keep their messages.
+        <source>Delete %n selected summaries? They are removed for good, also from the records of what was sent, and no longer sent to the model; the conversations keep their messages.
 
 You can undo this only until you close Settings.</source>
         <translation>
-            <numerusform>删除选中的 %n 条摘要？它们将被永久移除，不再发送给模型；对话中的消息会保留。
+            <numerusform>删除选中的 %n 条摘要？它们将被永久移除（包括已发送内容的记录），不再发送给模型；对话中的消息会保留。
 
 关闭设置之前还可以撤销。</numerusform>
         </translation>
@@ -3794,11 +3794,11 @@ You can undo this only until you close Settings.</source>
         <translation>没有可删除的摘要。</translation>
     </message>
     <message numerus="yes">
-        <source>Delete all %n summaries, current, earlier and archived? They are removed for good and no longer sent to the model; the conversations keep their messages.
+        <source>Delete all %n summaries, current, earlier and archived? They are removed for good, also from the records of what was sent, and no longer sent to the model; the conversations keep their messages.
 
 You can undo this only until you close Settings.</source>
         <translation>
-            <numerusform>删除全部 %n 条摘要（包括当前、较早和已归档的）？它们将被永久移除，不再发送给模型；对话中的消息会保留。
+            <numerusform>删除全部 %n 条摘要（包括当前、较早和已归档的）？它们将被永久移除（包括已发送内容的记录），不再发送给模型；对话中的消息会保留。
 
 关闭设置之前还可以撤销。</numerusform>
         </translation>

@@ -486,7 +486,7 @@ class SummariesPage(SettingsPage):
         if not ids or self._busy:
             return
         text = self.tr(
-            "Delete %n selected summaries? They are removed for good and no longer sent to the model; the conversations keep their messages.\n\nYou can undo this only until you close Settings.",
+            "Delete %n selected summaries? They are removed for good, also from the records of what was sent, and no longer sent to the model; the conversations keep their messages.\n\nYou can undo this only until you close Settings.",
             "",
             len(ids),
         )
@@ -504,7 +504,7 @@ class SummariesPage(SettingsPage):
         if self._busy:
             return
         text = self.tr(
-            "Delete all %n summaries, current, earlier and archived? They are removed for good and no longer sent to the model; the conversations keep their messages.\n\nYou can undo this only until you close Settings.",
+            "Delete all %n summaries, current, earlier and archived? They are removed for good, also from the records of what was sent, and no longer sent to the model; the conversations keep their messages.\n\nYou can undo this only until you close Settings.",
             "",
             len(ids),
         )

@@ -189,6 +189,7 @@ async def test_delete_with_confirm_and_undo(pe: PageEnv):
     await click(page.delete_button)
     text = await answer_box("Delete")
     assert "removed for good" in text
+    assert "records of what was sent" in text
     await page.wait_idle()
     assert await pe.env.summaries.summaries() == []
     assert page.undo_bar.isVisible()
