@@ -13,7 +13,8 @@ Calendar rules, in the time zone of ``now``:
 * a month name without a year ("in March", "三月份", "3月") is the latest such month that is not
   in the future — this March if March has begun, otherwise last year's;
 * "N days ago" / "N天前" is that day; "a few days ago" / "前几天" is the 2–6 days before today;
-  "recently" / "最近" is the last 14 days.
+  "recently" / "最近" is the last 14 days, marked ``soft``: a preference for recent things,
+  not a period (searches treat it so).
 
 Windows end at the end of their period (not at "now"), so ``end`` may be in the future for
 "this week"; nothing can be dated there anyway.
@@ -84,6 +85,16 @@ class TimeWindow:
     end: datetime
     phrase: str
     rule: str
+
+    @property
+    def soft(self) -> bool:
+        """Whether the words only prefer recent things ("recently", "最近") without naming a period.
+
+        "What workshop did Caroline attend recently?" asks about a workshop; a window of the
+        last 14 days would lift every turn from them over the answer (issue 18). Memory search
+        weighs recency more for such a query, and summary recall ignores it.
+        """
+        return self.rule == "recently"
 
     def contains(self, when: datetime) -> bool:
         """Whether ``when`` falls in the window."""

@@ -16,7 +16,7 @@ memory they overlap most. Exit status 1 if any query with a target exceeds the l
 committed distractors differ from what the generator below makes.
 
 A second, informative-but-also-enforced column ("app") uses the app's own segmentation when
-``etos_desktop.core.memory.segmentation`` is importable: the query's search terms
+``etos_desktop.core.text.segmentation`` is importable: the query's search terms
 (``query_terms``: stemmed, stop terms dropped) against the target's index tokens. Stemming can
 only add matches and dropping stop terms shrinks the denominator, so this is the view of the
 keyword index itself; it must stay within the limit too.
@@ -67,7 +67,7 @@ def tokens(text: str) -> set[str]:
 def app_share(query: str, target: str) -> float | None:
     """Share of the app's query terms found in the target's index tokens; None without the app."""
     try:
-        from etos_desktop.core.memory import segmentation
+        from etos_desktop.core.text import segmentation
     except ImportError:
         return None
     terms = set(segmentation.query_terms(query))

@@ -392,7 +392,7 @@ def _rank_quality(
 
 def calibrate(store: Store, data: dict) -> dict[str, float]:
     """Sweep the hybrid weights and floors on the calibration half; print and return the best."""
-    from etos_desktop.core.memory import segmentation
+    from etos_desktop.core.text import segmentation
 
     cal = [q for q in data["queries"] if q["split"] == "calibration"]
     targeted = [q for q in cal if q["targets"]]

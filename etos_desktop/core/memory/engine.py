@@ -36,7 +36,11 @@ from etos_desktop.core.errors import InvalidInput, ProviderError
 from etos_desktop.core.memory import fts, store, transfer
 from etos_desktop.core.memory.embedding import Embedder
 from etos_desktop.core.memory.errors import MemoryLimitReached, MemoryNotFound
-from etos_desktop.core.memory.gating import addresses_user, asks_only_what_was_said
+from etos_desktop.core.memory.gating import (
+    addresses_user,
+    asks_only_what_was_said,
+    refers_back,
+)
 from etos_desktop.core.memory.policy import check_content
 from etos_desktop.core.memory.records import (
     DeletedMemory,
@@ -49,18 +53,20 @@ from etos_desktop.core.memory.records import (
     SaveResult,
 )
 from etos_desktop.core.memory.search import Candidate, Hit, KeywordScorer, SearchMode, rank
-from etos_desktop.core.memory.segmentation import (
-    duplicate_key,
-    names_or_numbers,
-    query_terms,
-    query_units,
-)
 from etos_desktop.core.memory.slots import change_cue, same_slot
 from etos_desktop.core.memory.tuning import Tuning, tuning_for
 from etos_desktop.core.memory.vectors import FloatArray, VectorIndex, chunk_texts
 from etos_desktop.core.storage import traces
 from etos_desktop.core.storage.database import Database, checkpoint
 from etos_desktop.core.storage.tables import MemoryRow
+from etos_desktop.core.text.segmentation import (
+    STOP_TERMS,
+    duplicate_key,
+    name_terms,
+    names_or_numbers,
+    query_terms,
+    query_units,
+)
 from etos_desktop.core.time_words import TimeWindow, resolve_time_window, without_time_words
 
 log = logging.getLogger(__name__)
@@ -121,6 +127,44 @@ def _draft(item: str | MemoryDraft | Mapping[str, Any]) -> MemoryDraft:
 COMMON_TERM_SHARE: Final = 0.05
 #: A store this small is searched with every term.
 _COMMON_TERM_MIN_ROWS: Final = 200
+#: When the rare terms pre-select fewer keyword candidates than this (or than k), every term
+#: pre-selects: on a dialogue store the names are in every turn, and dropping them left a fifth
+#: of the keyword lists under 10 results (issue 18).
+KEYWORD_MIN_CANDIDATES: Final = 20
+#: A term in at most this many memories is rare for the relevance gate in any store.
+GATE_MIN_DOC_FREQ: Final = 2
+
+
+def gate_terms(
+    terms: Sequence[str],
+    names: Sequence[str],
+    frequencies: Mapping[str, int],
+    total: int,
+    share: float,
+) -> frozenset[str]:
+    """The query terms the relevance gate counts (``search.Gate``): rare content terms and names.
+
+    Args:
+        terms: The query's terms (stop terms already dropped).
+        names: The index terms of the query's names (``segmentation.name_terms``).
+        frequencies: How many memories contain each term.
+        total: How many memories there are.
+        share: ``Tuning.gate_rare_share``.
+
+    Returns:
+        Latin words and CJK bigrams found in at most ``max(GATE_MIN_DOC_FREQ, share × total)``
+        memories, and every name. Numbers, single CJK characters and bigrams with a function
+        character ("是什", "水的": they straddle words) never count.
+    """
+    limit = max(GATE_MIN_DOC_FREQ, share * total)
+    rare = {
+        t
+        for t in terms
+        if 0 < frequencies.get(t, 0) <= limit
+        and not t.isdigit()
+        and (t.isascii() or (len(t) > 1 and not any(ch in STOP_TERMS for ch in t)))
+    }
+    return frozenset(rare | set(names))
 
 
 def selective_terms(terms: Sequence[str], frequencies: Mapping[str, int], total: int) -> list[str]:
@@ -1139,14 +1183,17 @@ class MemoryEngine:
         tuning = tuning or active_tuning
         now = self._now()
         if personal is None:
-            personal = not from_user or addresses_user(query)
-        floor = tuning.vector_floor(personal)
+            personal = not from_user or addresses_user(query) or refers_back(query)
         window = self.time_window(query)
         # The time phrase says when, not what: "last week" must not match every turn that
-        # mentions a week.
+        # mentions a week. "Recently" names no period: it only prefers newer memories.
         keyword_text = query if window is None else without_time_words(query, window)
+        prefer_recent = window is not None and window.soft
+        if prefer_recent:
+            window = None
         time_only = window is not None and asks_only_what_was_said(keyword_text)
         terms = [] if search_mode is SearchMode.VECTOR or time_only else query_terms(keyword_text)
+        names = [] if not terms else name_terms(keyword_text)
         query_vector: FloatArray | None = None
         if search_mode is not SearchMode.KEYWORD and embedder is not None and query.strip():
             try:
@@ -1171,25 +1218,24 @@ class MemoryEngine:
                 sims = index.similarities(query_vector, tuning.passage_weight)
                 masked = numpy.where(index.live(now), sims, -numpy.inf)
                 if apply_floor:
-                    masked = numpy.where(masked >= floor, masked, -numpy.inf)
+                    # The lowest floor the gate may choose: the gate decides after gathering.
+                    masked = numpy.where(masked >= tuning.floor, masked, -numpy.inf)
                 pool = min(len(masked), max(VECTOR_CANDIDATES, 4 * k))
                 top = numpy.argpartition(-masked, pool - 1)[:pool]
                 vector_ids = [int(index.ids[i]) for i in top if numpy.isfinite(masked[i])]
 
         def gather(
             session: Any,
-        ) -> tuple[list[tuple[int, str]], KeywordScorer, list[Candidate], set[int]]:
+        ) -> tuple[list[tuple[int, str]], KeywordScorer, list[Candidate], set[int], frozenset[str]]:
             in_window = set() if window is None else self._window_ids(session, window, now)
             matched: list[tuple[int, str]] = []
             frequencies = fts.document_frequencies(session, terms)
             total = store.count_all(session) if terms else 0
             if terms:
-                matched = fts.matches(
-                    session,
-                    selective_terms(terms, frequencies, total),
-                    now=now,
-                    limit=KEYWORD_CANDIDATES,
-                )
+                selective = selective_terms(terms, frequencies, total)
+                matched = fts.matches(session, selective, now=now, limit=KEYWORD_CANDIDATES)
+                if len(matched) < max(k, KEYWORD_MIN_CANDIDATES) and len(selective) < len(terms):
+                    matched = fts.matches(session, terms, now=now, limit=KEYWORD_CANDIDATES)
                 seen = {memory_id for memory_id, _ in matched}
                 wanted = set(in_window)
                 if search_mode is SearchMode.HYBRID:
@@ -1200,16 +1246,21 @@ class MemoryEngine:
                         session, terms, now=now, limit=len(extra), only_ids=extra
                     )
             scorer = KeywordScorer(terms, frequencies, total)
+            gate = gate_terms(terms, names, frequencies, total, tuning.gate_rare_share)
             ids = {memory_id for memory_id, _ in matched} | in_window
             if search_mode is not SearchMode.KEYWORD:
                 ids.update(vector_ids)
-            return matched, scorer, store.candidates(session, ids, now), in_window
+            return matched, scorer, store.candidates(session, ids, now), in_window, gate
 
-        matched, scorer, found, in_window = self._call(gather)
+        matched, scorer, found, in_window, gate = self._call(gather)
         keyword: dict[int, float] = {}
+        shared: dict[int, frozenset[str]] = {}
+        term_set = frozenset(terms)
         for memory_id, indexed in matched:
             tokens = indexed.split()
-            keyword[memory_id] = scorer.score(set(tokens), len(tokens))
+            token_set = set(tokens)
+            keyword[memory_id] = scorer.score(token_set, len(tokens))
+            shared[memory_id] = term_set.intersection(token_set)
         candidates: list[Candidate] = []
         for candidate in found:
             cosine: float | None = None
@@ -1224,6 +1275,7 @@ class MemoryEngine:
                     keyword=keyword.get(candidate.id, 0.0),
                     in_window=candidate.id in in_window
                     or (window is not None and _in_window(candidate, window)),
+                    shared=shared.get(candidate.id, frozenset()),
                 )
             )
         return rank(
@@ -1238,6 +1290,8 @@ class MemoryEngine:
             whole_text_vectors=None if index is None else index.whole_text_vectors,
             time_only=time_only,
             query_names=names_or_numbers(keyword_text),
+            gate_terms=gate,
+            prefer_recent=prefer_recent,
         )
 
     def time_window(self, query: str) -> TimeWindow | None:

@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
-from etos_desktop.core.memory.segmentation import query_units
+from etos_desktop.core.text.segmentation import query_units
 
 
 class RecallKind(StrEnum):
@@ -178,6 +178,15 @@ _PERSONAL_RE = re.compile(
     r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b|[我咱俺]",
     re.IGNORECASE,
 )
+#: "How do I…" / "我该怎么…" ask how a thing is done, not about the user ("How do I center a
+#: div?"): the first person there is generic, so it does not make the message memory-directed.
+_PROCEDURAL_RE = re.compile(
+    r"\bhow (do|can|could|should|would|might|will) (i|we)\b"
+    r"|\b(can|could|should|may|might) (i|we) (use|do|make|get|run|write|put|set|change|fix)\b"
+    r"|\bis there a way (for me )?to\b"
+    r"|我(们)?(该|应该|要|能|可以|需要)?(怎么|怎样|如何)",
+    re.IGNORECASE,
+)
 
 
 def addresses_user(message: str) -> bool:
@@ -185,7 +194,9 @@ def addresses_user(message: str) -> bool:
 
     A message that does not ("What is the speed of light?", "解释一下什么是区块链") is rarely about
     anything in the user's memories, so search asks more of its vector matches (the embedder's
-    ``impersonal_floor``). "you" does not count: "can you explain…" is about the topic.
+    ``impersonal_floor``) unless the relevance gate finds a rare term or a name it shares
+    with a memory. "you" does not count: "can you explain…" is about the topic; neither does
+    the generic "I" of "how do I…" / "我该怎么…" (a procedure, not the user's life).
 
     Args:
         message: The user's message.
@@ -194,7 +205,8 @@ def addresses_user(message: str) -> bool:
         ``True`` for first-person messages and for every message with a recall cue.
     """
     text = unicodedata.normalize("NFKC", message).replace("\u2019", "'")
-    return _PERSONAL_RE.search(text) is not None or recall_cue(message) is not None
+    rest = _PROCEDURAL_RE.sub(" ", text)
+    return _PERSONAL_RE.search(rest) is not None or recall_cue(message) is not None
 
 
 def is_recall_question(message: str) -> bool:

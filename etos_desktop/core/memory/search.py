@@ -31,10 +31,10 @@ from enum import StrEnum
 
 import numpy
 
-from etos_desktop.core.memory.segmentation import rough_units
 from etos_desktop.core.memory.slots import change_cue, same_slot
 from etos_desktop.core.memory.tuning import Tuning
 from etos_desktop.core.memory.vectors import FloatArray
+from etos_desktop.core.text.segmentation import rough_units
 
 #: A memory of about this many index tokens (an English sentence of a dozen words, a Chinese one
 #: of ~25 characters) gets no length penalty in the keyword score.
@@ -103,6 +103,8 @@ class Candidate:
         keyword: Its keyword score (0 when it matched no term).
         in_window: It was created (or became valid) in the period the query names ("last
             week"), see ``core.time_words``.
+        shared: The query's terms it contains (the relevance gate and the two-word keyword
+            rule read them).
     """
 
     id: int
@@ -115,6 +117,46 @@ class Candidate:
     cosine: float | None
     keyword: float
     in_window: bool = False
+    shared: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What the relevance gate knows about a query before it sees the candidates.
+
+    A message is *memory-directed* (DESIGN §5.3) when it addresses the user, carries a recall
+    cue or refers back (``directed``, decided by the caller from the message) — or when it
+    shares a gate term with one of its best candidates: a content word or CJK bigram that is
+    rare in the store, or a name, however often the name occurs (in a dialogue store the names
+    are in every turn). Only messages that are none of these (general knowledge, coding) must
+    clear the embedder's strict ``impersonal_floor``.
+
+    Attributes:
+        directed: The message itself says it is about the user's memory.
+        terms: The query's gate terms.
+    """
+
+    directed: bool = True
+    terms: frozenset[str] = frozenset()
+
+
+#: How many of the best candidates (floor off) the gate looks at for a shared gate term.
+GATE_HEAD = 10
+
+
+def content_units(terms: Collection[str]) -> float:
+    """How many content words ``terms`` amount to: Latin words count 1, CJK tokens a half.
+
+    Two CJK bigrams make about one Chinese word ("最喜欢" is two); single CJK characters count
+    for nothing (一, 的, 是 are in most memories).
+    """
+    units = 0.0
+    for term in terms:
+        if term.isascii():
+            units += 1.0
+        elif len(term) > 1:
+            units += 0.5
+    return units
 
 
 def idf(doc_freq: int, n_docs: int) -> float:
@@ -177,6 +219,18 @@ class KeywordScorer:
         return (matched / self._total) * factor
 
 
+def _relevance(candidate: Candidate, *, mode: SearchMode, tuning: Tuning, weight: float) -> float:
+    """The candidate's relevance in ``mode``, before the time boost and the small terms."""
+    cosine, keyword = candidate.cosine, candidate.keyword
+    if mode is SearchMode.KEYWORD:
+        return keyword
+    if mode is SearchMode.VECTOR:
+        return -1.0 if cosine is None else cosine
+    if cosine is None:
+        return keyword
+    return weight * tuning.scale_vector(cosine) + (1.0 - weight) * tuning.scale_keyword(keyword)
+
+
 def _score(
     candidate: Candidate,
     *,
@@ -187,13 +241,17 @@ def _score(
     now: datetime,
     apply_floor: bool,
     time_only: bool,
+    boost: float,
+    recency_weight: float,
 ) -> tuple[float, dict[str, float]] | None:
     cosine, keyword = candidate.cosine, candidate.keyword
     by_vector = cosine is not None and cosine >= floor
-    by_keyword = keyword > 0.0 and keyword >= tuning.keyword_floor
+    by_keyword = keyword > 0.0 and (
+        keyword >= tuning.keyword_floor
+        or content_units(candidate.shared) >= tuning.keyword_min_units
+    )
     # "What did we talk about last week?" names no subject: being from that week is relevance.
     by_time = candidate.in_window and time_only
-    boost = tuning.time_boost if candidate.in_window else 0.0
     parts: dict[str, float] = {"keyword": keyword}
     if cosine is not None:
         parts["vector"] = cosine
@@ -216,16 +274,12 @@ def _score(
         return None
     if not apply_floor and cosine is None and keyword <= 0.0 and not candidate.in_window:
         return None
-    if cosine is None:
-        relevance = keyword
-    else:
+    relevance = _relevance(candidate, mode=mode, tuning=tuning, weight=vector_weight)
+    if cosine is not None:
         parts["vector_weight"] = vector_weight
-        relevance = vector_weight * tuning.scale_vector(cosine) + (
-            1.0 - vector_weight
-        ) * tuning.scale_keyword(keyword)
     age_days = (now - candidate.valid_from).total_seconds() / 86400.0
     parts["relevance"] = relevance
-    parts["recency"] = tuning.recency_weight * (tuning.recency(age_days) - 1.0)
+    parts["recency"] = recency_weight * (tuning.recency(age_days) - 1.0)
     parts["importance"] = tuning.importance_weight * (candidate.importance - 0.5)
     parts["confidence"] = tuning.confidence_weight * (candidate.confidence - 1.0)
     score = relevance + boost + parts["recency"] + parts["importance"] + parts["confidence"]
@@ -281,6 +335,8 @@ def rank(
     whole_text_vectors: Callable[[Sequence[int]], Mapping[int, FloatArray]] | None = None,
     time_only: bool = False,
     query_names: bool = False,
+    gate_terms: Collection[str] = (),
+    prefer_recent: bool = False,
 ) -> list[Hit]:
     """Score, filter and order candidates.
 
@@ -293,46 +349,82 @@ def rank(
         now: The current time (for recency).
         k: The most hits returned.
         apply_floor: ``False`` returns the best ``k`` with any signal, eligible or not.
-        personal: Whether the query refers to the user (``gating.addresses_user``); picks
-            ``floor`` or ``impersonal_floor``.
+        personal: Whether the message itself is memory-directed (it addresses the user,
+            carries a recall cue or refers back; see :class:`Gate`). When it is not, it still
+            is when one of its best candidates shares one of ``gate_terms``; otherwise the
+            embedder's strict ``impersonal_floor`` applies.
         whole_text_vectors: Looks up memories' whole-text vectors for the same-slot rule
             between results (hybrid only; ``None`` skips that step).
         time_only: The query names a period and no subject ("what did we talk about last
             week?"): candidates from the period (``Candidate.in_window``) are eligible without
-            a floor. Candidates in a named period get ``tuning.time_boost`` in every mode.
+            a floor. Otherwise a candidate from the period gets ``tuning.time_boost`` only when
+            its relevance is close to the best (``tuning.time_relative``): the period reorders
+            matches of similar relevance and never lifts an unrelated memory over a matching one.
         query_names: The query has names, numbers or titles (``names_or_numbers``).
+        gate_terms: The query's rare content terms and names (``Gate.terms``).
+        prefer_recent: The query asks for recent things without naming a period ("recently",
+            "最近"): recency weighs ``tuning.recent_factor`` times as much; no window.
 
     Returns:
         Up to ``k`` hits, best first; possibly none.
     """
     if k <= 0:
         return []
-    scored: list[tuple[float, dict[str, float], Candidate]] = []
     by_entry = mode is SearchMode.HYBRID and tuning.long_entry_shift != 0.0
-    for candidate in candidates:
-        weight = tuning.vector_weight(
-            query_units, query_names, rough_units(candidate.text) if by_entry else None
+    keyword_max = max((c.keyword for c in candidates), default=0.0)
+    weights = [
+        tuning.blend_weight(
+            query_units,
+            query_names,
+            rough_units(c.text) if by_entry else None,
+            keyword_max,
         )
+        for c in candidates
+    ]
+    relevances = [
+        _relevance(c, mode=mode, tuning=tuning, weight=w)
+        for c, w in zip(candidates, weights, strict=True)
+    ]
+    shared = False
+    if not personal and gate_terms:
+        head = sorted(range(len(candidates)), key=lambda i: -relevances[i])[:GATE_HEAD]
+        terms = frozenset(gate_terms)
+        shared = any(candidates[i].shared & terms for i in head)
+    floor = tuning.vector_floor(personal, shared)
+    best = max(relevances, default=0.0)
+    recency_weight = tuning.recency_weight * (tuning.recent_factor if prefer_recent else 1.0)
+    scored: list[tuple[float, dict[str, float], Candidate]] = []
+    for candidate, weight, relevance in zip(candidates, weights, relevances, strict=True):
+        boost = 0.0
+        if candidate.in_window and (
+            time_only or (best > 0.0 and relevance >= tuning.time_relative * best)
+        ):
+            boost = tuning.time_boost
         result = _score(
             candidate,
             mode=mode,
             tuning=tuning,
             vector_weight=weight,
-            floor=tuning.vector_floor(personal),
+            floor=floor,
             now=now,
             apply_floor=apply_floor,
             time_only=time_only,
+            boost=boost,
+            recency_weight=recency_weight,
         )
         if result is not None:
+            result[1]["directed"] = 1.0 if personal else 0.5 if shared else 0.0
             scored.append((result[0], result[1], candidate))
     scored.sort(key=lambda item: (-item[0], -item[2].id))
     if mode is SearchMode.HYBRID and whole_text_vectors is not None and len(scored) > 1:
         # Pairwise and quadratic: only the head a caller can see is considered.
-        head = scored[: min(max(2 * k, 10), SLOT_HEAD)]
+        head_items = scored[: min(max(2 * k, 10), SLOT_HEAD)]
         _newer_in_slot(
-            head, whole_text_vectors([c.id for _, _, c in head]), tuning.same_slot_query_similarity
+            head_items,
+            whole_text_vectors([c.id for _, _, c in head_items]),
+            tuning.same_slot_query_similarity,
         )
-        scored[: len(head)] = head
+        scored[: len(head_items)] = head_items
     return [
         Hit(
             id=c.id,

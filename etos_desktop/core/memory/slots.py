@@ -29,7 +29,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from etos_desktop.core.memory.segmentation import STOP_TERMS, tokens
+from etos_desktop.core.text.segmentation import STOP_TERMS, tokens
 
 #: English change cues. "now" counts only before a verb-like word ("now drinks", "now works"),
 #: not as a filler ("now I need…", "right now").

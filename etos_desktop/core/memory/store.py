@@ -21,10 +21,10 @@ from sqlmodel import Session, SQLModel, col, delete, select
 from etos_desktop.core.memory import fts
 from etos_desktop.core.memory.records import RevisionAction
 from etos_desktop.core.memory.search import Candidate
-from etos_desktop.core.memory.segmentation import index_text
 from etos_desktop.core.memory.vectors import FloatArray, VectorRow, timestamp, to_blob
 from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, MemoryVectorRow
 from etos_desktop.core.storage.traces import chunks
+from etos_desktop.core.text.segmentation import index_text
 
 #: The fields a revision's before/after snapshot holds.
 SNAPSHOT_FIELDS = (

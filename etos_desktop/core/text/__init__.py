@@ -1,0 +1,6 @@
+"""The text toolkit every memory layer shares: segmentation and stemming for the keyword index.
+
+Pure functions of their input and Python's Unicode tables, the same on every machine. May import
+the standard library and pure-Python packages (``snowballstemmer``); never a layer package
+(``core.memory``, ``core.summaries``, ``core.profile``), never Qt.
+"""
