@@ -22,8 +22,8 @@ from etos_desktop.core.memory.errors import (
     MemorySecret,
     MemoryTooLong,
 )
-from etos_desktop.core.text.segmentation import index_text
 from etos_desktop.core.storage import migrations
+from etos_desktop.core.text.segmentation import index_text
 from tests.helpers.embedders import HashEmbedder
 
 
