@@ -1,7 +1,8 @@
 """The conversational retrieval set: a deterministic generator of a multi-session dialogue store.
 
 Run: ``python tests/bench/conversation_set.py [--check]`` writes (or, with ``--check``, compares
-against) ``tests/bench/data/conversation_set.json``.
+against) ``tests/bench/data/conversation_set.json``; ``--check`` also checks the hand-written
+``conversation_questions_v2.json`` (:func:`load_questions`).
 
 Why it exists (issue 10): the bilingual set (``retrieval_set.json``) holds short, distinct facts,
 so it could not show that the old "newer first" step collapsed ranking on real conversational
@@ -32,6 +33,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "data" / "conversation_set.json"
+#: Hand-written third-person, comparison and count questions about the same store (issue 18).
+QUESTIONS_V2 = DEFAULT_PATH.parent / "conversation_questions_v2.json"
 SEED = 20261201
 TURNS_PER_SESSION = 210
 REFERENCE_NOW = "2026-06-17T20:00:00+00:00"
@@ -1888,6 +1891,31 @@ def load(path: Path = DEFAULT_PATH) -> dict:
     return data
 
 
+def load_questions(path: Path = QUESTIONS_V2, data: dict | None = None) -> list[dict]:
+    """Read an added question file and check it against the store (``data``: the committed set).
+
+    Checked (``dataset_overlap.check_questions``, no overlap limit here): ids new, targets and
+    stale ids are turns of the store, no first person, split alternating within category and
+    language; and no question is a verbatim part of a turn.
+
+    Raises:
+        ValueError: On any problem.
+    """
+    import dataset_overlap  # the bench folder is on sys.path when run from it
+
+    data = load() if data is None else data
+    questions: list[dict] = json.loads(path.read_text(encoding="utf-8"))["queries"]
+    problems = dataset_overlap.check_questions(data, questions, None)
+    texts = [m["text"].lower() for m in data["memories"]]
+    for q in questions:
+        words = q["text"].lower().rstrip("?？")
+        if any(words in t for t in texts):
+            problems.append(f"{q['id']}: copies a turn verbatim")
+    if problems:
+        raise ValueError(f"{path.name}: " + "; ".join(problems))
+    return questions
+
+
 def dump(data: dict) -> str:
     """The JSON text of the set (one memory or query per line keeps diffs readable)."""
     lines = ["{"]
@@ -1936,6 +1964,9 @@ def main() -> int:
         same = args.path.read_text(encoding="utf-8") == text
         print_counts(data)
         print("committed set matches the generator" if same else "committed set DIFFERS")
+        questions = load_questions(QUESTIONS_V2, data)
+        print_counts({**data, "queries": questions})
+        print(f"{QUESTIONS_V2.name}: {len(questions)} questions, checks passed")
         return 0 if same else 1
     args.path.write_text(text, encoding="utf-8")
     print_counts(data)

@@ -1,6 +1,8 @@
 """Token overlap between the retrieval set's queries and their targets, and the distractor generator.
 
-Run: ``python tests/bench/dataset_overlap.py [--set PATH] [--quiet] [--regenerate-distractors]``.
+Run: ``python tests/bench/dataset_overlap.py [--set PATH] [--quiet] [--regenerate-distractors]``;
+``--questions tests/bench/data/retrieval_questions_v2.json`` checks the added third-person question
+file instead (:func:`load_questions`: no first person, the same overlap limit, alternating split).
 
 The retrieval set (``tests/bench/data/retrieval_set.json``) promises that every query shares at most
 30 % of its tokens with its target, so keyword search cannot win by copying words. Tokens are made
@@ -41,7 +43,17 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 DEFAULT_SET = Path(__file__).resolve().parent / "data" / "retrieval_set.json"
+#: Third-person, comparison and count questions about the same store (issue 18).
+QUESTIONS_V2 = DEFAULT_SET.parent / "retrieval_questions_v2.json"
 MAX_SHARE = 0.30
+
+#: First person in English or Chinese (the words ``gating.addresses_user`` looks for, copied so
+#: the check does not move when the engine changes). Version-2 questions must not match it.
+FIRST_PERSON_RE = re.compile(
+    r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|we'd|we'll|us|our|ours"
+    r"|ourselves)\b|[我咱俺]",
+    re.IGNORECASE,
+)
 
 _RUN_RE = re.compile(r"[a-z0-9]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
@@ -291,6 +303,71 @@ def load_set(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def first_person(text: str) -> bool:
+    """Whether ``text`` says I/me/my/we/us/our or 我/咱/俺 (NFKC, curly apostrophes folded)."""
+    folded = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+    return FIRST_PERSON_RE.search(folded) is not None
+
+
+def check_splits(queries: list[dict]) -> list[str]:
+    """Problems with the calibration/test split: it must alternate within category and language."""
+    problems = []
+    seen: dict[tuple[str, str], int] = {}
+    for q in queries:
+        n = seen.get((q["category"], q["lang"]), 0)
+        seen[(q["category"], q["lang"])] = n + 1
+        want = "calibration" if n % 2 == 0 else "test"
+        if q["split"] != want:
+            problems.append(f"{q['id']}: split {q['split']}, expected {want} (alternating)")
+    return problems
+
+
+def check_questions(data: dict, questions: list[dict], max_share: float | None) -> list[str]:
+    """Problems of an added question file against the store in ``data`` (empty: all fine).
+
+    Checked: ids unique and new, targets and stale ids are memories of the store, no first
+    person (:data:`FIRST_PERSON_RE`), split alternating within category and language, and —
+    unless ``max_share`` is ``None`` — every targeted question within the token-overlap limit
+    with its best-overlapping target, by this file's tokens and by the app's query terms.
+    """
+    problems = []
+    ids = {m["id"] for m in data["memories"]}
+    texts = {m["id"]: m["text"] for m in data["memories"]}
+    taken = {q["id"] for q in data["queries"]}
+    for q in questions:
+        if q["id"] in taken:
+            problems.append(f"{q['id']}: duplicate id")
+        taken.add(q["id"])
+        missing = [t for t in [*q["targets"], *q.get("stale", [])] if t not in ids]
+        if missing:
+            problems.append(f"{q['id']}: unknown memory ids {missing}")
+        if first_person(q["text"]):
+            problems.append(f"{q['id']}: first person in {q['text']!r}")
+        if q["category"] == "nothing" and q["targets"]:
+            problems.append(f"{q['id']}: a nothing-question with targets")
+        if q["category"] != "nothing" and not q["targets"]:
+            problems.append(f"{q['id']}: no targets")
+        if max_share is not None and q["targets"] and not missing:
+            share = max(overlap(q["text"], texts[t])[0] for t in q["targets"])
+            app = max((app_share(q["text"], texts[t]) or 0.0) for t in q["targets"])
+            if share > max_share or app > max_share:
+                problems.append(f"{q['id']}: overlap {share:.2f} / app {app:.2f} > {max_share}")
+    return problems + check_splits(questions)
+
+
+def load_questions(path: Path, data: dict, max_share: float | None = MAX_SHARE) -> list[dict]:
+    """Read an added question file (``{"queries": [...]}``) and check it against ``data``.
+
+    Raises:
+        ValueError: When :func:`check_questions` finds a problem.
+    """
+    questions: list[dict] = json.loads(path.read_text(encoding="utf-8"))["queries"]
+    problems = check_questions(data, questions, max_share)
+    if problems:
+        raise ValueError(f"{path.name}: " + "; ".join(problems))
+    return questions
+
+
 def query_overlaps(data: dict) -> list[dict]:
     """One row per query: id, category, split, share, jaccard, shared tokens, against its target(s).
 
@@ -416,8 +493,22 @@ def main() -> int:
         action="store_true",
         help="rewrite the distractor memories in the JSON from the templates here",
     )
+    parser.add_argument(
+        "--questions",
+        type=Path,
+        help="check an added question file (e.g. data/retrieval_questions_v2.json) against the set",
+    )
     args = parser.parse_args()
     data = load_set(args.set)
+    if args.questions is not None:
+        questions = json.loads(args.questions.read_text(encoding="utf-8"))["queries"]
+        problems = check_questions(data, questions, MAX_SHARE)
+        print_counts({**data, "queries": questions})
+        print_report({**data, "queries": questions}, quiet=args.quiet)
+        for problem in problems:
+            print(f"  PROBLEM: {problem}")
+        print(f"{args.questions.name}: {'ok' if not problems else f'{len(problems)} problems'}")
+        return 0 if not problems else 1
     fresh = generate_distractors()
     if args.regenerate_distractors:
         data["memories"] = [m for m in data["memories"] if m["group"] != "distractor"] + fresh
