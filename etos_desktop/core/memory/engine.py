@@ -1292,6 +1292,7 @@ class MemoryEngine:
             query_names=names_or_numbers(keyword_text),
             gate_terms=gate,
             prefer_recent=prefer_recent,
+            gate_names=gate.intersection(names),
         )
 
     def time_window(self, query: str) -> TimeWindow | None:

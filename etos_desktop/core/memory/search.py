@@ -47,6 +47,10 @@ KEYWORD_LENGTH_EXPONENT = 0.25
 
 #: At most this many of the best results are checked pairwise by the same-slot rule.
 SLOT_HEAD = 50
+#: A newer statement moves above an older one of its slot only when it matches the query at
+#: least this well relative to it: on dialogue stores a chatty turn with "现在…了" was lifted
+#: over the answer it merely resembled (issue 18).
+NEWER_RELATIVE = 0.8
 
 
 class SearchMode(StrEnum):
@@ -243,12 +247,15 @@ def _score(
     time_only: bool,
     boost: float,
     recency_weight: float,
+    directed: bool,
 ) -> tuple[float, dict[str, float]] | None:
     cosine, keyword = candidate.cosine, candidate.keyword
     by_vector = cosine is not None and cosine >= floor
+    # Two shared content words make a match only for a memory-directed message: "how do I
+    # sort a list by the second element" shares two words with a chat turn by chance.
     by_keyword = keyword > 0.0 and (
         keyword >= tuning.keyword_floor
-        or content_units(candidate.shared) >= tuning.keyword_min_units
+        or (directed and content_units(candidate.shared) >= tuning.keyword_min_units)
     )
     # "What did we talk about last week?" names no subject: being from that week is relevance.
     by_time = candidate.in_window and time_only
@@ -305,11 +312,12 @@ def _newer_in_slot(
         if cues[newer.id] is None or newer.id not in vectors:
             continue
         for i in range(j):
-            score_a, _, older = scored[i]
+            score_a, parts_a, older = scored[i]
             if (
                 older.kind != newer.kind
                 or older.valid_from >= newer.valid_from
                 or older.id not in vectors
+                or parts_b.get("relevance", 0.0) < NEWER_RELATIVE * parts_a.get("relevance", 0.0)
             ):
                 continue
             similarity = float(numpy.dot(vectors[older.id], vectors[newer.id]))
@@ -337,6 +345,7 @@ def rank(
     query_names: bool = False,
     gate_terms: Collection[str] = (),
     prefer_recent: bool = False,
+    gate_names: Collection[str] = (),
 ) -> list[Hit]:
     """Score, filter and order candidates.
 
@@ -361,7 +370,10 @@ def rank(
             its relevance is close to the best (``tuning.time_relative``): the period reorders
             matches of similar relevance and never lifts an unrelated memory over a matching one.
         query_names: The query has names, numbers or titles (``names_or_numbers``).
-        gate_terms: The query's rare content terms and names (``Gate.terms``).
+        gate_terms: The query's rare content terms and names (``Gate.terms``): a best
+            candidate sharing one of ``gate_names`` or ``tuning.gate_min_units`` of these makes
+            the query memory-directed.
+        gate_names: The query's names among ``gate_terms``.
         prefer_recent: The query asks for recent things without naming a period ("recently",
             "最近"): recency weighs ``tuning.recent_factor`` times as much; no window.
 
@@ -371,7 +383,16 @@ def rank(
     if k <= 0:
         return []
     by_entry = mode is SearchMode.HYBRID and tuning.long_entry_shift != 0.0
-    keyword_max = max((c.keyword for c in candidates), default=0.0)
+    # How well the query's words are covered in the store, by memories whose meaning is not
+    # unrelated: a distractor sharing "favourite" (cosine 0.14) says nothing of the query.
+    keyword_max = max(
+        (
+            c.keyword
+            for c in candidates
+            if c.cosine is None or c.cosine >= tuning.strong_keyword_min_cosine
+        ),
+        default=0.0,
+    )
     weights = [
         tuning.blend_weight(
             query_units,
@@ -388,8 +409,12 @@ def rank(
     shared = False
     if not personal and gate_terms:
         head = sorted(range(len(candidates)), key=lambda i: -relevances[i])[:GATE_HEAD]
-        terms = frozenset(gate_terms)
-        shared = any(candidates[i].shared & terms for i in head)
+        terms, names = frozenset(gate_terms), frozenset(gate_names)
+        shared = any(
+            candidates[i].shared & names
+            or content_units(candidates[i].shared & terms) >= tuning.gate_min_units
+            for i in head
+        )
     floor = tuning.vector_floor(personal, shared)
     best = max(relevances, default=0.0)
     recency_weight = tuning.recency_weight * (tuning.recent_factor if prefer_recent else 1.0)
@@ -411,6 +436,7 @@ def rank(
             time_only=time_only,
             boost=boost,
             recency_weight=recency_weight,
+            directed=personal or shared,
         )
         if result is not None:
             result[1]["directed"] = 1.0 if personal else 0.5 if shared else 0.0

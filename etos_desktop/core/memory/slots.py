@@ -143,6 +143,20 @@ class SlotMatch:
     similarity: float
 
 
+#: Two statements in one language that share no key term need this much more cosine than the
+#: threshold to be about one slot: meaning alone decides then (issue 18).
+MEANING_MARGIN = 0.15
+
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_LETTER_RE = re.compile(r"[^\W\d_]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_cjk(text: str) -> bool:
+    letters = len(_LETTER_RE.findall(text))
+    return letters > 0 and len(_CJK_RE.findall(text)) / letters >= 0.3
+
+
 def same_slot(newer: str, older: str, similarity: float, threshold: float) -> SlotMatch | None:
     """Whether ``newer`` states a change of what ``older`` says (the same-slot rule).
 
@@ -153,9 +167,13 @@ def same_slot(newer: str, older: str, similarity: float, threshold: float) -> Sl
         threshold: The embedder's same-slot cosine (``Tuning.same_slot_similarity`` at write
             time, ``Tuning.same_slot_query_similarity`` between two results of one query).
 
+    Meaning decides (issue 18): two statements in different languages ("Please answer me in
+    English." / "以后请用中文回答我。") cannot share a word, so their cosine alone decides; two in
+    one language that share no key term need ``MEANING_MARGIN`` more.
+
     Returns:
-        The match (cue, shared key terms, cosine), or ``None`` when ``newer`` has no change cue,
-        shares no key term with ``older`` or is less similar than ``threshold``.
+        The match (cue, shared key terms, cosine), or ``None`` when ``newer`` has no change cue
+        or is not similar enough to ``older``.
     """
     if similarity < threshold:
         return None
@@ -163,6 +181,6 @@ def same_slot(newer: str, older: str, similarity: float, threshold: float) -> Sl
     if cue is None:
         return None
     shared = key_terms(newer) & key_terms(older)
-    if not shared:
+    if not shared and _is_cjk(newer) == _is_cjk(older) and similarity < threshold + MEANING_MARGIN:
         return None
     return SlotMatch(cue=cue, shared=shared, similarity=similarity)
