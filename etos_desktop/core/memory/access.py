@@ -210,6 +210,15 @@ class MemoryAccess:
         """One memory, or ``None``."""
         return await self._call(self.engine.get, memory_id)
 
+    async def get_many(self, memory_ids: Sequence[int]) -> dict[int, Memory]:
+        """The memories with these ids that exist, by id (one worker call)."""
+
+        def read() -> dict[int, Memory]:
+            found = (self.engine.get(memory_id) for memory_id in dict.fromkeys(memory_ids))
+            return {memory.id: memory for memory in found if memory is not None}
+
+        return await self._call(read)
+
     async def memories(self, *, include_inactive: bool = False) -> list[Memory]:
         """All memories (active only unless asked)."""
         return await self._call(self.engine.memories, include_inactive=include_inactive)
