@@ -112,8 +112,8 @@ async def test_a_stated_change_is_sent_dated_and_refreshes_the_profile_ten_minut
         assert "the later date wins" in system
 
         # The supersession scheduled a refresh ten minutes after it, on the fake clock.
-        assert rule.CHANGE_REFRESH_DELAY == TEN_MINUTES
         assert env.jobs.next_profile_refresh_at() == changed_at + TEN_MINUTES
+        assert rule.CHANGE_REFRESH_DELAY == TEN_MINUTES
         assert env.profile_requests()[1:] == []
 
         # Fired as the timer would: the tea memory is new material, the new profile is stored.
