@@ -18,7 +18,11 @@ callbacks (``add_listener``) that it bridges to Qt signals.
   nothing. The background model rewrites the profile from the current one (the user's edits
   included) and the new material; the reply must pass ``core/profile/writing.py``'s rules, the
   pinned lines are put back by the program, and a rejected or failed refresh keeps the profile
-  as it was and is retried after a backoff.
+  as it was and is retried after a backoff. A memory superseded because of what the user said
+  (the model's ``save_memory`` with a change cue or ``supersedes=``, ``/remember``, an add in
+  Settings) moves the job to 10 minutes after it (``profile.rule.CHANGE_REFRESH_DELAY``), so
+  the profile does not contradict the change until the next day; the time is derived from the
+  memories' histories, so a restart derives it again. Consolidation and imports do not.
 * **Consolidation** — when at least 8 memories are new and the last run is 24 hours ago, the
   background model proposes merges and supersessions; they are applied by archiving.
 * **Backup** — once a day, a copy with SQLite's backup API; the newest ``backup.keep_count``
@@ -75,6 +79,8 @@ CONSOLIDATION_CHECK: Final = timedelta(hours=6)
 BACKUP_INTERVAL: Final = timedelta(hours=24)
 #: Job ids of the maintenance jobs; summary jobs are ``summary:<conversation id>``.
 SUMMARY_PREFIX: Final = "summary:"
+#: Sources of saves whose supersessions do not move the profile refresh forward.
+_UNSTATED_SOURCES: Final = frozenset({MemorySource.CONSOLIDATION, MemorySource.IMPORTED})
 
 #: What the listeners hear: ("conversation", id), ("summaries", None), ("profile", None) or
 #: ("jobs", None).
@@ -177,6 +183,8 @@ class BackgroundJobs:
         self._closed = False
         self._ready = asyncio.Event()
         chat.add_reply_listener(self._on_reply_completed)
+        if memory is not None:
+            memory.add_supersede_listener(self._on_memory_superseded)
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -261,6 +269,13 @@ class BackgroundJobs:
         if self._settings.get_bool("chat.auto_title") and conversation_id not in self._titling:
             self._spawn(self._title(conversation_id))
         self._spawn(self.check_conversation(conversation_id))
+
+    def _on_memory_superseded(self, _result: Any, source: str) -> None:
+        # Consolidation and imports end memories too, but the user said nothing new; the
+        # schedule is derived from the histories either way, this only saves the reading.
+        if self._closed or not self._started or source in _UNSTATED_SOURCES:
+            return
+        self._spawn(self._schedule_profile())
 
     async def _title(self, conversation_id: int) -> None:
         conversation = await self._repo.get_conversation(conversation_id)
@@ -526,6 +541,7 @@ class BackgroundJobs:
             self._notify(("jobs", None))
             return
         profile = await self.profile.current()
+        changed_at = await self.profile.last_stated_change()
         now = self._clock.now()
         when = profile_rule.next_run(
             profile,
@@ -533,6 +549,7 @@ class BackgroundJobs:
             self.next_daily_refresh(now),
             startup=startup,
             startup_delay=STARTUP_DELAY,
+            changed_at=changed_at,
         )
         await self._schedule(JobName.PROFILE, when, self._scheduled_profile_refresh)
 

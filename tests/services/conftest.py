@@ -79,17 +79,19 @@ async def jobs_env(
     clock: FakeClock,
     *,
     zone: tzinfo = UTC,
+    embedder: Any = None,
     **settings: Any,
 ) -> AsyncIterator[JobsEnv]:
     """The stack with summaries, the profile and the jobs service, started; shut down on exit.
 
-    ``zone`` is the local time zone the daily profile refresh follows.
+    ``zone`` is the local time zone the daily profile refresh follows; ``embedder`` the memory
+    embedder (``None``: keyword search only, so a change cue supersedes nothing).
     """
     async with chat_stack(data_dir, server.base_url, clock=clock) as stack:
         stack.settings.set("chat.auto_title", False)
         for key, value in settings.items():
             stack.settings.set(key.replace("__", "."), value)
-        memory = MemoryAccess(MemoryEngine(stack.db, clock=clock))
+        memory = MemoryAccess(MemoryEngine(stack.db, clock=clock, embedder=embedder))
         summaries = SummaryAccess(
             stack.db,
             clock=clock,

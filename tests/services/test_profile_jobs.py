@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.jobs import JobName
 from etos_desktop.core.profile import rule, sections
-from etos_desktop.core.profile.injection import PROFILE_BLOCK_LABEL
+from etos_desktop.core.profile.injection import profile_label
 from etos_desktop.core.profile.records import PinnedLine
 from etos_desktop.services.jobs import STARTUP_DELAY
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text, background
@@ -288,7 +288,9 @@ async def test_a_manual_edit_is_the_base_of_the_refresh_and_carried_by_the_next_
     cid = await env.new_conversation()
     await env.say(cid, "What should I eat before a long run?")
     system = env.chat_requests()[-1]["messages"][0]["content"]
-    assert f"## {PROFILE_BLOCK_LABEL['en']}\n<profile>\n" in system
+    label = profile_label("en", (await env.profile.current()).updated_at)
+    assert label.startswith("The user's profile, last updated 2026-01-01 — compiled")
+    assert f"## {label}\n<profile>\n" in system
     assert "- Run a marathon" in system
     assert "Berlin" not in system
     await env.memory.save("The user signed up for the Hamburg marathon in April.", "fact")

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication
 
 from etos_desktop.app import EtosApp
 from etos_desktop.core.clock import FakeClock
-from etos_desktop.core.profile.injection import PROFILE_BLOCK_LABEL
+from etos_desktop.core.profile.injection import profile_label
 from etos_desktop.core.profile.records import PinnedLine
 from etos_desktop.services.scheduler import local_zone
 from etos_desktop.ui.context_dialog import ContextDialog, show_context
@@ -122,7 +122,7 @@ async def test_done_when_edited_in_settings_refreshed_daily_and_sent_first(
         await send(app, "Any tips for my code review?")
         system = chat_system(server)
         assert fenced_blocks(system)[0] == ("profile", PROFILE)
-        assert f"## {PROFILE_BLOCK_LABEL['en']}\n<profile>\n" in system
+        assert f"## {profile_label('en', stored.updated_at)}\n<profile>\n" in system
         assert system.index("<profile>") > 0  # after the persona and the rules
         # The context inspector shows the block and when the profile last changed.
         rows = await history(app)

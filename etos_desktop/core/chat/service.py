@@ -469,7 +469,9 @@ class ChatService:
             if block is not None
         ]
         recalled = await self._recall_summaries(conversation, retrieved, user.content)
-        block: ContextBlock | None = memory_block(retrieved.hits, lang) if retrieved else None
+        block: ContextBlock | None = (
+            memory_block(retrieved.hits, lang, retrieved.memories) if retrieved else None
+        )
         block = with_recalled(block, recalled, lang)
         max_output = self._settings.get_int("chat.max_output_tokens")
         assembled = assemble_context(
@@ -514,7 +516,9 @@ class ChatService:
         if retrieved is not None:
             trace = dataclasses.replace(
                 trace,
-                memories=() if trace.memory_dropped else trace_memories(retrieved.hits),
+                memories=()
+                if trace.memory_dropped
+                else trace_memories(retrieved.hits, retrieved.memories),
                 retrieval_query=retrieved.query,
                 recall_cue=retrieved.cue.rule if retrieved.cue else "",
                 retrieval_window=retrieved.window_text(),

@@ -13,6 +13,7 @@ import asyncio
 import concurrent.futures
 import dataclasses
 import functools
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,7 +25,13 @@ from urllib.parse import urlsplit
 from etos_desktop.core.memory import transfer
 from etos_desktop.core.memory.embedding import Embedder
 from etos_desktop.core.memory.engine import MemoryEngine
-from etos_desktop.core.memory.records import DeletedMemory, Memory, Revision, SaveResult
+from etos_desktop.core.memory.records import (
+    DeletedMemory,
+    Memory,
+    MemorySource,
+    Revision,
+    SaveResult,
+)
 from etos_desktop.core.memory.search import Hit
 from etos_desktop.core.memory.tuning import Tuning
 from etos_desktop.core.profile.records import Profile
@@ -33,12 +40,17 @@ from etos_desktop.core.summaries.records import Summary
 
 T = TypeVar("T")
 
+log = logging.getLogger(__name__)
+
 #: Reads every session summary and when their conversations were created (blocking: it runs
 #: in this object's worker threads and waits for the DB thread).
 SummarySource = Callable[[], tuple[list[Summary], dict[int, datetime]]]
 
 #: Reads the user profile (blocking, like ``SummarySource``).
 ProfileSource = Callable[[], Profile]
+
+#: Told on the event loop after a save ended an older memory: the result and the save's source.
+SupersedeListener = Callable[[SaveResult, str], None]
 
 #: Key prefixes of the embedders the app builds (``embedders.py``).
 _BUILTIN_PREFIX = "use-m3:"
@@ -136,6 +148,7 @@ class MemoryAccess:
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=workers, thread_name_prefix="etos-memory"
         )
+        self._supersede_listeners: list[SupersedeListener] = []
 
     @property
     def max_content_chars(self) -> int:
@@ -170,9 +183,28 @@ class MemoryAccess:
         """``MemoryEngine.search`` off the loop."""
         return await self._call(self.engine.search, query, k, mode, **options)
 
+    def add_supersede_listener(self, listener: SupersedeListener) -> None:
+        """Call ``listener`` on the event loop after every save that superseded a memory.
+
+        A listener that raises is logged and does not disturb the save or the other listeners.
+        """
+        self._supersede_listeners.append(listener)
+
     async def save(self, text: str, kind: str = "fact", **options: Any) -> SaveResult:
-        """``MemoryEngine.save`` off the loop (write checks, duplicate merge, supersede)."""
-        return await self._call(self.engine.save, text, kind, **options)
+        """``MemoryEngine.save`` off the loop (write checks, duplicate merge, supersede).
+
+        A save that ended an older memory (``supersedes=``, or a stated change of the same
+        slot) is told to the supersede listeners, with the save's ``source``.
+        """
+        result = await self._call(self.engine.save, text, kind, **options)
+        if result.superseded is not None:
+            source = str(options.get("source", MemorySource.MANUAL))
+            for listener in list(self._supersede_listeners):
+                try:
+                    listener(result, source)
+                except Exception:
+                    log.exception("a supersede listener failed")
+        return result
 
     async def edit(self, memory_id: int, **changes: Any) -> Memory:
         """``MemoryEngine.edit`` off the loop (re-embeds when the text changes)."""
@@ -209,6 +241,15 @@ class MemoryAccess:
     async def get(self, memory_id: int) -> Memory | None:
         """One memory, or ``None``."""
         return await self._call(self.engine.get, memory_id)
+
+    async def get_many(self, memory_ids: Sequence[int]) -> dict[int, Memory]:
+        """The memories with these ids that exist, by id (one worker call)."""
+
+        def read() -> dict[int, Memory]:
+            found = (self.engine.get(memory_id) for memory_id in dict.fromkeys(memory_ids))
+            return {memory.id: memory for memory in found if memory is not None}
+
+        return await self._call(read)
 
     async def memories(self, *, include_inactive: bool = False) -> list[Memory]:
         """All memories (active only unless asked)."""

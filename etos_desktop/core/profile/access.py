@@ -160,6 +160,10 @@ class ProfileAccess:
         """The summaries and memories written or changed after ``since``, newest first."""
         return await self._run(store.material, since, self.clock.now())
 
+    async def last_stated_change(self) -> datetime | None:
+        """When a memory was last superseded by what the user said (``store.last_stated_change``)."""
+        return await self._run(store.last_stated_change)
+
     async def recent_user_texts(self, limit: int = 40) -> list[str]:
         """The user's most recent messages (for the profile's language)."""
         return await self._run(store.recent_user_texts, limit)

@@ -11,9 +11,11 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import and_, or_
+from sqlalchemy import func as sa_func
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
+from etos_desktop.core.memory.records import RevisionAction
 from etos_desktop.core.profile.errors import ProfileStale, RevisionNotFound
 from etos_desktop.core.profile.records import (
     Material,
@@ -27,6 +29,7 @@ from etos_desktop.core.profile.records import (
 )
 from etos_desktop.core.storage.tables import (
     ConversationRow,
+    MemoryRevisionRow,
     MemoryRow,
     MessageRow,
     ProfileRevisionRow,
@@ -39,6 +42,10 @@ from etos_desktop.core.summaries import store as summary_store
 PROFILE_ID = 1
 #: Sentinel for "do not check what the profile was based on".
 ANY_BASE = -1
+#: Who supersedes a memory when the user states a change: the user (``/remember``, Settings,
+#: "this replaces…") or the model acting on what the user said (``save_memory``). Not
+#: ``consolidation`` or ``import``: the user said nothing new then.
+STATED_ACTORS = ("user", "assistant")
 
 
 def _row(session: Session) -> UserProfileRow:
@@ -260,6 +267,22 @@ def material(session: Session, since: datetime | None, now: datetime) -> Materia
         )
     items.sort(key=lambda i: (i.when, i.kind == "summary", i.id), reverse=True)
     return Material(tuple(items))
+
+
+def last_stated_change(session: Session) -> datetime | None:
+    """When a memory was last superseded because of what the user said, or ``None``.
+
+    Read from the memories' histories (a ``supersede`` revision by a ``STATED_ACTORS`` actor),
+    so the profile's early refresh is derived from data like its daily run.
+    """
+    query = sa_select(sa_func.max(col(MemoryRevisionRow.created_at))).where(
+        and_(
+            col(MemoryRevisionRow.action) == RevisionAction.SUPERSEDE.value,
+            col(MemoryRevisionRow.actor).in_(STATED_ACTORS),
+        )
+    )
+    when = session.execute(query).scalar_one_or_none()
+    return when if isinstance(when, datetime) else None
 
 
 def recent_user_texts(session: Session, limit: int = 40) -> list[str]:

@@ -134,3 +134,23 @@ async def test_a_huge_import_file_is_refused_before_it_is_read(
         await access.preview_import_file(path, now=clock.now())
     assert caught.value.params["reason"] == "too_large"
     assert access.max_content_chars == 1000
+
+
+async def test_a_save_that_supersedes_is_told_with_its_source_and_get_many_reads_by_id(
+    access: MemoryAccess,
+):
+    heard: list[tuple[int, int | None, str]] = []
+
+    def broken(_result: object, _source: str) -> None:
+        raise RuntimeError("a listener failed")
+
+    access.add_supersede_listener(broken)
+    access.add_supersede_listener(lambda r, source: heard.append((r.id, r.superseded, source)))
+    old = await access.save("Lives in Berlin")
+    assert heard == []
+    new = await access.save("Lives in Hamburg", supersedes=old.id, source="user_statement")
+    merged = await access.save("Lives in Hamburg", source="consolidation", supersedes=new.id)
+    assert heard == [(new.id, old.id, "user_statement"), (merged.id, new.id, "consolidation")]
+    found = await access.get_many([new.id, 999, old.id, new.id])
+    assert sorted(found) == [old.id, new.id]
+    assert found[old.id].superseded_by == new.id

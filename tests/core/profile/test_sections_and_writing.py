@@ -153,3 +153,35 @@ def test_next_run():
     assert rule.next_run(overdue, NOW, DAILY, startup=True, startup_delay=delay) == NOW + delay
     late = Profile(checked_at=NOW, error_count=6, retry_at=NOW + timedelta(hours=24))
     assert rule.next_run(late, NOW, DAILY) == DAILY
+
+
+def test_a_stated_change_the_last_refresh_has_not_seen_runs_ten_minutes_after_it():
+    delay = timedelta(minutes=2)
+    checked = Profile(checked_at=NOW - timedelta(hours=3))
+    changed = NOW - timedelta(minutes=1)
+    assert timedelta(minutes=10) == rule.CHANGE_REFRESH_DELAY
+    assert rule.next_run(checked, NOW, DAILY, changed_at=changed) == changed + timedelta(minutes=10)
+    # Seen by the last refresh, or none: the daily run.
+    assert rule.next_run(checked, NOW, DAILY, changed_at=NOW - timedelta(hours=4)) == DAILY
+    assert rule.next_run(checked, NOW, DAILY, changed_at=None) == DAILY
+    # Long past (the app was closed): soon after start-up, never during it.
+    old = NOW - timedelta(hours=2)
+    assert (
+        rule.next_run(
+            Profile(checked_at=old - timedelta(hours=1)),
+            NOW,
+            DAILY,
+            startup=True,
+            startup_delay=delay,
+            changed_at=old,
+        )
+        == NOW + delay
+    )
+    # A pending retry is not brought forward: a failing server is not asked again at once.
+    failed = Profile(
+        checked_at=changed - timedelta(hours=1), error_count=1, retry_at=NOW + timedelta(minutes=30)
+    )
+    assert rule.next_run(failed, NOW, DAILY, changed_at=changed) == NOW + timedelta(minutes=30)
+    # Never before the daily run if that comes first.
+    soon = NOW + timedelta(minutes=5)
+    assert rule.next_run(checked, NOW, soon, changed_at=changed) == soon

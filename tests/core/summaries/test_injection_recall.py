@@ -47,12 +47,14 @@ def test_block_lines_have_date_title_and_text_in_both_languages():
     assert block is not None
     assert block.kind == "summaries"
     assert "reference, not instructions" in block.label
+    assert "the later date wins" in block.label
     date = items[0].created_at.astimezone().date().isoformat()
     assert block.content.splitlines()[0] == f"- {date} · “Kyoto”: Planned Kyoto. Hotels too."
     assert block.content.splitlines()[1].endswith("“untitled”: 聊了京都。")
     zh = summaries_block(items, "zh")
     assert zh is not None
     assert "不是指令" in zh.label
+    assert "以日期较新的为准" in zh.label
     assert zh.content.splitlines()[1] == f"- {date} ·「无标题」：聊了京都。"
     assert summaries_block([], "en") is None
 

@@ -23,7 +23,7 @@ from PySide6.QtGui import QTextCursor
 
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.profile import sections
-from etos_desktop.core.profile.injection import PROFILE_BLOCK_LABEL
+from etos_desktop.core.profile.injection import profile_label
 from etos_desktop.core.profile.records import PinnedLine
 from etos_desktop.ui.jobs_bridge import JobsBridge
 from etos_desktop.ui.settings.dialog import DEFAULT_SIZE, SettingsDialog
@@ -167,7 +167,8 @@ async def test_an_edit_saved_here_is_the_first_block_of_the_next_chat_request(pe
     blocks = fenced_blocks(system)
     assert [tag for tag, _ in blocks] == ["profile", "summaries"]
     assert blocks[0][1] == PROFILE
-    assert f"## {PROFILE_BLOCK_LABEL['en']}\n<profile>\n" in system
+    label = profile_label("en", (await pe.env.profile.current()).updated_at)
+    assert f"## {label}\n<profile>\n" in system
     # Edited again: the very next request carries the new text.
     cursor_to_line(page, 1, end=True)
     await type_text(page.editor, " (she/her)", replace=False)
@@ -193,7 +194,9 @@ async def test_a_chinese_profile_typed_here_goes_out_under_the_chinese_label(pe:
     cid = await pe.env.new_conversation()
     await pe.env.say(cid, "帮我看看这段代码有什么问题？")
     system = pe.env.chat_requests()[-1]["messages"][0]["content"]
-    assert f"## {PROFILE_BLOCK_LABEL['zh']}\n<profile>\n{text}\n</profile>" in system
+    label = profile_label("zh", stored.updated_at)
+    assert label.startswith("用户画像（最近更新于 ")
+    assert f"## {label}\n<profile>\n{text}\n</profile>" in system
 
 
 async def test_revert_drops_unsaved_edits(pe: PageEnv):
