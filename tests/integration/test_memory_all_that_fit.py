@@ -204,3 +204,25 @@ async def test_temporary_conversations_and_memory_off_send_no_memory(env: JobsEn
     sent = str(env.chat_requests()[-1]["messages"])
     assert "pnpm to install" not in sent
     assert "<standing_memories>" not in sent
+
+
+async def test_a_deleted_memory_leaves_the_stored_all_that_fit_block_and_undo_restores_it(
+    env: JobsEnv,
+):
+    ids = await save_all(env, MEMORIES)
+    cid = await env.new_conversation()
+    events = await env.say(cid, "Hello")
+    reply = next(e for e in events if isinstance(e, ReplyFinished)).message
+    deleted = await env.memory.delete(ids[1])
+    erased = await trace_of(env, events)
+    [block] = [b for b in erased.blocks if b.kind == "standing_memories"]
+    assert "peanuts" not in (await env.stack.repo.get_trace(reply.id or 0) or "")
+    assert f"- #{ids[1]} (fact, " in block.text
+    assert f"[deleted memory #{ids[1]}]" in block.text
+    assert MEMORIES[0] in block.text
+    await env.memory.undo_delete(deleted)
+    [restored] = [b for b in (await trace_of(env, events)).blocks if b.kind == "standing_memories"]
+    assert MEMORIES[1] in restored.text
+    # It is back in the store, so the next request carries it again.
+    await env.say(cid, "Hello again")
+    assert MEMORIES[1] in system_of(env.chat_requests()[-1])
