@@ -1915,7 +1915,7 @@ Why it was chosen: {reason}</source>
     </message>
     <message>
         <source>Best matches, at most</source>
-        <translation>最相关的记忆，最多</translation>
+        <translation>按相关度最多发送</translation>
     </message>
     <message>
         <source>Most memories chosen by relevance</source>
