@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from etos_desktop.core.context.assembler import SYSTEM_PROMPT_LABEL, ContextTrace, TraceMemory
+from etos_desktop.core.memory.standing import ALL_THAT_FIT_REASON
 from etos_desktop.ui.markdown_render import escape_invisible
 from etos_desktop.ui.memory_text import kind_name
 
@@ -221,6 +222,9 @@ class ContextDialog(QDialog):
                     title, text = self._summaries_block(trace, block.text)
                 elif block.kind == "profile":
                     title, text = self._profile_block(trace, block.text)
+                elif block.kind == "standing_memories":
+                    self._standing_block(system, trace, block.text, block.tokens)
+                    continue
                 else:
                     title = f"{block.kind}: {block.label}"
                 self._add(system, title, block.tokens, text)
@@ -265,15 +269,10 @@ class ContextDialog(QDialog):
                     ).format(reason=self._reason_text(recalled.reason)),
                     f"{recalled.score:.3f}",
                 )
-            for memory in trace.memories:
+            for memory in self._retrieved(trace):
                 self._add(
                     group,
-                    self.tr("#{id} {kind} · {date} · confidence {confidence:.1f}").format(
-                        id=memory.id,
-                        kind=kind_name(memory.kind),
-                        date=memory.date,
-                        confidence=memory.confidence,
-                    ),
+                    self._memory_title(memory),
                     None,
                     self._memory_text(memory, block.text, trace),
                     f"{memory.score:.3f}",
@@ -296,6 +295,63 @@ class ContextDialog(QDialog):
         first = self.tree.topLevelItem(0)
         if first is not None:
             self.tree.setCurrentItem(first)
+
+    @staticmethod
+    def _retrieved(trace: ContextTrace) -> tuple[TraceMemory, ...]:
+        """The memories of the per-turn block (none when the whole store was sent)."""
+        return tuple(m for m in trace.memories if m.reason != ALL_THAT_FIT_REASON)
+
+    @staticmethod
+    def _standing(trace: ContextTrace) -> tuple[TraceMemory, ...]:
+        """The memories of the "all that fit" block in the system message."""
+        return tuple(m for m in trace.memories if m.reason == ALL_THAT_FIT_REASON)
+
+    def _standing_block(
+        self, system: QTreeWidgetItem, trace: ContextTrace, text: str, tokens: int
+    ) -> None:
+        """The "all that fit" block: its rule, then one row per memory it holds."""
+        memories = self._standing(trace)
+        title = self.tr("All your memories: %n, all that fit", "", len(memories))
+        group = self._add(system, title, tokens, f"{self._rule_text(trace)}\n\n{text}")
+        for memory in memories:
+            self._add(
+                group, self._memory_title(memory), None, self._memory_text(memory, text, trace)
+            )
+        group.setExpanded(True)
+
+    def _memory_title(self, memory: TraceMemory) -> str:
+        return self.tr("#{id} {kind} · {date} · confidence {confidence:.1f}").format(
+            id=memory.id,
+            kind=kind_name(memory.kind),
+            date=memory.date,
+            confidence=memory.confidence,
+        )
+
+    def _rule_text(self, trace: ContextTrace) -> str:
+        """Which rule chose the memories, in words ("" for traces from before the rule)."""
+        tokens = self.locale().toString(trace.memory_store_tokens)
+        budget = self.locale().toString(trace.memory_fit_budget)
+        if trace.memory_rule == "all_that_fit":
+            return self.tr(
+                "Chosen by: all that fit — all %n memories, about {tokens} of the {budget}-token "
+                "budget, sent in the system message as standing background, in a stable order, "
+                "so the message stays the same from turn to turn and servers can cache it.",
+                "",
+                trace.memory_store_count,
+            ).format(tokens=tokens, budget=budget)
+        if trace.memory_rule == "retrieval":
+            return self.tr(
+                "Chosen by: retrieval — the store of %n memories is over the {budget}-token budget "
+                "for sending them all, so the ones relevant to this message were chosen.",
+                "",
+                trace.memory_store_count,
+            ).format(budget=budget)
+        if trace.memory_rule == "fixed":
+            return self.tr(
+                "Chosen by: retrieval — a fixed number per message (Settings → Memory), so the "
+                "ones relevant to this message were chosen."
+            )
+        return ""
 
     def _profile_block(self, trace: ContextTrace, text: str) -> tuple[str, str]:
         """The title and the detail text of the user profile block."""
@@ -332,7 +388,7 @@ class ContextDialog(QDialog):
     def _current_text(self, trace: ContextTrace) -> str:
         if self._user_text is None:
             return self.tr("Your message, sent last.")
-        if trace.placement == "user" and trace.memories:
+        if trace.placement == "user" and self._retrieved(trace):
             note = self.tr("Sent last, after the memories that were put at its top (see Memories):")
         else:
             note = self.tr("Sent last, exactly as you wrote it:")
@@ -344,6 +400,29 @@ class ContextDialog(QDialog):
                 "Memory was off: this is a temporary conversation, so nothing was read from or "
                 "saved to memory."
             )
+        if trace.memory_rule == "all_that_fit":
+            if not trace.memory_store_count:
+                text = self.tr("No memory is saved yet, so none was sent.")
+            else:
+                text = self.tr(
+                    "All %n saved memories were sent, fenced and labelled as standing background, "
+                    "in the system message after the summaries.",
+                    "",
+                    trace.memory_store_count,
+                )
+            if trace.recalled_summaries:
+                text += " " + self.tr(
+                    "%n summaries of earlier conversations were added before your message, for "
+                    "a question about the past.",
+                    "",
+                    len(trace.recalled_summaries),
+                )
+            return f"{text}\n{self._rule_text(trace)}"
+        rule = self._rule_text(trace)
+        status = self._retrieval_status(trace)
+        return f"{status}\n{rule}" if rule and trace.retrieval_query else status
+
+    def _retrieval_status(self, trace: ContextTrace) -> str:
         if not trace.retrieval_query:
             return self.tr(
                 "Memory was not used for this reply (memory is turned off, or the search failed)."
@@ -418,6 +497,9 @@ class ContextDialog(QDialog):
                     "record too."
                 )
             )
+        if memory.reason == ALL_THAT_FIT_REASON:
+            lines.append(self._rule_text(trace))
+            return "\n".join(lines)
         lines.append(
             self.tr("Why it was chosen: {reason}").format(reason=self._reason_text(memory.reason))
         )

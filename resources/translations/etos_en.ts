@@ -28,10 +28,45 @@
         </translation>
     </message>
     <message numerus="yes">
+        <source>All your memories: %n, all that fit</source>
+        <translation>
+            <numerusform>All your memories: %n, all that fit</numerusform>
+            <numerusform>All your memories: %n, all that fit</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Chosen by: all that fit — all %n memories, about {tokens} of the {budget}-token budget, sent in the system message as standing background, in a stable order, so the message stays the same from turn to turn and servers can cache it.</source>
+        <translation>
+            <numerusform>Chosen by: all that fit — %n memory, about {tokens} of the {budget}-token budget, sent in the system message as standing background, so the message stays the same from turn to turn and servers can cache it.</numerusform>
+            <numerusform>Chosen by: all that fit — all %n memories, about {tokens} of the {budget}-token budget, sent in the system message as standing background, in a stable order, so the message stays the same from turn to turn and servers can cache it.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Chosen by: retrieval — the store of %n memories is over the {budget}-token budget for sending them all, so the ones relevant to this message were chosen.</source>
+        <translation>
+            <numerusform>Chosen by: retrieval — the store of %n memory is over the {budget}-token budget for sending them all, so the ones relevant to this message were chosen.</numerusform>
+            <numerusform>Chosen by: retrieval — the store of %n memories is over the {budget}-token budget for sending them all, so the ones relevant to this message were chosen.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>Summaries of other conversations: %n, snapshot of {time}</source>
         <translation>
             <numerusform>Summaries of other conversations: %n, snapshot of {time}</numerusform>
             <numerusform>Summaries of other conversations: %n, snapshot of {time}</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>All %n saved memories were sent, fenced and labelled as standing background, in the system message after the summaries.</source>
+        <translation>
+            <numerusform>The %n saved memory was sent, fenced and labelled as standing background, in the system message after the summaries.</numerusform>
+            <numerusform>All %n saved memories were sent, fenced and labelled as standing background, in the system message after the summaries.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n summaries of earlier conversations were added before your message, for a question about the past.</source>
+        <translation>
+            <numerusform>%n summary of an earlier conversation was added before your message, for a question about the past.</numerusform>
+            <numerusform>%n summaries of earlier conversations were added before your message, for a question about the past.</numerusform>
         </translation>
     </message>
     <message numerus="yes">

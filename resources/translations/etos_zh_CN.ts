@@ -420,6 +420,28 @@ Why it was chosen: {reason}</source>
         <translation>你的消息</translation>
     </message>
     <message numerus="yes">
+        <source>All your memories: %n, all that fit</source>
+        <translation>
+            <numerusform>全部记忆：%n 条，全部放得下</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Chosen by: all that fit — all %n memories, about {tokens} of the {budget}-token budget, sent in the system message as standing background, in a stable order, so the message stays the same from turn to turn and servers can cache it.</source>
+        <translation>
+            <numerusform>选择规则：全部放得下——全部 %n 条记忆，约占 {budget} 个 token 预算中的 {tokens} 个，作为常备背景放在系统消息中，顺序固定，因此系统消息每轮保持不变，服务器可以缓存它。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Chosen by: retrieval — the store of %n memories is over the {budget}-token budget for sending them all, so the ones relevant to this message were chosen.</source>
+        <translation>
+            <numerusform>选择规则：检索——共有 %n 条记忆，超出了全部发送的 {budget} 个 token 预算，因此挑选了与本条消息相关的记忆。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Chosen by: retrieval — a fixed number per message (Settings → Memory), so the ones relevant to this message were chosen.</source>
+        <translation>选择规则：检索——每条消息发送固定数量（“设置 → 记忆”），因此挑选了与本条消息相关的记忆。</translation>
+    </message>
+    <message numerus="yes">
         <source>Summaries of other conversations: %n, snapshot of {time}</source>
         <translation>
             <numerusform>其他对话的摘要：%n 条，{time} 的快照</numerusform>
@@ -444,6 +466,22 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Memory was off: this is a temporary conversation, so nothing was read from or saved to memory.</source>
         <translation>记忆未启用：这是临时对话，不读取也不保存任何记忆。</translation>
+    </message>
+    <message>
+        <source>No memory is saved yet, so none was sent.</source>
+        <translation>还没有保存任何记忆，因此没有发送记忆。</translation>
+    </message>
+    <message numerus="yes">
+        <source>All %n saved memories were sent, fenced and labelled as standing background, in the system message after the summaries.</source>
+        <translation>
+            <numerusform>已发送全部 %n 条已保存的记忆，加上围栏并标注为常备背景资料，放在系统消息中的摘要之后。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n summaries of earlier conversations were added before your message, for a question about the past.</source>
+        <translation>
+            <numerusform>另有 %n 条以往对话的摘要放在你的消息之前，因为这条消息问到了过去。</numerusform>
+        </translation>
     </message>
     <message>
         <source>Memory was not used for this reply (memory is turned off, or the search failed).</source>
@@ -1854,6 +1892,34 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Memories per message</source>
         <translation>每条消息附带的记忆数</translation>
+    </message>
+    <message>
+        <source>Automatic — all that fit, else the best matches</source>
+        <translation>自动——放得下就全部发送，否则发送最相关的</translation>
+    </message>
+    <message>
+        <source>A fixed number of best matches</source>
+        <translation>固定数量的最相关记忆</translation>
+    </message>
+    <message>
+        <source>All that fit, up to</source>
+        <translation>全部发送的上限</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> token</translation>
+    </message>
+    <message>
+        <source>Token budget for sending all memories</source>
+        <translation>全部发送记忆时的 token 预算</translation>
+    </message>
+    <message>
+        <source>Best matches, at most</source>
+        <translation>按相关度最多发送</translation>
+    </message>
+    <message>
+        <source>Most memories chosen by relevance</source>
+        <translation>按相关度挑选的最多记忆数</translation>
     </message>
     <message>
         <source>Re-embed all</source>
@@ -3467,8 +3533,20 @@ You can undo this only until you close Settings.</source>
         <translation>最多保留多少条生效中的记忆；达到上限后，需要先归档或删除一些才能继续保存。</translation>
     </message>
     <message>
+        <source>Which memories go with a message: automatic sends all of them while they fit the token budget below, else the best matches; a fixed number always sends only the best matches.</source>
+        <translation>每条消息附带哪些记忆：自动会在全部记忆不超过下面的 token 预算时全部发送，否则发送最相关的；固定数量则始终只发送最相关的。</translation>
+    </message>
+    <message>
+        <source>The most tokens all memories together may take to be sent whole with every message; never more than a tenth of the model&apos;s context window.</source>
+        <translation>全部记忆合计最多占多少 token 时才随每条消息完整发送；不会超过模型上下文窗口的十分之一。</translation>
+    </message>
+    <message>
+        <source>The most memories sent with one message when they are chosen by relevance; fewer or none are sent when fewer are relevant.</source>
+        <translation>按相关度挑选时每条消息最多附带的记忆数；相关的少时会发送更少，甚至不发送。</translation>
+    </message>
+    <message>
         <source>The most memories sent with one message, chosen by relevance; fewer or none are sent when fewer are relevant.</source>
-        <translation>每条消息最多附带的记忆数，按相关度挑选；相关的少时会发送更少，甚至不发送。</translation>
+        <translation type="vanished">每条消息最多附带的记忆数，按相关度挑选；相关的少时会发送更少，甚至不发送。</translation>
     </message>
     <message>
         <source>Whether conversations are summarised in the background and recent summaries are sent with new messages.</source>

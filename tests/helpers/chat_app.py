@@ -26,6 +26,7 @@ async def start_app(
     embedder: str = "keywords",
     auto_title: bool = False,
     summaries: bool = False,
+    per_message: str = "fixed",
     env: dict[str, str] | None = None,
     clock: Clock | None = None,
     **options: Any,
@@ -34,7 +35,9 @@ async def start_app(
 
     Retry waits are recorded in ``app.sleeps`` instead of slept. Titles and summaries (their
     background requests) are off unless asked for, so a test's scripted replies and request
-    counts are its own; ``options`` go to ``EtosApp``.
+    counts are its own. Memories are chosen by retrieval (``per_message="fixed"``) unless
+    asked: the app's default, Automatic, sends a test's small store whole, and most tests pin
+    what retrieval chooses. ``options`` go to ``EtosApp``.
     """
     environment = {
         "ETOS_DATA_DIR": str(data_dir),
@@ -56,6 +59,7 @@ async def start_app(
     app.settings.set("memory.embedder", embedder)
     app.settings.set("chat.auto_title", auto_title)
     app.settings.set("summaries.enabled", summaries)
+    app.settings.set("memory.per_message", per_message)
     app.window.show()
     await app.start()
     if app.jobs is not None:

@@ -61,6 +61,8 @@ async def memory_stack(
     data_dir: Path, server: FakeOpenAIServer, embedder: UseEmbedder, *, single_system: bool = False
 ) -> AsyncIterator[MemoryStack]:
     async with chat_stack(data_dir, server.base_url) as stack:
+        # These tests pin what retrieval chooses; Automatic would send their small stores whole.
+        stack.settings.set("memory.per_message", "fixed")
         if single_system:
             stack.settings.upsert_provider(
                 ProviderConfig(

@@ -33,6 +33,8 @@ async def memory_chat(
     data_dir: Path, server: FakeOpenAIServer, embedder: UseEmbedder
 ) -> AsyncIterator[tuple[Stack, MemoryAccess]]:
     async with chat_stack(data_dir, server.base_url) as stack:
+        # These tests pin what retrieval chooses; Automatic would send their small stores whole.
+        stack.settings.set("memory.per_message", "fixed")
         memory = MemoryAccess(MemoryEngine(stack.db, embedder=embedder))
         stack.chat.memory = memory
         try:

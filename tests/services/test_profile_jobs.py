@@ -291,8 +291,10 @@ async def test_a_manual_edit_is_the_base_of_the_refresh_and_carried_by_the_next_
     label = profile_label("en", (await env.profile.current()).updated_at)
     assert label.startswith("The user's profile, last updated 2026-01-01 — compiled")
     assert f"## {label}\n<profile>\n" in system
-    assert "- Run a marathon" in system
-    assert "Berlin" not in system
+    profile_sent = system.split("<profile>\n", 1)[1].split("\n</profile>", 1)[0]
+    assert "- Run a marathon" in profile_sent
+    # The profile's own text (a saved memory may still say Berlin, sent as a memory).
+    assert "Berlin" not in profile_sent
     await env.memory.save("The user signed up for the Hamburg marathon in April.", "fact")
     env.server.script_when(background, Text(edited + "\n- Hamburg marathon in April (2026-01-01)"))
     env.clock.advance(hours=1)

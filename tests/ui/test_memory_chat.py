@@ -541,7 +541,9 @@ async def test_inspector_for_a_general_question_and_copy_as_json(
     assert memory_block(body) is None
     inspector = await open_inspector(etos, await last_reply(etos))
     assert inspector.memory_status.text() == (
-        "No saved memory was relevant to this message, so none was sent."
+        "No saved memory was relevant to this message, so none was sent.\n"
+        "Chosen by: retrieval — a fixed number per message (Settings → Memory), so the ones "
+        "relevant to this message were chosen."
     )
     assert "Searched with: What is the capital of France?" in inspector.item_text(
         "Memories — none sent"

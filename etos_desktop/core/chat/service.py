@@ -40,6 +40,7 @@ from etos_desktop.core.context.assembler import (
     ContextBlock,
     ContextInput,
     ContextTrace,
+    MemoryRule,
     TraceSummary,
     assemble_context,
 )
@@ -52,12 +53,14 @@ from etos_desktop.core.context.prompts import (
 )
 from etos_desktop.core.errors import BadRequest, InvalidInput, UserFacingError
 from etos_desktop.core.memory.access import MemoryAccess
+from etos_desktop.core.memory.gating import RecallCue, recall_cue
 from etos_desktop.core.memory.retrieval import (
     Retrieval,
     memory_block,
     retrieve,
     trace_memories,
 )
+from etos_desktop.core.memory.standing import StandingChoice, effective_budget, trace_standing
 from etos_desktop.core.memory.tools import (
     REFUSAL_TEXT,
     SAVE_MEMORY,
@@ -403,11 +406,25 @@ class ChatService:
             self._snapshots.start(conversation_id, snapshot, now)
         return snapshot
 
+    async def _standing(self, lang: Language, context_window: int) -> StandingChoice | None:
+        """The "All that fit" decision, or ``None`` in fixed-number mode or when it failed."""
+        if self.memory is None or self._settings.get_str("memory.per_message") != "auto":
+            return None
+        budget = effective_budget(
+            self._settings.get_int("memory.all_that_fit_tokens"), context_window
+        )
+        try:
+            return await self.memory.standing(budget, lang)
+        except UserFacingError as exc:
+            # Retrieval chooses instead; memory is never a reason the reply fails.
+            log.warning("the memory store was not read: %s", exc.code)
+            return None
+
     async def _recall_summaries(
-        self, conversation: ConversationRow, retrieved: Retrieval | None, text: str
+        self, conversation: ConversationRow, cue: RecallCue | None, text: str
     ) -> list[SummaryHit]:
         """Summaries of other conversations for a question about the shared past."""
-        if self.summaries is None or retrieved is None or retrieved.cue is None:
+        if self.summaries is None or cue is None:
             return []
         if not self._summaries_on(conversation):
             return []
@@ -445,19 +462,30 @@ class ChatService:
             or self._settings.get_str("persona.prompt")
             or DEFAULT_PERSONA_PROMPT[lang]
         )
+        context_window = context_window_for(
+            resolved.model, self._settings.model_context_overrides()
+        )
         retrieved: Retrieval | None = None
+        standing: StandingChoice | None = None
+        rule: MemoryRule = ""
         memory_on = self._memory_on(conversation)
         if memory_on and self.memory is not None:
-            try:
-                retrieved = await retrieve(
-                    self.memory,
-                    user.content,
-                    previous_user,
-                    self._settings.get_int("memory.retrieval_top_k"),
-                )
-            except UserFacingError as exc:
-                # Memory is a help, never a reason the reply fails (e.g. an embedder error).
-                log.warning("memory retrieval failed: %s", exc.code)
+            standing = await self._standing(lang, context_window)
+            if standing is not None and standing.fits:
+                rule = "all_that_fit"
+            else:
+                fixed = self._settings.get_str("memory.per_message") == "fixed"
+                rule = "fixed" if fixed else "retrieval"
+                try:
+                    retrieved = await retrieve(
+                        self.memory,
+                        user.content,
+                        previous_user,
+                        self._settings.get_int("memory.retrieval_top_k"),
+                    )
+                except UserFacingError as exc:
+                    # Memory is a help, never a reason the reply fails (e.g. an embedder error).
+                    log.warning("memory retrieval failed: %s", exc.code)
         profile = await self._current_profile(conversation)
         snapshot = await self._summaries_snapshot(conversation, lang)
         system_blocks = [
@@ -465,10 +493,17 @@ class ChatService:
             for block in (
                 profile_block(profile, lang),
                 snapshot.block if snapshot is not None else None,
+                # After the summaries: the stable prefix grows by a block that changes only
+                # when a memory does (DESIGN §8 as amended).
+                standing.block if standing is not None and standing.fits else None,
             )
             if block is not None
         ]
-        recalled = await self._recall_summaries(conversation, retrieved, user.content)
+        # Without retrieval ("all that fit") a question about the past still brings summaries.
+        cue = retrieved.cue if retrieved is not None else None
+        if rule == "all_that_fit":
+            cue = recall_cue(user.content)
+        recalled = await self._recall_summaries(conversation, cue, user.content)
         block: ContextBlock | None = (
             memory_block(retrieved.hits, lang, retrieved.memories) if retrieved else None
         )
@@ -480,9 +515,7 @@ class ChatService:
                 history=history,
                 current={"role": "user", "content": user.content},
                 model=resolved.model,
-                context_window=context_window_for(
-                    resolved.model, self._settings.model_context_overrides()
-                ),
+                context_window=context_window,
                 max_output_tokens=max_output,
                 system_blocks=tuple(system_blocks),
                 memory_block=block,
@@ -525,6 +558,22 @@ class ChatService:
             )
             if retrieved.hits and not trace.memory_dropped and self.memory is not None:
                 await self.memory.mark_accessed([h.id for h in retrieved.hits])
+        if rule == "all_that_fit" and standing is not None:
+            # Not counted as accesses: every memory goes with every message, so the count
+            # would say nothing about which memories matter.
+            trace = dataclasses.replace(
+                trace,
+                memories=trace_standing(standing.memories),
+                recall_cue=cue.rule if cue is not None else "",
+            )
+        if standing is not None or rule == "fixed":
+            trace = dataclasses.replace(
+                trace,
+                memory_rule=rule,
+                memory_store_count=standing.count if standing is not None else 0,
+                memory_store_tokens=standing.tokens if standing is not None else 0,
+                memory_fit_budget=standing.budget if standing is not None else 0,
+            )
         tools_on = memory_on and (resolved.config.base_url, resolved.model) not in self._no_tools
         request = ChatRequest(
             model=resolved.model,

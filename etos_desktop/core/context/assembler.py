@@ -6,7 +6,7 @@ Order of the request, chosen so the stable part is a byte-identical prefix acros
 session (provider prompt caches) and the volatile parts come last:
 
 1. one system message: the system prompt, then the system blocks (the user profile first, then
-   the recent summaries);
+   the recent summaries, then — with "All that fit" — every active memory, in id order);
 2. the conversation history, trimmed to the budget by whole turns, oldest first;
 3. the memories retrieved for this turn: a second system message, or (placement ``"user"``) a
    fenced block at the top of the current user message;
@@ -31,7 +31,11 @@ from etos_desktop.core.context.tokens import estimate_message_tokens, estimate_t
 from etos_desktop.core.errors import MessageTooLong
 from etos_desktop.core.providers.base import Message
 
-BlockKind = Literal["system", "profile", "summaries", "memories"]
+BlockKind = Literal["system", "profile", "summaries", "memories", "standing_memories"]
+#: How the memories of a request were chosen (``ContextTrace.memory_rule``): every active memory
+#: because they fit the "All that fit" budget, retrieval because they did not, retrieval because
+#: the user chose a fixed number, or ``""`` (memory off, or a trace older than the rule).
+MemoryRule = Literal["", "all_that_fit", "retrieval", "fixed"]
 Placement = Literal["system", "user"]
 
 #: Every kind a ``ContextBlock`` may have. "system" blocks are trusted instructions and are
@@ -51,7 +55,8 @@ class ContextBlock:
 
     Args:
         kind: ``"system"`` (instructions, rendered as they are), or a data kind — ``"profile"``,
-            ``"summaries"``, ``"memories"`` — rendered fenced between ``<kind>`` tags.
+            ``"summaries"``, ``"memories"`` (this turn's), ``"standing_memories"`` (the whole small
+            store, "All that fit") — rendered fenced between ``<kind>`` tags.
         label: The heading the model sees; for data it says what the data is and that it is not an
             instruction (in the conversation's language).
         content: The block's text.
@@ -81,7 +86,8 @@ class ContextInput:
         model: The model id (reported in the trace and in ``MessageTooLong``).
         context_window: The model's context window in tokens.
         max_output_tokens: Tokens reserved for the reply (the request's ``max_tokens``).
-        system_blocks: Blocks appended to the system message in order (profile, summaries).
+        system_blocks: Blocks appended to the system message in order (profile, summaries, the
+            standing memories of "All that fit").
         memory_block: The memories retrieved for this turn, if any.
         memory_placement: ``"system"`` puts the memory block in a second system message right
             before the current user message; ``"user"`` fences it at the top of the user message,
@@ -231,6 +237,13 @@ class ContextTrace:
     #: The period the message named ("last week" → "2026-06-08 – 2026-06-14 (last week)") whose
     #: memories were boosted, or "".
     retrieval_window: str = ""
+    #: Which rule chose the memories (see ``MemoryRule``), the active memories there were, the
+    #: estimated tokens of the whole store's block ("all that fit"; 0 when it was not built) and
+    #: the "All that fit" budget in tokens (0 in fixed-number mode).
+    memory_rule: MemoryRule = ""
+    memory_store_count: int = 0
+    memory_store_tokens: int = 0
+    memory_fit_budget: int = 0
 
     def to_json(self) -> str:
         """Serialise the trace for the database.
@@ -280,6 +293,10 @@ class ContextTrace:
             "retrieval_query": self.retrieval_query,
             "recall_cue": self.recall_cue,
             "retrieval_window": self.retrieval_window,
+            "memory_rule": self.memory_rule,
+            "memory_store_count": self.memory_store_count,
+            "memory_store_tokens": self.memory_store_tokens,
+            "memory_fit_budget": self.memory_fit_budget,
         }
         return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
@@ -303,6 +320,10 @@ class ContextTrace:
             placement = data["placement"]
             if placement not in get_args(Placement):
                 raise ValueError(f"unknown memory placement {placement!r}")
+            # Traces written before the rule was recorded have none: "".
+            rule = data.get("memory_rule", "")
+            if rule not in get_args(MemoryRule):
+                raise ValueError(f"unknown memory rule {rule!r}")
             return cls(
                 model=_typed(data, "model", str),
                 context_window=_typed(data, "context_window", int),
@@ -355,6 +376,10 @@ class ContextTrace:
                 retrieval_query=str(data.get("retrieval_query", "")),
                 recall_cue=str(data.get("recall_cue", "")),
                 retrieval_window=str(data.get("retrieval_window", "")),
+                memory_rule=rule,
+                memory_store_count=int(data.get("memory_store_count", 0)),
+                memory_store_tokens=int(data.get("memory_store_tokens", 0)),
+                memory_fit_budget=int(data.get("memory_fit_budget", 0)),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"malformed context trace: {exc}") from exc
@@ -395,7 +420,15 @@ def _fence(tag: str, label: str, content: str) -> str:
     return f"{head}<{tag}>\n{body}\n</{tag}>"
 
 
-def _render_block(block: ContextBlock) -> str:
+def render_block(block: ContextBlock) -> str:
+    """The text a system-message block is sent as: fenced and labelled unless it is ``"system"``.
+
+    Args:
+        block: The block.
+
+    Returns:
+        Exactly what ``assemble_context`` puts into the system message for it.
+    """
     if block.kind == "system":
         label = block.label.strip()
         content = block.content.strip()
@@ -465,7 +498,7 @@ def assemble_context(inp: ContextInput) -> AssembledContext:
     for block in inp.system_blocks:
         if not block.content.strip():
             continue
-        text = _render_block(block)
+        text = render_block(block)
         system_parts.append(text)
         trace_blocks.append(TraceBlock(block.kind, block.label, estimate_tokens(text), text))
     head: list[Message] = (

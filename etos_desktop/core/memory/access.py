@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from etos_desktop.core.memory import transfer
@@ -37,6 +37,10 @@ from etos_desktop.core.memory.tuning import Tuning
 from etos_desktop.core.profile.records import Profile
 from etos_desktop.core.profile.transfer import ProfilePlan
 from etos_desktop.core.summaries.records import Summary
+
+if TYPE_CHECKING:
+    from etos_desktop.core.context.language import Language
+    from etos_desktop.core.memory.standing import StandingChoice
 
 T = TypeVar("T")
 
@@ -266,6 +270,31 @@ class MemoryAccess:
     async def count_active(self) -> int:
         """How many active memories exist."""
         return await self._call(self.engine.count_active)
+
+    async def standing(self, budget: int, lang: Language) -> StandingChoice:
+        """Decide "All that fit" for one request (``standing.choose``), off the loop.
+
+        One ``COUNT`` on the DB thread; the rows (at most ``standing.row_limit(budget)``, in id
+        order) are read only when the count allows them to fit.
+
+        Args:
+            budget: The effective budget in tokens (``standing.effective_budget``).
+            lang: The conversation's language (the block's words).
+        """
+        # Imported here: standing.py builds on retrieval.py, which imports this module.
+        from etos_desktop.core.memory import standing
+
+        engine = self.engine
+
+        def decide() -> StandingChoice:
+            # The engine has no public read-a-query call yet (engine.py is not this module's);
+            # its DB-thread runner and clock are what every engine read uses, so active means
+            # the same here as in search.
+            now = engine._now()
+            count, memories = engine._call(lambda s: standing.read_store(s, now, budget))
+            return standing.choose(count, budget, memories, lang)
+
+        return await self._call(decide)
 
     async def mark_accessed(self, memory_ids: Sequence[int]) -> None:
         """Count a retrieval of these memories."""

@@ -223,13 +223,37 @@ SETTINGS: tuple[SettingSpec, ...] = (
         maximum=1_000_000,
     ),
     SettingSpec(
+        "memory.per_message",
+        str,
+        "auto",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "Which memories go with a message: automatic sends all of them while they fit the "
+            "token budget below, else the best matches; a fixed number always sends only the best "
+            "matches.",
+        ),
+        choices=("auto", "fixed"),
+    ),
+    SettingSpec(
+        "memory.all_that_fit_tokens",
+        int,
+        1500,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The most tokens all memories together may take to be sent whole with every message; "
+            "never more than a tenth of the model's context window.",
+        ),
+        minimum=200,
+        maximum=20000,
+    ),
+    SettingSpec(
         "memory.retrieval_top_k",
         int,
         5,
         QT_TRANSLATE_NOOP(
             "SettingsSchema",
-            "The most memories sent with one message, chosen by relevance; fewer or none are sent "
-            "when fewer are relevant.",
+            "The most memories sent with one message when they are chosen by relevance; fewer or "
+            "none are sent when fewer are relevant.",
         ),
         minimum=1,
         maximum=50,

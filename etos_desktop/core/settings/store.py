@@ -446,6 +446,19 @@ class SettingsStore:
             except InvalidInput as exc:
                 invalid.append(key)
                 problems.append(f"{key}: {exc.params.get('reason')}; using the default")
+        self._interpret_memories_per_message(section)
+
+    def _interpret_memories_per_message(self, section: dict[str, Any]) -> None:
+        # Files from before "All that fit" have only the number. Automatic (the new default)
+        # keeps that number for when retrieval chooses, which is what a user who raised it
+        # wanted; a user who lowered it below the default asked for fewer memories, and sending
+        # the whole store instead would go against that, so they keep a fixed number.
+        top_k = "memory.retrieval_top_k"
+        if "memory.per_message" in section or top_k not in self._values:
+            return
+        default = spec_for(top_k).default
+        if isinstance(default, int) and self.get_int(top_k) < default:
+            self._values["memory.per_message"] = "fixed"
 
     def _load_providers(self, section: object, problems: list[str]) -> None:
         if not isinstance(section, list):

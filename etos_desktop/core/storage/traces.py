@@ -1,7 +1,8 @@
 """Which stored context traces cite which memories, and erasing deleted texts from them.
 
 A context trace keeps exactly what was sent with one reply, including the memory block
-(``core/memory/retrieval.memory_block``: one line per memory, ``- #<id> (<kind>, <date>,
+(``core/memory/retrieval.memory_block``, and the "All that fit" block of ``standing.py`` with the
+same lines: one line per memory, ``- #<id> (<kind>, <date>,
 confidence <c>) <text>``, or the Chinese form with full-width brackets). When a memory is
 deleted its text must leave those copies too (DESIGN §3, issue 9): the line keeps its id and
 metadata and the text becomes ``[deleted memory #<id>]``, so the context inspector still tells
@@ -29,6 +30,10 @@ from sqlmodel import Session
 
 #: The trace block kind that holds retrieved memories (``assembler.BLOCK_KINDS``).
 MEMORY_BLOCK_KIND: Final = "memories"
+#: The trace block kind of "All that fit": the whole store, in the system message.
+STANDING_BLOCK_KIND: Final = "standing_memories"
+#: Every block kind with memory lines; ``MEMORY_BLOCK_KIND`` as a ``kind`` argument means these.
+_MEMORY_KINDS: Final = (MEMORY_BLOCK_KIND, STANDING_BLOCK_KIND)
 #: The trace block kind that holds other conversations' summaries.
 SUMMARY_BLOCK_KIND: Final = "summaries"
 #: At most this many ids per ``IN (...)`` (old SQLite builds allow 999 parameters).
@@ -71,14 +76,16 @@ def _blocks(data: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     blocks = data.get("blocks")
     if not isinstance(blocks, list):
         return []
+    kinds = _MEMORY_KINDS if kind == MEMORY_BLOCK_KIND else (kind,)
     return [
         b
         for b in blocks
-        if isinstance(b, dict) and b.get("kind") == kind and isinstance(b.get("text"), str)
+        if isinstance(b, dict) and b.get("kind") in kinds and isinstance(b.get("text"), str)
     ]
 
 
 def _memory_blocks(data: dict[str, Any]) -> list[dict[str, Any]]:
+    # The per-turn block and the "all that fit" block hold the same lines.
     return _blocks(data, MEMORY_BLOCK_KIND)
 
 

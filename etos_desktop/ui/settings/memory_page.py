@@ -1,7 +1,7 @@
 """The Memory page of Settings: every long-term memory, searchable, editable and under control.
 
 DESIGN §1 principle 5 (the user sees and controls everything), §3 (delete is real; its undo is
-held in memory only until Settings closes), §5 (embedder, top-K, approval) and §9 (imports are
+held in memory only until Settings closes), §5 (embedder, "All that fit" or top-K, approval) and §9 (imports are
 validated and applied in one transaction).
 
 Every memory operation goes through ``MemoryAccess`` (its worker pool): the UI thread never
@@ -84,6 +84,8 @@ if TYPE_CHECKING:
 SETTING_KEYS: Final = (
     "memory.enabled",
     "memory.embedder",
+    "memory.per_message",
+    "memory.all_that_fit_tokens",
     "memory.retrieval_top_k",
     "memory.strictness",
     "memory.approval",
@@ -183,20 +185,38 @@ class MemoryPage(SettingsPage):
         self.top_k_spin.setRange(int(spec.minimum or 1), int(spec.maximum or 50))
         self.top_k_spin.setValue(self._settings.get_int("memory.retrieval_top_k"))
         self.top_k_spin.valueChanged.connect(self._on_setting_edited)
+        self.per_message_label = QLabel(group)
+        self.per_message_combo = self._choice_combo("memory.per_message", group)
+        self.per_message_combo.currentIndexChanged.connect(self._on_per_message_combo_changed)
+        self.fit_budget_label = QLabel(group)
+        self.fit_budget_spin = QSpinBox(group)
+        self.fit_budget_spin.setObjectName("setting:memory.all_that_fit_tokens")
+        spec = spec_for("memory.all_that_fit_tokens")
+        self.fit_budget_spin.setRange(int(spec.minimum or 200), int(spec.maximum or 20000))
+        self.fit_budget_spin.setSingleStep(100)
+        self.fit_budget_spin.setValue(self._settings.get_int("memory.all_that_fit_tokens"))
+        self.fit_budget_spin.valueChanged.connect(self._on_setting_edited)
         self.embedder_label = QLabel(group)
         self.embedder_combo = self._choice_combo("memory.embedder", group)
         self.strictness_label = QLabel(group)
         self.strictness_combo = self._choice_combo("memory.strictness", group)
+        self._on_per_message_combo_changed()
 
         # Two label–field columns side by side; a translation too long for its column puts the
         # field under its label instead of squeezing either (and the dialog never grows).
+        # Left: how the model may save and how memories are matched; right: how many are sent.
         columns = QHBoxLayout()
         columns.setSpacing(16)
         for pairs in (
-            ((self.approval_label, self.approval_combo), (self.top_k_label, self.top_k_spin)),
             (
+                (self.approval_label, self.approval_combo),
                 (self.embedder_label, self.embedder_combo),
                 (self.strictness_label, self.strictness_combo),
+            ),
+            (
+                (self.per_message_label, self.per_message_combo),
+                (self.fit_budget_label, self.fit_budget_spin),
+                (self.top_k_label, self.top_k_spin),
             ),
         ):
             form = QFormLayout()
@@ -368,8 +388,25 @@ class MemoryPage(SettingsPage):
             },
         )
         self.strictness_combo.setToolTip(schema_tr(spec_for("memory.strictness").description))
-        self.top_k_label.setText(self.tr("Memories per message"))
+        self.per_message_label.setText(self.tr("Memories per message"))
+        self._name_items(
+            self.per_message_combo,
+            {
+                "auto": self.tr("Automatic — all that fit, else the best matches"),
+                "fixed": self.tr("A fixed number of best matches"),
+            },
+        )
+        self.per_message_combo.setToolTip(schema_tr(spec_for("memory.per_message").description))
+        self.per_message_combo.setAccessibleName(self.tr("Memories per message"))
+        self.fit_budget_label.setText(self.tr("All that fit, up to"))
+        self.fit_budget_spin.setSuffix(self.tr(" tokens"))
+        self.fit_budget_spin.setToolTip(
+            schema_tr(spec_for("memory.all_that_fit_tokens").description)
+        )
+        self.fit_budget_spin.setAccessibleName(self.tr("Token budget for sending all memories"))
+        self.top_k_label.setText(self.tr("Best matches, at most"))
         self.top_k_spin.setToolTip(schema_tr(spec_for("memory.retrieval_top_k").description))
+        self.top_k_spin.setAccessibleName(self.tr("Most memories chosen by relevance"))
         self.reembed_button.setText(self.tr("Re-embed all"))
         self.reembed_button.setToolTip(
             self.tr("Give every memory a vector from the model in use, in the background.")
@@ -456,6 +493,10 @@ class MemoryPage(SettingsPage):
             return self.approval_combo.currentData()
         if key == "memory.retrieval_top_k":
             return self.top_k_spin.value()
+        if key == "memory.per_message":
+            return self.per_message_combo.currentData()
+        if key == "memory.all_that_fit_tokens":
+            return self.fit_budget_spin.value()
         if key == "memory.strictness":
             return self.strictness_combo.currentData()
         raise KeyError(key)
@@ -469,6 +510,11 @@ class MemoryPage(SettingsPage):
 
     def _on_setting_edited(self, *_args: object) -> None:
         self.changed.emit()
+
+    def _on_per_message_combo_changed(self, *_args: object) -> None:
+        # The budget matters only to Automatic; the number of best matches to both modes
+        # (Automatic falls back to it when the memories do not fit).
+        self.fit_budget_spin.setEnabled(self.per_message_combo.currentData() == "auto")
 
     # -- public API -----------------------------------------------------------------------------
 

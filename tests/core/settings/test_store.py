@@ -565,3 +565,27 @@ def test_invalid_model_context_in_file_is_skipped(settings_file: Path) -> None:
     store = _reloaded(settings_file)
     assert store.model_context_overrides() == {"good": 32768}
     assert store.load_problem is not None
+
+
+@pytest.mark.parametrize(
+    ("old", "mode", "top_k"),
+    [
+        ({}, "auto", 5),
+        ({"memory.retrieval_top_k": 5}, "auto", 5),
+        # Raised: Automatic still sends that many when retrieval chooses.
+        ({"memory.retrieval_top_k": 8}, "auto", 8),
+        # Lowered below the default: the user asked for fewer memories, not the whole store.
+        ({"memory.retrieval_top_k": 2}, "fixed", 2),
+        ({"memory.retrieval_top_k": 2, "memory.per_message": "auto"}, "auto", 2),
+        ({"memory.retrieval_top_k": 9, "memory.per_message": "fixed"}, "fixed", 9),
+    ],
+)
+def test_a_file_from_before_all_that_fit_keeps_the_users_number(
+    settings_file: Path, old: dict[str, object], mode: str, top_k: int
+) -> None:
+    settings_file.write_text(json.dumps({"version": 1, "settings": old}))
+    loaded = _reloaded(settings_file)
+    assert loaded.load_problem is None
+    assert loaded.get_str("memory.per_message") == mode
+    assert loaded.get_int("memory.retrieval_top_k") == top_k
+    assert loaded.get_int("memory.all_that_fit_tokens") == 1500

@@ -232,7 +232,7 @@ PAGE_TEXTS = {
     "providers": ("Fetch models", lambda d: d.providers_page.fetch_button.text()),
     "persona": ("Reset to default", lambda d: d.persona_page.reset_prompt_button.text()),
     "general": ("Interface", lambda d: d.general_page._groups["ui"].title()),
-    "memory": ("Memories per message", lambda d: d.memory_page.top_k_label.text()),
+    "memory": ("Memories per message", lambda d: d.memory_page.per_message_label.text()),
     "dialog": ("Save", lambda d: d.save_button.text()),
 }
 
