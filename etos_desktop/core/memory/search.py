@@ -31,7 +31,7 @@ from enum import StrEnum
 
 import numpy
 
-from etos_desktop.core.memory.slots import change_cue, same_slot
+from etos_desktop.core.memory.slots import change_cue, is_cjk, same_slot
 from etos_desktop.core.memory.tuning import Tuning
 from etos_desktop.core.memory.vectors import FloatArray
 from etos_desktop.core.text.segmentation import rough_units
@@ -317,7 +317,13 @@ def _newer_in_slot(
                 older.kind != newer.kind
                 or older.valid_from >= newer.valid_from
                 or older.id not in vectors
-                or parts_b.get("relevance", 0.0) < NEWER_RELATIVE * parts_a.get("relevance", 0.0)
+                or (
+                    # Across languages both channels under-rate one of the two statements:
+                    # their meaning (same_slot below) decides.
+                    is_cjk(newer.text) == is_cjk(older.text)
+                    and parts_b.get("relevance", 0.0)
+                    < NEWER_RELATIVE * parts_a.get("relevance", 0.0)
+                )
             ):
                 continue
             similarity = float(numpy.dot(vectors[older.id], vectors[newer.id]))
@@ -421,10 +427,12 @@ def rank(
     scored: list[tuple[float, dict[str, float], Candidate]] = []
     for candidate, weight, relevance in zip(candidates, weights, relevances, strict=True):
         boost = 0.0
-        if candidate.in_window and (
-            time_only or (best > 0.0 and relevance >= tuning.time_relative * best)
-        ):
+        if candidate.in_window and time_only:
             boost = tuning.time_boost
+        elif candidate.in_window and best > 0.0 and relevance >= tuning.time_relative * best:
+            # Full for a match as good as the best, a quarter at half of it: the period
+            # reorders similar matches and never lifts a weaker one far (issue 18).
+            boost = tuning.time_boost * min(1.0, relevance / best) ** 2
         result = _score(
             candidate,
             mode=mode,

@@ -152,7 +152,8 @@ _LETTER_RE = re.compile(r"[^\W\d_]")
 
 
 @functools.lru_cache(maxsize=4096)
-def _is_cjk(text: str) -> bool:
+def is_cjk(text: str) -> bool:
+    """Whether ``text`` is mostly CJK (Chinese, Japanese, Korean) by its letters."""
     letters = len(_LETTER_RE.findall(text))
     return letters > 0 and len(_CJK_RE.findall(text)) / letters >= 0.3
 
@@ -181,6 +182,6 @@ def same_slot(newer: str, older: str, similarity: float, threshold: float) -> Sl
     if cue is None:
         return None
     shared = key_terms(newer) & key_terms(older)
-    if not shared and _is_cjk(newer) == _is_cjk(older) and similarity < threshold + MEANING_MARGIN:
+    if not shared and is_cjk(newer) == is_cjk(older) and similarity < threshold + MEANING_MARGIN:
         return None
     return SlotMatch(cue=cue, shared=shared, similarity=similarity)
