@@ -428,7 +428,9 @@ def rank(
     for candidate, weight, relevance in zip(candidates, weights, relevances, strict=True):
         boost = 0.0
         if candidate.in_window and time_only:
-            boost = tuning.time_boost
+            # "What did we talk about last week?": being from that week is the relevance, so
+            # every memory from it ranks above every other, whatever their cosines.
+            boost = 1.0
         elif candidate.in_window and best > 0.0 and relevance >= tuning.time_relative * best:
             # Full for a match as good as the best, a quarter at half of it: the period
             # reorders similar matches and never lifts a weaker one far (issue 18).
