@@ -81,7 +81,9 @@ async def test_a_stated_change_is_sent_dated_and_refreshes_the_profile_ten_minut
     tmp_path: Path, server: FakeOpenAIServer, use_embedder: Any
 ):
     clock = FakeClock(START)
-    async with jobs_env(tmp_path / "data", server, clock, embedder=use_embedder) as env:
+    async with jobs_env(
+        tmp_path / "data", server, clock, embedder=use_embedder, memory__per_message="fixed"
+    ) as env:
         coffee = await coffee_world(env)
         clock.advance(days=2)  # 2026-01-04 12:01
         cid = await env.new_conversation()

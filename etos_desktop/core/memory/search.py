@@ -50,7 +50,7 @@ SLOT_HEAD = 50
 #: A newer statement moves above an older one of its slot only when it matches the query at
 #: least this well relative to it: on dialogue stores a chatty turn with "现在…了" was lifted
 #: over the answer it merely resembled (issue 18).
-NEWER_RELATIVE = 0.8
+NEWER_RELATIVE = 0.6
 
 
 class SearchMode(StrEnum):

@@ -16,7 +16,7 @@ import pytest
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.records import RevisionAction
-from etos_desktop.core.memory.slots import change_cue, key_terms, same_slot
+from etos_desktop.core.memory.slots import MEANING_MARGIN, change_cue, key_terms, same_slot
 
 
 @pytest.fixture
@@ -222,4 +222,5 @@ def test_same_slot_needs_cue_shared_terms_and_similarity() -> None:
     assert same_slot(new, old, 0.74, 0.5) is not None
     assert same_slot(new, old, 0.45, 0.5) is None
     assert same_slot(old, new, 0.74, 0.5) is None  # the older has no cue
-    assert same_slot("I no longer eat sweets", old, 0.74, 0.5) is None  # nothing shared
+    # nothing shared: meaning alone needs the margin above the threshold
+    assert same_slot("I no longer eat sweets", old, 0.5 + MEANING_MARGIN - 0.01, 0.5) is None
