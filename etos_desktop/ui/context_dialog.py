@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 #: Score parts in the order they are explained, with what each one is.
 _PART_ORDER = (
+    "directed",
     "vector",
     "floor",
     "keyword",
@@ -529,11 +530,12 @@ class ContextDialog(QDialog):
         names = [n for n in _PART_ORDER if n in parts] + sorted(set(parts) - set(_PART_ORDER))
         for name in names:
             value = parts[name]
-            shown = (
-                (self.tr("yes") if value else self.tr("no"))
-                if name.startswith("eligible_")
-                else _number(value)
-            )
+            if name == "directed":
+                shown = self._directed_text(value)
+            elif name.startswith("eligible_"):
+                shown = self.tr("yes") if value else self.tr("no")
+            else:
+                shown = _number(value)
             description = descriptions.get(name, "")
             label = labels.get(name, name)
             lines.append(f"  {label} = {shown}" + (f"  ({description})" if description else ""))
@@ -569,8 +571,17 @@ class ContextDialog(QDialog):
                 words.append(part)
         return self.tr("; ", "between the reasons a memory was chosen").join(words)
 
+    def _directed_text(self, value: float) -> str:
+        """What the relevance gate decided (``search.rank``: 1 the message, 0.5 shared, 0 no)."""
+        if value >= 1.0:
+            return self.tr("yes, by the message itself")
+        if value > 0.0:
+            return self.tr("yes, by a name or rare word it shares with a memory")
+        return self.tr("no, a general question")
+
     def _part_labels(self) -> dict[str, str]:
         return {
+            "directed": self.tr("about your memory"),
             "vector": self.tr("meaning"),
             "floor": self.tr("floor"),
             "keyword": self.tr("keywords"),
@@ -588,6 +599,7 @@ class ContextDialog(QDialog):
 
     def _part_descriptions(self) -> dict[str, str]:
         return {
+            "directed": self.tr("general questions need a closer match before a memory is sent"),
             "vector": self.tr("similarity of meaning to the search text"),
             "floor": self.tr("the similarity a memory needs to count as relevant"),
             "keyword": self.tr("share of the search words the memory contains"),

@@ -591,6 +591,22 @@ Why it was chosen: {reason}</source>
         <translation>；</translation>
     </message>
     <message>
+        <source>yes, by the message itself</source>
+        <translation>是，消息本身就是在问</translation>
+    </message>
+    <message>
+        <source>yes, by a name or rare word it shares with a memory</source>
+        <translation>是，它和某条记忆有共同的名字或少见的词</translation>
+    </message>
+    <message>
+        <source>no, a general question</source>
+        <translation>否，这是一般性问题</translation>
+    </message>
+    <message>
+        <source>about your memory</source>
+        <translation>与你的记忆有关</translation>
+    </message>
+    <message>
         <source>meaning</source>
         <translation>语义</translation>
     </message>
@@ -641,6 +657,10 @@ Why it was chosen: {reason}</source>
     <message>
         <source>eligible by period</source>
         <translation>按时间入选</translation>
+    </message>
+    <message>
+        <source>general questions need a closer match before a memory is sent</source>
+        <translation>一般性问题需要更接近的匹配才会发送记忆</translation>
     </message>
     <message>
         <source>similarity of meaning to the search text</source>

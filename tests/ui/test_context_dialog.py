@@ -145,3 +145,25 @@ def test_a_trace_from_before_the_rule_shows_no_rule(qtbot) -> None:
     qtbot.addWidget(dialog)
     assert "Chosen by" not in dialog.memory_status.text()
     assert dialog.memory_status.text().startswith("Memories sent: 1")
+
+
+@pytest.mark.parametrize(
+    ("directed", "words"),
+    [
+        (1.0, "yes, by the message itself"),
+        (0.5, "yes, by a name or rare word it shares with a memory"),
+        (0.0, "no, a general question"),
+    ],
+)
+def test_the_inspector_says_what_the_relevance_gate_decided(
+    qtbot, directed: float, words: str
+) -> None:
+    trace = ContextTrace.from_json(_trace("en"))
+    memory = dataclasses.replace(
+        trace.memories[0], parts=(*trace.memories[0].parts, ("directed", directed))
+    )
+    dialog = ContextDialog(dataclasses.replace(trace, memories=(memory,)))
+    qtbot.addWidget(dialog)
+    details = dialog.item_text("#12 Fact")
+    assert f"about your memory = {words}" in details
+    assert "directed" not in details

@@ -142,7 +142,7 @@ def gate_terms(
     total: int,
     share: float,
 ) -> frozenset[str]:
-    """The query terms the relevance gate counts (``search.Gate``): rare content terms and names.
+    """The query terms the relevance gate counts (``search.rank``): rare content terms and names.
 
     Args:
         terms: The query's terms (stop terms already dropped).
@@ -1158,9 +1158,11 @@ class MemoryEngine:
                 (benchmarks measure the floor with it).
             tuning: Floors and weights for this call only (calibration sweeps).
             from_user: ``True`` when the query is the user's own message (per-turn retrieval):
-                a message that does not refer to the user (``gating.addresses_user``) must
-                clear the higher ``impersonal_floor``. ``False`` for queries the model or the
-                app wrote (``search_memory``), which are third-person by nature.
+                the relevance gate decides its floor — ``floor`` when it addresses the user,
+                asks about the past or refers back, ``shared_floor`` when a best candidate
+                shares a name or a rare term with it, else the strict ``impersonal_floor``.
+                ``False`` for queries the model or the app wrote (``search_memory``), which are
+                third-person by nature and always get ``floor``.
             personal: Whether the query is about the user, when the caller knows better than
                 ``query``'s wording (per-turn retrieval judges the current message, not the
                 search text that may include an earlier turn); ``None`` decides as above.

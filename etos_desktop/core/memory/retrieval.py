@@ -131,9 +131,12 @@ async def retrieve(
     k = top_k * RECALL_WIDENING if cue is not None else top_k
     query = build_query(current, previous_user)
     # Ask for more than k so the per-kind caps can skip some and still fill k.
-    # The impersonal floor is about this message: an unrelated question after a personal one
-    # ("What is the capital of France?") must not inherit the lower first-person floor.
-    personal = addresses_user(current) or (query != current.strip() and addresses_user(query))
+    # The gate judges this message: an unrelated question after a personal one ("What is the
+    # capital of France?") must not inherit the earlier turn's first person; a follow-up that
+    # refers back ("and for that?") is about what the earlier turn was about.
+    personal = addresses_user(current) or (
+        previous_user is not None and refers_back(current.strip())
+    )
     hits = await access.search(query, k=k * 2, mode="hybrid", personal=personal)
     window = access.engine.time_window(query)
     kept = cap_by_kind(hits, k)

@@ -11,11 +11,20 @@ and their stored fields; this module turns them into ranked, explained hits:
   and the entry (the query's length and whether it has names or numbers; the entry's length), plus
   small recency, importance and confidence terms; a memory without a vector for the active
   embedder is scored by keyword alone;
-* relevance floor — a memory is eligible only when its cosine reaches the embedder's floor or its
-  keyword score reaches the keyword floor, so a query can return nothing;
+* blend weight — chosen from the query's shape and from how well its words are in the store:
+  at least ``weak_keyword_vector_weight`` when no meaning-related candidate reaches
+  ``weak_keyword``, at most ``strong_keyword_vector_weight`` when one reaches ``strong_keyword``
+  (the bilingual set wants vectors, dialogue stores with names in every turn want keywords);
+* relevance floor — a memory is eligible only when its cosine reaches the floor the relevance
+  gate chose or its keyword score reaches the keyword floor (or, for a memory-directed message,
+  it shares two content words), so a query can return nothing. The gate: a message that
+  addresses the user, asks about the past or refers back gets ``floor``; one whose best
+  candidates share a name or a rare term with it ``shared_floor``; any other (general knowledge,
+  coding) the strict ``impersonal_floor``;
 * time window — a query that names a period ("last week", "上周", "三月份"; ``core.time_words``)
-  adds ``time_boost`` to memories from that period, and one that asks only what was talked
-  about then makes them eligible by that alone;
+  adds up to ``time_boost`` to matches from that period that are nearly as relevant as the best,
+  and one that asks only what was talked about then ranks them first by that alone;
+  "recently" names no period and only weighs recency more;
 * newer first — between two active results about the same slot (``slots.same_slot``: the
   newer one states a change, they share key terms and are similar enough), the newer ranks
   first; nothing else is re-ordered by date.
@@ -124,26 +133,6 @@ class Candidate:
     shared: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True)
-class Gate:
-    """What the relevance gate knows about a query before it sees the candidates.
-
-    A message is *memory-directed* (DESIGN §5.3) when it addresses the user, carries a recall
-    cue or refers back (``directed``, decided by the caller from the message) — or when it
-    shares a gate term with one of its best candidates: a content word or CJK bigram that is
-    rare in the store, or a name, however often the name occurs (in a dialogue store the names
-    are in every turn). Only messages that are none of these (general knowledge, coding) must
-    clear the embedder's strict ``impersonal_floor``.
-
-    Attributes:
-        directed: The message itself says it is about the user's memory.
-        terms: The query's gate terms.
-    """
-
-    directed: bool = True
-    terms: frozenset[str] = frozenset()
-
-
 #: How many of the best candidates (floor off) the gate looks at for a shared gate term.
 GATE_HEAD = 10
 
@@ -248,6 +237,7 @@ def _score(
     boost: float,
     recency_weight: float,
     directed: bool,
+    relevance: float,
 ) -> tuple[float, dict[str, float]] | None:
     cosine, keyword = candidate.cosine, candidate.keyword
     by_vector = cosine is not None and cosine >= floor
@@ -281,7 +271,6 @@ def _score(
         return None
     if not apply_floor and cosine is None and keyword <= 0.0 and not candidate.in_window:
         return None
-    relevance = _relevance(candidate, mode=mode, tuning=tuning, weight=vector_weight)
     if cosine is not None:
         parts["vector_weight"] = vector_weight
     age_days = (now - candidate.valid_from).total_seconds() / 86400.0
@@ -365,9 +354,10 @@ def rank(
         k: The most hits returned.
         apply_floor: ``False`` returns the best ``k`` with any signal, eligible or not.
         personal: Whether the message itself is memory-directed (it addresses the user,
-            carries a recall cue or refers back; see :class:`Gate`). When it is not, it still
-            is when one of its best candidates shares one of ``gate_terms``; otherwise the
-            embedder's strict ``impersonal_floor`` applies.
+            carries a recall cue or refers back). When it is not, it still is when one of its
+            ``GATE_HEAD`` best candidates shares a name or a rare term with it (the relevance
+            gate, DESIGN §5.3; ``shared_floor`` then); otherwise the embedder's strict
+            ``impersonal_floor`` applies.
         whole_text_vectors: Looks up memories' whole-text vectors for the same-slot rule
             between results (hybrid only; ``None`` skips that step).
         time_only: The query names a period and no subject ("what did we talk about last
@@ -376,7 +366,7 @@ def rank(
             its relevance is close to the best (``tuning.time_relative``): the period reorders
             matches of similar relevance and never lifts an unrelated memory over a matching one.
         query_names: The query has names, numbers or titles (``names_or_numbers``).
-        gate_terms: The query's rare content terms and names (``Gate.terms``): a best
+        gate_terms: The query's rare content terms and names (``engine.gate_terms``): a best
             candidate sharing one of ``gate_names`` or ``tuning.gate_min_units`` of these makes
             the query memory-directed.
         gate_names: The query's names among ``gate_terms``.
@@ -447,6 +437,7 @@ def rank(
             boost=boost,
             recency_weight=recency_weight,
             directed=personal or shared,
+            relevance=relevance,
         )
         if result is not None:
             result[1]["directed"] = 1.0 if personal else 0.5 if shared else 0.0

@@ -28,11 +28,12 @@ class Tuning:
 
     Attributes:
         floor: A memory is eligible by vector when its cosine to the query is at least this.
-        impersonal_floor: The same for a query that does not refer to the user at all
-            (``gating.addresses_user``: no I/me/my/we/我): general questions need a stronger
-            match before a memory is injected.
+        impersonal_floor: The same for a query the relevance gate finds not memory-directed
+            (no I/my/我 beyond a generic "how do I", no recall cue, no reference back, and no
+            name or rare term shared with its best candidates): general questions need a
+            stronger match before a memory is injected.
         shared_floor: The vector floor for a query that is memory-directed only because one of
-            its best candidates shares a rare term or a name with it (``search.Gate``); a
+            its best candidates shares a rare term or a name with it (``search.rank``); a
             message that addresses the user, carries a recall cue or refers back gets ``floor``.
         keyword_floor: A memory is eligible by keyword when its keyword score (the IDF-weighted
             share of the query's terms it contains, 0–1) is at least this.
@@ -59,7 +60,8 @@ class Tuning:
         passage_weight: How much a memory's best-matching sentence lifts its cosine above the
             whole text's (``VectorIndex.similarities``): 0 whole text only, 1 best chunk.
         time_boost: Score added to a memory from the period a query names ("last week"),
-            when its relevance is at least ``time_relative`` of the best candidate's.
+            when its relevance is at least ``time_relative`` of the best candidate's, times the
+            square of its share of the best relevance.
         time_relative: How close to the best relevance a memory from the named period must
             be for the boost: the period reorders similar matches, it never lifts an unrelated
             memory over a matching one.
@@ -73,7 +75,7 @@ class Tuning:
             candidate must share with a query to make it memory-directed; one shared name is
             always enough.
         gate_rare_share: A query term found in at most this share of the memories is rare
-            enough for the relevance gate (``search.Gate``); names count however common.
+            enough for the relevance gate (``search.rank``); names count however common.
         weak_keyword: When no candidate's keyword score reaches this, the keyword side says
             nothing about the query (its words are not in the store): the blend then uses at
             least ``weak_keyword_vector_weight``.
@@ -125,7 +127,7 @@ class Tuning:
     confidence_weight: float = 0.10
 
     def vector_floor(self, personal: bool, shared: bool = False) -> float:
-        """The vector floor for a query the relevance gate judged (``search.Gate``).
+        """The vector floor for a query the relevance gate judged (``search.rank``).
 
         Args:
             personal: The message itself is memory-directed (addresses the user, a recall
