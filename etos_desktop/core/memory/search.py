@@ -381,14 +381,20 @@ def rank(
     by_entry = mode is SearchMode.HYBRID and tuning.long_entry_shift != 0.0
     # How well the query's words are covered in the store, by memories whose meaning is not
     # unrelated: a distractor sharing "favourite" (cosine 0.14) says nothing of the query.
-    keyword_max = max(
+    related = sorted(
         (
             c.keyword
             for c in candidates
             if c.cosine is None or c.cosine >= tuning.strong_keyword_min_cosine
         ),
-        default=0.0,
+        reverse=True,
     )
+    keyword_max = related[0] if related else 0.0
+    if tuning.keyword_peak_rank > 0:
+        # How far the best word match stands out: a rare term (a title, a name) matches one
+        # or two memories; a common word matches many about equally.
+        nth = related[tuning.keyword_peak_rank] if len(related) > tuning.keyword_peak_rank else 0.0
+        keyword_max -= nth
     weights = [
         tuning.blend_weight(
             query_units,
