@@ -332,6 +332,8 @@ class ContextDialog(QDialog):
         """Which rule chose the memories, in words ("" for traces from before the rule)."""
         tokens = self.locale().toString(trace.memory_store_tokens)
         budget = self.locale().toString(trace.memory_fit_budget)
+        if trace.memory_rule == "all_that_fit" and not trace.memory_store_count:
+            return ""  # "No memory is saved yet" says it all
         if trace.memory_rule == "all_that_fit":
             return self.tr(
                 "Chosen by: all that fit — all %n memories, about {tokens} of the {budget}-token "
@@ -418,7 +420,8 @@ class ContextDialog(QDialog):
                     "",
                     len(trace.recalled_summaries),
                 )
-            return f"{text}\n{self._rule_text(trace)}"
+            rule = self._rule_text(trace)
+            return f"{text}\n{rule}" if rule else text
         rule = self._rule_text(trace)
         status = self._retrieval_status(trace)
         return f"{status}\n{rule}" if rule and trace.retrieval_query else status

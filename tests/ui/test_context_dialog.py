@@ -167,3 +167,13 @@ def test_the_inspector_says_what_the_relevance_gate_decided(
     details = dialog.item_text("#12 Fact")
     assert f"about your memory = {words}" in details
     assert "directed" not in details
+
+
+def test_an_empty_store_says_no_memory_is_saved_without_a_rule_line(qtbot) -> None:
+    trace = dataclasses.replace(
+        _standing_trace("all_that_fit"), memories=(), memory_store_count=0, memory_store_tokens=0
+    )
+    dialog = ContextDialog(trace)
+    qtbot.addWidget(dialog)
+    status = dialog.memory_status.text()
+    assert status == "No memory is saved yet, so none was sent."
