@@ -127,9 +127,9 @@ def _draft(item: str | MemoryDraft | Mapping[str, Any]) -> MemoryDraft:
 COMMON_TERM_SHARE: Final = 0.05
 #: A store this small is searched with every term.
 _COMMON_TERM_MIN_ROWS: Final = 200
-#: When the rare terms pre-select fewer keyword candidates than this (or than k), every term
-#: pre-selects: on a dialogue store the names are in every turn, and dropping them left a fifth
-#: of the keyword lists under 10 results (issue 18).
+#: When the rare terms pre-select fewer keyword candidates than this (or than k), the common
+#: ones are added back one by one: on a dialogue store the names are in every turn, and dropping
+#: them left a fifth of the keyword lists under 10 results (issue 18).
 KEYWORD_MIN_CANDIDATES: Final = 20
 #: A term in at most this many memories is rare for the relevance gate in any store.
 GATE_MIN_DOC_FREQ: Final = 2
@@ -1236,8 +1236,14 @@ class MemoryEngine:
             if terms:
                 selective = selective_terms(terms, frequencies, total)
                 matched = fts.matches(session, selective, now=now, limit=KEYWORD_CANDIDATES)
-                if len(matched) < max(k, KEYWORD_MIN_CANDIDATES) and len(selective) < len(terms):
-                    matched = fts.matches(session, terms, now=now, limit=KEYWORD_CANDIDATES)
+                # Too few: add the dropped terms back, least common first, until enough match
+                # (a ranked MATCH on a term in every row costs ~18 ms at 10k memories).
+                dropped = sorted(
+                    (t for t in terms if t not in selective), key=lambda t: frequencies.get(t, 0)
+                )
+                while dropped and len(matched) < max(k, KEYWORD_MIN_CANDIDATES):
+                    selective = [*selective, dropped.pop(0)]
+                    matched = fts.matches(session, selective, now=now, limit=KEYWORD_CANDIDATES)
                 seen = {memory_id for memory_id, _ in matched}
                 wanted = set(in_window)
                 if search_mode is SearchMode.HYBRID:
