@@ -371,7 +371,7 @@ def rank(
             the query memory-directed.
         gate_names: The query's names among ``gate_terms``.
         prefer_recent: The query asks for recent things without naming a period ("recently",
-            "最近"): recency weighs ``tuning.recent_factor`` times as much; no window.
+            "最近"): recency weighs ``tuning.recent_weight`` (at least); no window.
 
     Returns:
         Up to ``k`` hits, best first; possibly none.
@@ -419,7 +419,9 @@ def rank(
         )
     floor = tuning.vector_floor(personal, shared)
     best = max(relevances, default=0.0)
-    recency_weight = tuning.recency_weight * (tuning.recent_factor if prefer_recent else 1.0)
+    recency_weight = (
+        max(tuning.recency_weight, tuning.recent_weight) if prefer_recent else tuning.recency_weight
+    )
     scored: list[tuple[float, dict[str, float], Candidate]] = []
     for candidate, weight, relevance in zip(candidates, weights, relevances, strict=True):
         boost = 0.0

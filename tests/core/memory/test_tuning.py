@@ -15,7 +15,7 @@ from tests.helpers.embedders import HashEmbedder
 
 def test_tuning_is_chosen_by_provider_part_of_the_key() -> None:
     assert tuning_for("use-m3:512") is DEFAULTS["use-m3"]
-    assert tuning_for("use-m3:512").floor == 0.15
+    assert tuning_for("use-m3:512").floor == 0.10
     assert tuning_for("use-m3:512").impersonal_floor == 0.50
     assert tuning_for("hash:64") is DEFAULTS["hash"]
     assert tuning_for("openai:http://x/v1:text-embedding-3-small:1536") is UNKNOWN
