@@ -143,8 +143,8 @@ class SlotMatch:
     similarity: float
 
 
-#: Two statements in one language that share no key term need this much more cosine than the
-#: threshold to be about one slot: meaning alone decides then (issue 18).
+#: Two statements that share no key term (always so across languages) need this much more
+#: cosine than the threshold to be about one slot: meaning alone decides then (issue 18).
 MEANING_MARGIN = 0.15
 
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -168,9 +168,10 @@ def same_slot(newer: str, older: str, similarity: float, threshold: float) -> Sl
         threshold: The embedder's same-slot cosine (``Tuning.same_slot_similarity`` at write
             time, ``Tuning.same_slot_query_similarity`` between two results of one query).
 
-    Meaning decides (issue 18): two statements in different languages ("Please answer me in
-    English." / "以后请用中文回答我。") cannot share a word, so their cosine alone decides; two in
-    one language that share no key term need ``MEANING_MARGIN`` more.
+    Meaning decides (issue 18): two statements that share no key term — in different
+    languages ("Please answer me in English." / "以后都用中文回答我。", cosine 0.59 with USE) they
+    cannot — are about one slot when their cosine is ``MEANING_MARGIN`` above the threshold
+    ("…given up caffeine…" / "用户不喝酒…" are not).
 
     Returns:
         The match (cue, shared key terms, cosine), or ``None`` when ``newer`` has no change cue
@@ -182,6 +183,6 @@ def same_slot(newer: str, older: str, similarity: float, threshold: float) -> Sl
     if cue is None:
         return None
     shared = key_terms(newer) & key_terms(older)
-    if not shared and is_cjk(newer) == is_cjk(older) and similarity < threshold + MEANING_MARGIN:
+    if not shared and similarity < threshold + MEANING_MARGIN:
         return None
     return SlotMatch(cue=cue, shared=shared, similarity=similarity)
