@@ -189,6 +189,35 @@ _PROCEDURAL_RE = re.compile(
 )
 
 
+#: The people of a user's life, named by their relation: "When is mum's check-up?", "老爸得的是
+#:哪种慢性病？" ask about the user's memory without saying I (issue 18). Not after a name's
+#: possessive ("Napoleon's father", "孔子的父亲"): that is general knowledge.
+_RELATION_RE = re.compile(
+    r"(?<![A-Za-z]'s )(?<![A-Za-z]s' )\b(mum|mom|mother|dad|father|parents|wife|husband|partner"
+    r"|boyfriend|girlfriend|fianc[eé]e?|son|daughter|kids?|children|grandma|grandpa"
+    r"|grandmother|grandfather|granny|brother|sister|sibling|aunt|uncle|cousin|in-laws?"
+    r"|nephew|niece|boss|manager|colleague|coworker|flatmate|roommate)s?\b"
+    r"|(?<![\u4e00-\u9fff]的)(妈妈|老妈|母亲|爸爸|老爸|父亲|爸妈|父母|老婆|老公|妻子|丈夫|爱人|对象"
+    r"|男朋友|女朋友|儿子|女儿|闺女|孩子|宝宝|爷爷|奶奶|外公|外婆|姥姥|姥爷|公公|婆婆|岳父|岳母"
+    r"|哥哥|姐姐|弟弟|妹妹|老板|领导|同事|室友)",
+    re.IGNORECASE,
+)
+
+
+def mentions_relation(message: str) -> bool:
+    """Whether ``message`` names one of the people in the user's life by the relation.
+
+    Args:
+        message: The user's message.
+
+    Returns:
+        ``True`` for "What did dad say about the car?", "闺女哪门功课总是慢吞吞？"; ``False``
+        for "Who was Napoleon's father?" and "孔子的父亲是谁？".
+    """
+    text = unicodedata.normalize("NFKC", message).replace("\u2019", "'")
+    return _RELATION_RE.search(text) is not None
+
+
 def addresses_user(message: str) -> bool:
     """Whether ``message`` refers to the user or to "us" (first person, English or Chinese).
 
@@ -202,11 +231,16 @@ def addresses_user(message: str) -> bool:
         message: The user's message.
 
     Returns:
-        ``True`` for first-person messages and for every message with a recall cue.
+        ``True`` for first-person messages, every message with a recall cue, and messages
+        about the people in the user's life by their relation (``mentions_relation``).
     """
     text = unicodedata.normalize("NFKC", message).replace("\u2019", "'")
     rest = _PROCEDURAL_RE.sub(" ", text)
-    return _PERSONAL_RE.search(rest) is not None or recall_cue(message) is not None
+    return (
+        _PERSONAL_RE.search(rest) is not None
+        or recall_cue(message) is not None
+        or mentions_relation(message)
+    )
 
 
 def is_recall_question(message: str) -> bool:

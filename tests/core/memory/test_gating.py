@@ -6,6 +6,7 @@ from etos_desktop.core.memory.gating import (
     RecallKind,
     addresses_user,
     is_recall_question,
+    mentions_relation,
     recall_cue,
 )
 
@@ -110,3 +111,25 @@ def test_full_width_and_curly_apostrophes_are_normalised() -> None:
 )
 def test_addresses_user(message: str, personal: bool) -> None:
     assert addresses_user(message) is personal
+
+
+@pytest.mark.parametrize(
+    ("message", "relation"),
+    [
+        ("What condition was the father diagnosed with?", True),
+        ("When is mum's check-up?", True),
+        ("老爸得的是哪种慢性病？", True),
+        ("闺女哪门功课总是慢吞吞？", True),
+        ("妈妈上次体检是哪天？", True),
+        ("Who was Napoleon's father?", False),
+        ("孔子的父亲是谁？", False),
+        ("What is the capital of France?", False),
+        ("解释一下什么是区块链。", False),
+    ],
+)
+def test_the_people_of_the_users_life_make_a_message_memory_directed(
+    message: str, relation: bool
+) -> None:
+    # Issue 18: questions about the people in a user's life rarely say "I".
+    assert mentions_relation(message) is relation
+    assert addresses_user(message) is relation
