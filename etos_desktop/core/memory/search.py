@@ -408,16 +408,22 @@ def rank(
         _relevance(c, mode=mode, tuning=tuning, weight=w)
         for c, w in zip(candidates, weights, strict=True)
     ]
-    shared = False
+    # How much the best candidates share with the query: a name counts as much as any words.
+    shared_units = 0.0
     if not personal and gate_terms:
         head = sorted(range(len(candidates)), key=lambda i: -relevances[i])[:GATE_HEAD]
         terms, names = frozenset(gate_terms), frozenset(gate_names)
-        shared = any(
-            candidates[i].shared & names
-            or content_units(candidates[i].shared & terms) >= tuning.gate_min_units
-            for i in head
+        shared_units = max(
+            (
+                math.inf
+                if candidates[i].shared & names
+                else content_units(candidates[i].shared & terms)
+                for i in head
+            ),
+            default=0.0,
         )
-    floor = tuning.vector_floor(personal, shared)
+    shared = shared_units >= tuning.gate_min_units
+    floor = tuning.vector_floor(personal, shared_units)
     best = max(relevances, default=0.0)
     recency_weight = (
         max(tuning.recency_weight, tuning.recent_weight) if prefer_recent else tuning.recency_weight

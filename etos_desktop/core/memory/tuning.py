@@ -74,6 +74,10 @@ class Tuning:
         gate_min_units: How many rare content words (``search.content_units``) a best
             candidate must share with a query to make it memory-directed; one shared name is
             always enough.
+        gate_strong_units: From this many shared rare words (or a name) ``shared_floor``
+            applies; below, ``weak_shared_floor``: one rare word in common ("paint", "tower")
+            is weak evidence that a general question is about the user's memory.
+        weak_shared_floor: See ``gate_strong_units``.
         gate_rare_share: A query term found in at most this share of the memories is rare
             enough for the relevance gate (``search.rank``); names count however common.
         weak_keyword: When no candidate's keyword score reaches this, the keyword side says
@@ -119,6 +123,8 @@ class Tuning:
     recent_weight: float = 0.15
     keyword_min_units: float = 2.0
     gate_min_units: float = 2.0
+    gate_strong_units: float = 2.0
+    weak_shared_floor: float = 0.35
     gate_rare_share: float = 0.02
     weak_keyword: float = 0.0
     weak_keyword_vector_weight: float = 0.95
@@ -131,18 +137,21 @@ class Tuning:
     importance_weight: float = 0.10
     confidence_weight: float = 0.10
 
-    def vector_floor(self, personal: bool, shared: bool = False) -> float:
+    def vector_floor(self, personal: bool, shared: float = 0.0) -> float:
         """The vector floor for a query the relevance gate judged (``search.rank``).
 
         Args:
             personal: The message itself is memory-directed (addresses the user, a recall
-                cue, refers back).
-            shared: It is not, but one of its best candidates shares a rare term or a name.
+                cue, refers back, names a relation).
+            shared: How much one of its best candidates shares with it: rare content words
+                (``search.content_units``), or ``math.inf`` for a name.
         """
         if personal:
             return self.floor
-        if shared:
+        if shared >= self.gate_strong_units:
             return max(self.floor, min(self.shared_floor, self.impersonal_floor))
+        if shared >= self.gate_min_units:
+            return max(self.floor, min(self.weak_shared_floor, self.impersonal_floor))
         return max(self.floor, self.impersonal_floor)
 
     def vector_weight(
@@ -275,7 +284,10 @@ DEFAULTS: dict[str, Tuning] = {
     # shares a name or any rare term (≤ 2 % of the store, at least two memories) and then gets
     # the 0.15 floor, otherwise 0.50 (0.45: 3 of the conversational set's 10 general questions
     # injected, 0.50: 2, up to 0.70 no fewer); first person 0.10 (0.15 sent 0.93 of what the
-    # bilingual ranking found at k = 10, 0.10 all of it, with the same false injection).
+    # bilingual ranking found at k = 10, 0.10 all of it, with the same false injection). A
+    # single shared CJK bigram is weaker evidence than a word or a name: floor 0.25 for it
+    # (false injection over the 52 calibration nothing-questions 0.07, was 0.10; 0.30 and
+    # needing two words lost a bilingual v2 question).
     # Filtering general-vocabulary words (top 1,000–5,000 of a frequency list) out of the gate
     # cut little false injection and lost 0.2 of the bilingual v2 recall, so it is not done.
     # The period boost only for matches at half the best relevance or more: 0.5 kept the
@@ -285,6 +297,8 @@ DEFAULTS: dict[str, Tuning] = {
         impersonal_floor=0.50,
         shared_floor=0.15,
         gate_min_units=0.5,
+        gate_strong_units=1.0,
+        weak_shared_floor=0.25,
         keyword_floor=0.55,
         vector_low=0.0,
         vector_high=1.0,
