@@ -43,6 +43,9 @@ debootstrap --variant=minbase --include=python3,sudo,ca-certificates "$VERSION_C
 rm -f "$root.log"
 step "fresh root ready in $((SECONDS - started)) s ($(chroot "$root" python3 --version))"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# This machine's CA bundle: a network that inspects TLS has its own root, which a fresh Debian
+# does not trust (pip would fail on certificates, not on the README line).
+cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
 mount -t proc proc "$root/proc"
 mkdir -p "$root/home/user/etos-desktop"
 git archive HEAD | tar -x -C "$root/home/user/etos-desktop"
