@@ -332,6 +332,57 @@ async def test_refused_save_tells_the_model_why(
         assert await ms.memory.count_active() == 0
 
 
+API_KEY = "sk-abcdefghijklmnopqrstuvwx1234"
+PASSWORD = "hunter2-Lyon"
+
+
+def files_hold(data_dir: Path, secret: str) -> list[str]:
+    """The database files (DB, WAL, journal) whose bytes contain ``secret``."""
+    return [
+        p.name
+        for p in data_dir.rglob("*")
+        if p.is_file() and "backups" not in p.parts and secret.encode() in p.read_bytes()
+    ]
+
+
+async def test_a_refused_secret_is_neither_stored_nor_sent_again(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    """Issue 19: the refused call's arguments kept the secret, and every later request sent it."""
+    arguments = {
+        "content": f"The user's API key is {API_KEY} and the router password: {PASSWORD}",
+        "kind": "fact",
+    }
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        server.script(
+            ToolCall("save_memory", json.dumps(arguments)), Text("I won't keep that."), Text("ok")
+        )
+        conversation = await ms.new_conversation()
+        await ms.send(conversation, "remember the router details I pasted above")
+        # Already the same turn's second round carries the call without the secret.
+        round_two = json.dumps(messages(server, 1), ensure_ascii=False)
+        await ms.send(conversation, "thanks")
+        later = messages(server, 2)
+    for request in (round_two, json.dumps(later, ensure_ascii=False)):
+        assert API_KEY not in request
+        assert PASSWORD not in request
+    # The history is intact: the call, its refusal and the reply are all still sent.
+    call = next(m for m in later if m.get("tool_calls"))
+    sent = json.loads(call["tool_calls"][0]["function"]["arguments"])
+    assert sent == {
+        "content": "The user's [redacted] and the router [redacted]",
+        "kind": "fact",
+    }
+    assert tool_results(later) == [REFUSAL_TEXT["memory_secret"]]
+    assert files_hold(tmp_path, API_KEY) == []
+    assert files_hold(tmp_path, PASSWORD) == []
+    # After a restart the history is read back from the file: still nothing to send again.
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        server.script(Text("ok"))
+        await ms.send(conversation, "one more")
+    assert API_KEY not in json.dumps(messages(server, 3))
+
+
 # -- temporary conversations, /remember, servers without tools ---------------------------------
 
 

@@ -85,6 +85,7 @@ from etos_desktop.core.summaries.access import SummaryAccess
 from etos_desktop.core.summaries.injection import SessionSnapshots, SummarySnapshot, summaries_block
 from etos_desktop.core.summaries.recall import SummaryHit, with_recalled
 from etos_desktop.core.summaries.writing import summary_date
+from etos_desktop.core.text.secrets import redact_tool_calls
 
 log = logging.getLogger(__name__)
 
@@ -660,7 +661,15 @@ class ChatService:
                     if saved is not None:
                         yield saved
                     results.append({"tool_call_id": call["id"], "content": result_text})
-                rounds.append({"content": round_text, "tool_calls": tool_calls, "results": results})
+                # The calls are stored and sent on (this round and every later request) with
+                # their secrets redacted: a refused save_memory still holds one (issue 19).
+                rounds.append(
+                    {
+                        "content": round_text,
+                        "tool_calls": redact_tool_calls(tool_calls),
+                        "results": results,
+                    }
+                )
                 messages.extend(_round_messages(rounds[-1]))
         except asyncio.CancelledError:
             # Stop: keep what arrived. Shielded so the write survives the cancellation.

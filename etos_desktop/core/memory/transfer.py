@@ -51,7 +51,7 @@ from etos_desktop.core.memory.errors import (
     MemorySecret,
     MemoryTooLong,
 )
-from etos_desktop.core.memory.policy import check_content, secret_reason
+from etos_desktop.core.memory.policy import check_content
 from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource, RevisionAction
 from etos_desktop.core.memory.vectors import FloatArray
 from etos_desktop.core.profile import transfer as profile_transfer
@@ -59,6 +59,7 @@ from etos_desktop.core.profile.records import Profile
 from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow
 from etos_desktop.core.summaries import transfer as summary_transfer
 from etos_desktop.core.summaries.records import Summary
+from etos_desktop.core.text.secrets import secret_reason
 from etos_desktop.core.text.segmentation import duplicate_key
 
 #: The ``format`` value of a memory export.

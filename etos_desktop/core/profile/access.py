@@ -13,7 +13,6 @@ from typing import Any, TypeVar
 
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.memory.errors import MemorySecret
-from etos_desktop.core.memory.policy import secret_reason
 from etos_desktop.core.profile import sections, store
 from etos_desktop.core.profile.errors import ProfilePinsTooLong, ProfileTooLong
 from etos_desktop.core.profile.records import (
@@ -24,6 +23,7 @@ from etos_desktop.core.profile.records import (
     ProfileSource,
 )
 from etos_desktop.core.storage.database import Database
+from etos_desktop.core.text.secrets import secret_reason
 
 T = TypeVar("T")
 

@@ -24,10 +24,10 @@ from typing import Final, Literal
 
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.context.tokens import estimate_tokens
-from etos_desktop.core.memory.policy import redact_secrets
 from etos_desktop.core.profile import sections
 from etos_desktop.core.profile.records import Material, MaterialItem, PinnedLine
 from etos_desktop.core.providers.base import Message
+from etos_desktop.core.text.secrets import redact_secrets
 
 #: Sampling temperature of the refresh request.
 TEMPERATURE: Final = 0.2

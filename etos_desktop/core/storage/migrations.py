@@ -15,6 +15,7 @@ from pathlib import Path
 
 from etos_desktop.core.errors import StorageError
 from etos_desktop.core.storage.backups import backup_file
+from etos_desktop.core.text.secrets import redact_tool_transcript
 from etos_desktop.core.text.segmentation import index_text
 
 
@@ -276,6 +277,21 @@ def _v6_reindex_keywords(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v7_redact_tool_arguments(conn: sqlite3.Connection) -> None:
+    # A refused save_memory call kept its secret in the reply's stored tool rounds, and every
+    # later request sent it again (issue 19). The rows already stored are scrubbed; secure_delete
+    # (set on this connection) zeroes the old cells, and the WAL is checkpointed on close.
+    rows = conn.execute(
+        "SELECT id, tool_calls_json FROM message WHERE tool_calls_json IS NOT NULL"
+    ).fetchall()
+    changed = [
+        (redacted, row_id)
+        for row_id, stored in rows
+        if (redacted := redact_tool_transcript(stored)) != stored
+    ]
+    conn.executemany("UPDATE message SET tool_calls_json = ? WHERE id = ?", changed)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversations, messages, traces", _v1_chat),
     Migration(2, "long-term memory: memories, revisions, vectors, full-text index", _v2_memory),
@@ -287,6 +303,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(5, "the user profile and its revisions", _v5_profile),
     Migration(6, "the keyword index stemmed by Snowball", _v6_reindex_keywords),
+    Migration(7, "secrets redacted from stored tool-call arguments", _v7_redact_tool_arguments),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -22,8 +22,8 @@ from typing import Final, Literal
 
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.context.tokens import cjk_share, estimate_tokens
-from etos_desktop.core.memory.policy import redact_secrets
 from etos_desktop.core.providers.base import Message
+from etos_desktop.core.text.secrets import redact_secrets
 
 #: Sampling temperature of the summary request (DESIGN §6: ≈ 0.2).
 TEMPERATURE: Final = 0.2

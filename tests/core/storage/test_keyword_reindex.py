@@ -26,7 +26,7 @@ def test_v6_reindexes_bodies_stemmed_the_old_way(tmp_path: Path) -> None:
     )
     conn.execute("PRAGMA user_version = 5")
     applied = migrate(conn, tmp_path / "backups", now=datetime(2026, 12, 1, tzinfo=UTC))
-    assert applied == [6]
+    assert applied == [6, 7]
     (body,) = conn.execute("SELECT body FROM memory_fts WHERE rowid = ?", (memory_id,)).fetchone()
     assert body == index_text("We are restoring the old Gazelle bike")
     assert "restor" in body.split()

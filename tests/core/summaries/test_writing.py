@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from etos_desktop.core.context.tokens import estimate_tokens
-from etos_desktop.core.memory.policy import secret_reason
 from etos_desktop.core.summaries.writing import (
     CJK_BOUNDS,
     WORD_BOUNDS,
@@ -17,6 +16,7 @@ from etos_desktop.core.summaries.writing import (
     finish_summary,
     measure,
 )
+from etos_desktop.core.text.secrets import secret_reason
 
 EN_SENTENCE = "The user planned a spring trip to Kyoto and compared budget hotels near the station."
 ZH_SENTENCE = "用户计划春天去京都旅行，比较了车站附近的几家经济型酒店，最后决定住在四条。"

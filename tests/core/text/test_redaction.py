@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from etos_desktop.core.memory.policy import REDACTED, redact_secrets, secret_reason
+from etos_desktop.core.text.secrets import REDACTED, redact_secrets, secret_reason
 
 
 @pytest.mark.parametrize(
