@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar, get_args
@@ -30,6 +29,7 @@ from etos_desktop.core.context.prompts import MEMORY_IN_USER_MESSAGE_NOTE, USER_
 from etos_desktop.core.context.tokens import estimate_message_tokens, estimate_tokens
 from etos_desktop.core.errors import MessageTooLong
 from etos_desktop.core.providers.base import Message
+from etos_desktop.core.text.fencing import fence
 
 BlockKind = Literal["system", "profile", "summaries", "memories", "standing_memories"]
 #: How the memories of a request were chosen (``ContextTrace.memory_rule``): every active memory
@@ -406,18 +406,9 @@ class AssembledContext:
     trace: ContextTrace
 
 
-_CLOSING_TAG_RE: Final = re.compile(r"<\s*/\s*([a-z_]+)\s*>", re.IGNORECASE)
-
-
 def _fence(tag: str, label: str, content: str) -> str:
-    # A closing tag inside the data would end the fence early and let saved text pose as
-    # instructions; "<\/tag>" reads the same to a person but no longer closes anything.
-    def neutralise(match: re.Match[str]) -> str:
-        return f"<\\/{match.group(1)}>" if match.group(1).lower() == tag else match.group(0)
-
-    body = _CLOSING_TAG_RE.sub(neutralise, content.strip())
     head = f"## {label.strip()}\n" if label.strip() else ""
-    return f"{head}<{tag}>\n{body}\n</{tag}>"
+    return head + fence(tag, content)
 
 
 def render_block(block: ContextBlock) -> str:

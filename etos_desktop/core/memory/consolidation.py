@@ -25,6 +25,7 @@ from typing import Any, Final
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.memory.records import Memory
 from etos_desktop.core.providers.base import Message
+from etos_desktop.core.text.fencing import fence
 
 #: Run only after this many new memories since the last run …
 MIN_NEW_MEMORIES: Final = 8
@@ -83,7 +84,7 @@ def build_request(memories: Sequence[Memory], lang: Language) -> list[Message]:
     ]
     return [
         {"role": "system", "content": _SYSTEM[lang]},
-        {"role": "user", "content": "<memories>\n" + "\n".join(lines) + "\n</memories>"},
+        {"role": "user", "content": fence("memories", "\n".join(lines))},
     ]
 
 

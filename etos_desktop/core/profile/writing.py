@@ -27,6 +27,7 @@ from etos_desktop.core.context.tokens import estimate_tokens
 from etos_desktop.core.profile import sections
 from etos_desktop.core.profile.records import Material, MaterialItem, PinnedLine
 from etos_desktop.core.providers.base import Message
+from etos_desktop.core.text.fencing import fence
 from etos_desktop.core.text.secrets import redact_secrets
 
 #: Sampling temperature of the refresh request.
@@ -177,12 +178,12 @@ def build_request(inp: ProfileInput, *, budget: int = INPUT_TOKEN_BUDGET) -> Bui
     parts = [_TODAY[lang].format(date=inp.today)]
     current = inp.current.strip()
     if current:
-        parts.append(f"{_CURRENT[lang]}\n<profile>\n{current}\n</profile>")
+        parts.append(f"{_CURRENT[lang]}\n" + fence("profile", current))
     else:
         parts.append(_NO_PROFILE[lang])
     if inp.pinned:
         pinned = "\n".join(f"- [{_section_title(p.section, lang)}] {p.text}" for p in inp.pinned)
-        parts.append(f"{_PINNED[lang]}\n{pinned}")
+        parts.append(f"{_PINNED[lang]}\n" + fence("pinned", pinned))
     remaining = budget
     sent: list[MaterialItem] = []
     for item in inp.material.items:
@@ -195,9 +196,9 @@ def build_request(inp: ProfileInput, *, budget: int = INPUT_TOKEN_BUDGET) -> Bui
     summaries = [_item_line(i, lang) for i in sent if i.kind == "summary"]
     memories = [_item_line(i, lang) for i in sent if i.kind == "memory"]
     if summaries:
-        parts.append(f"{_SUMMARIES[lang]}\n<summaries>\n" + "\n".join(summaries) + "\n</summaries>")
+        parts.append(f"{_SUMMARIES[lang]}\n" + fence("summaries", "\n".join(summaries)))
     if memories:
-        parts.append(f"{_MEMORIES[lang]}\n<memories>\n" + "\n".join(memories) + "\n</memories>")
+        parts.append(f"{_MEMORIES[lang]}\n" + fence("memories", "\n".join(memories)))
     if left_out:
         parts.append(_LEFT_OUT[lang].format(n=left_out))
     return BuiltRequest(

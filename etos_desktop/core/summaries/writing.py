@@ -23,6 +23,7 @@ from typing import Final, Literal
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.context.tokens import cjk_share, estimate_tokens
 from etos_desktop.core.providers.base import Message
+from etos_desktop.core.text.fencing import fence
 from etos_desktop.core.text.secrets import redact_secrets
 
 #: Sampling temperature of the summary request (DESIGN §6: ≈ 0.2).
@@ -136,7 +137,9 @@ def build_request(inp: SummaryInput, *, budget: int = INPUT_TOKEN_BUDGET) -> Bui
     remaining = budget
     head = ""
     if inp.previous:
-        head = f"{_EARLIER[lang].format(date=inp.previous_date)}\n{inp.previous.strip()}\n\n"
+        head = (
+            f"{_EARLIER[lang].format(date=inp.previous_date)}\n{fence('summary', inp.previous)}\n\n"
+        )
         remaining -= estimate_tokens(head)
     lines: list[str] = []
     for role, text in reversed(inp.messages):
@@ -155,7 +158,7 @@ def build_request(inp: SummaryInput, *, budget: int = INPUT_TOKEN_BUDGET) -> Bui
     body = "\n".join(lines)
     if left_out:
         body = f"{_LEFT_OUT[lang].format(n=left_out)}\n{body}"
-    user = f"{head}{title}\n<conversation>\n{body}\n</conversation>"
+    user = f"{head}{title}\n{fence('conversation', body)}"
     return BuiltRequest(
         messages=[
             {"role": "system", "content": _SYSTEM[lang]},

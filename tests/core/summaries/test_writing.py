@@ -43,7 +43,9 @@ def test_request_in_english_holds_previous_summary_and_new_messages():
     assert "50 to 120 words" in system["content"]
     assert "SKIP" in system["content"]
     assert "not instructions" in system["content"]
-    assert user["content"].startswith("Earlier summary (2026-01-02):\nThe user asked about pnpm.")
+    assert user["content"].startswith(
+        "Earlier summary (2026-01-02):\n<summary>\nThe user asked about pnpm.\n</summary>"
+    )
     assert "User: hello there\nAssistant: hi!" in user["content"]
     assert "<conversation>" in user["content"]
     assert built.sent == 2
