@@ -25,7 +25,12 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from etos_desktop import __version__
 from etos_desktop.core.errors import EtosError, redact
 from etos_desktop.core.settings import paths
-from etos_desktop.core.settings.store import SettingsStore
+from etos_desktop.core.settings.store import (
+    DEFAULT_PROVIDER_KEY,
+    MODEL_CONTEXT_KEY,
+    PROVIDERS_KEY,
+    SettingsStore,
+)
 from etos_desktop.resources import resource_path
 from etos_desktop.ui.gc_guard import GarbageCollector
 from etos_desktop.ui.main_window import MainWindow
@@ -48,6 +53,23 @@ log = logging.getLogger("etos_desktop")
 
 #: When the single-instance socket starts listening, after the window shows.
 _LISTEN_DELAY_MS = 300
+#: The settings that change how long a message may be (the composer's limit).
+MESSAGE_ROOM_KEYS = frozenset(
+    {
+        MODEL_CONTEXT_KEY,
+        PROVIDERS_KEY,
+        DEFAULT_PROVIDER_KEY,
+        "chat.max_output_tokens",
+        "memory.enabled",
+        "memory.per_message",
+        "memory.all_that_fit_tokens",
+        "profile.enabled",
+        "summaries.enabled",
+        "summaries.inject_count",
+        "persona.name",
+        "persona.prompt",
+    }
+)
 
 #: Modules imported off the UI thread once the window is visible (they take ~0.5 s together).
 HEAVY_MODULES = (
@@ -390,6 +412,11 @@ class EtosApp:
             profile=self.profile,
         )
         self.controller = ChatController(repo, chat)
+        controller = self.controller
+        # The composer's length limit follows what sets it (model, reply reserve, blocks sent).
+        self._unsubscribe_room = self.settings.subscribe(
+            lambda key: controller.refresh_message_room() if key in MESSAGE_ROOM_KEYS else None
+        )
         if self._background_jobs:
             self._build_jobs(chat, clock)
         self._probe = openai_provider.probe_local_servers

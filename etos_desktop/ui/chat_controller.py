@@ -12,6 +12,7 @@ import json
 import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from etos_desktop.core.chat.events import (
 )
 from etos_desktop.core.chat.export import conversation_to_json, conversation_to_markdown
 from etos_desktop.core.chat.service import ChatService
-from etos_desktop.core.errors import InvalidInput
+from etos_desktop.core.errors import InvalidInput, UserFacingError
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.errors import MemoryNotFound
 from etos_desktop.core.memory.tools import SaveRequest
@@ -108,6 +109,8 @@ class ChatController(QObject):
     saved_memories_loaded = Signal(list)
     memory_changed = Signal()
     approval_requested = Signal(object, int, object)
+    #: How long a message the open conversation takes (a ``MessageRoom``, or ``None``).
+    message_room_changed = Signal(object)
 
     def __init__(
         self,
@@ -122,6 +125,7 @@ class ChatController(QObject):
         self._chat = chat
         self._tasks = TaskSet(report=self._on_task_failed)
         self._reply_task: asyncio.Task[Any] | None = None
+        self._room_task: asyncio.Task[Any] | None = None
         self.current: ConversationRow | None = None
         self.draft = Draft()
         chat.approver = self._approve
@@ -166,6 +170,37 @@ class ChatController(QObject):
         )
         self.conversations_loaded.emit(rows)
 
+    def refresh_message_room(self) -> asyncio.Task[Any]:
+        """Measure again how long a message the open conversation takes (for the composer)."""
+        if self._room_task is not None and not self._room_task.done():
+            self._room_task.cancel()  # A burst of settings changes measures once.
+        self._room_task = self.spawn(
+            self._refresh_room(), self.tr("The message length limit was not read.")
+        )
+        return self._room_task
+
+    async def _refresh_room(self) -> None:
+        current = self.current
+        try:
+            room = await self._chat.message_room(
+                current.id if current is not None else None, new=self._draft_row()
+            )
+        except UserFacingError:
+            room = None  # Not set up yet: sending says so.
+        if current is self.current:
+            self.message_room_changed.emit(room)
+
+    def _draft_row(self) -> ConversationRow:
+        now = datetime.now(UTC)
+        draft = self.draft
+        return ConversationRow(
+            created_at=now,
+            updated_at=now,
+            temporary=draft.temporary,
+            provider_id=draft.provider_id,
+            model=draft.model,
+        )
+
     def open_conversation(self, conversation_id: int) -> asyncio.Task[Any]:
         """Show a conversation: its newest page of messages."""
         return self.spawn(self._open(conversation_id), self.tr("The conversation was not opened."))
@@ -181,6 +216,7 @@ class ChatController(QObject):
         self.conversation_opened.emit(conversation, page[-PAGE_SIZE:], has_more)
         await self._emit_versions(page[-PAGE_SIZE:])
         await self._emit_saved_memories(page[-PAGE_SIZE:])
+        await self._refresh_room()
 
     def reopen(self) -> asyncio.Task[Any] | None:
         """Show the open conversation again from the database (what a fresh open shows)."""
@@ -233,11 +269,13 @@ class ChatController(QObject):
         self.draft = Draft(temporary=temporary)
         self.conversation_opened.emit(None, [], False)
         self.refresh_conversations()
+        self.refresh_message_room()
 
     def update_draft(self, **values: Any) -> None:
         """Change what the new conversation will be created with (temporary, provider, model)."""
         for name, value in values.items():
             setattr(self.draft, name, value)
+        self.refresh_message_room()
 
     def update_conversation(self, conversation_id: int, **values: Any) -> asyncio.Task[Any]:
         """Rename, pin, archive, or change a conversation's model/persona."""
@@ -255,6 +293,8 @@ class ChatController(QObject):
                 self.conversation_closed.emit()
             else:
                 self.conversation_changed.emit(row)
+                if "model" in values or "provider_id" in values:
+                    await self._refresh_room()
         await self._refresh()
 
     def delete_conversation(self, conversation_id: int) -> asyncio.Task[Any]:
@@ -281,6 +321,7 @@ class ChatController(QObject):
             lambda cid: self._chat.send(cid, text),
             self.tr("The message was not sent."),
             create=True,
+            text=text,
         )
 
     def regenerate(self, user_message_id: int) -> asyncio.Task[Any]:
@@ -310,12 +351,13 @@ class ChatController(QObject):
         *,
         create: bool = False,
         replaces: int | None = None,
+        text: str | None = None,
     ) -> asyncio.Task[Any]:
         if self.busy:
             return self.spawn(
                 self._fail(InvalidInput("a reply is in progress", reason="busy")), failure
             )
-        task = self.spawn(self._run_reply(events, create, replaces), failure)
+        task = self.spawn(self._run_reply(events, create, replaces, text), failure)
         self._reply_task = task
         self.busy_changed.emit(True)
         task.add_done_callback(lambda _t: self.busy_changed.emit(False))
@@ -335,11 +377,18 @@ class ChatController(QObject):
         return row
 
     async def _run_reply(
-        self, events: Callable[[int], Any], create: bool, replaces: int | None
+        self,
+        events: Callable[[int], Any],
+        create: bool,
+        replaces: int | None,
+        text: str | None = None,
     ) -> None:
         if self.current is None:
             if not create:
                 return
+            if text is not None:
+                # A first message the model cannot take leaves no empty conversation behind.
+                await self._chat.check_fits(None, text, new=self._draft_row())
             await self._create_from_draft()
         assert self.current is not None
         conversation_id = self.current.id or 0
@@ -364,6 +413,8 @@ class ChatController(QObject):
                 self.spawn(self._emit_versions(ended))
             # Outside the reply task, so the composer is free again the moment the reply ends.
             self.spawn(self._refresh())
+            # The profile, the summaries or the model may have changed with the reply.
+            self.refresh_message_room()
 
     async def _show_final(self, message_id: int) -> None:
         row = await self._repo.get_message(message_id)

@@ -40,6 +40,7 @@ from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
     from etos_desktop.core.chat.events import MemorySaved
+    from etos_desktop.core.chat.service import MessageRoom
     from etos_desktop.core.storage.tables import ConversationRow, MessageRow
 
 
@@ -305,6 +306,13 @@ class ChatPanel(QWidget):
         # The composer text of a /remember on its way: cleared once it is saved, kept if refused.
         self._pending_remember: str | None = None
         self._tasks = TaskSet()
+        # How long a message the open conversation takes (a core MessageRoom, or None), and
+        # whether the draft is over it (then Send refuses it, saying why).
+        self._room: MessageRoom | None = None
+        self._too_long = False
+        self._draft_tokens = 0
+        # The text Enter queued while a reply was streaming (sent when it ends), if any.
+        self._queued: str | None = None
 
         # Header
         # Written by the model: plain text, elided so a long one never widens the window.
@@ -419,6 +427,21 @@ class ChatPanel(QWidget):
         bottom_layout.addWidget(self.banner)
         bottom_layout.addWidget(self.edit_bar)
         bottom_layout.addLayout(composer_row)
+        self.queue_label = QLabel(self.bottom)
+        self.queue_label.setObjectName("queuedNote")
+        self.queue_label.setWordWrap(True)
+        self.queue_label.hide()
+        bottom_layout.addWidget(self.queue_label)
+        self.token_label = QLabel(self.bottom)
+        self.token_label.setObjectName("tokenCount")
+        self.token_label.setWordWrap(True)
+        self.token_label.hide()
+        bottom_layout.addWidget(self.token_label)
+        # Counting a 10 MB paste on every keystroke would stall typing: once typing pauses.
+        self._count_timer = QTimer(self)
+        self._count_timer.setSingleShot(True)
+        self._count_timer.setInterval(150)
+        self._count_timer.timeout.connect(self._update_token_count)
         bottom_row = QHBoxLayout()
         bottom_row.addStretch(0)
         bottom_row.addWidget(self.bottom, 1)
@@ -430,9 +453,11 @@ class ChatPanel(QWidget):
         layout.addWidget(self.scroll, 1)
         layout.addLayout(bottom_row)
 
-        self.composer.submitted.connect(self._on_send_clicked)
+        self.composer.submitted.connect(self._on_enter)
         self.composer.edit_last_requested.connect(self.edit_last_message)
         self.composer.textChanged.connect(self._update_send_button)
+        self.composer.textChanged.connect(self._count_timer.start)
+        self.composer.textChanged.connect(self._on_composer_edited)
         self.send_button.clicked.connect(self._on_send_clicked)
         self.older_button.clicked.connect(self._on_older_clicked)
         self.banner_action.clicked.connect(self._on_banner_action)
@@ -513,6 +538,8 @@ class ChatPanel(QWidget):
         )
         self.edit_label.setText(self.tr("Editing a message: sending drops the replies after it."))
         self.edit_cancel.setText(self.tr("Cancel"))
+        self._update_token_count()
+        self.queue_label.setText(self._queued_text())
         if self.empty_label.property("loading"):
             self.empty_label.setText(self.tr("Loading…"))
         self._update_send_button()
@@ -834,6 +861,32 @@ class ChatPanel(QWidget):
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
         self._update_send_button()
+        if not busy and self._queued is not None:
+            # The reply ended: the message Enter queued goes now, as if sent just then.
+            queued, self._queued = self._queued, None
+            self.queue_label.hide()
+            if self.composer.toPlainText() == queued:
+                self._on_send_clicked()
+
+    def _on_enter(self) -> None:
+        """Enter sends; while a reply streams it queues the message (only Esc and Stop stop)."""
+        if not self._busy:
+            self._on_send_clicked()
+            return
+        text = self.composer.toPlainText()
+        if not text.strip() or self._editing_id is not None:
+            return
+        self._queued = text
+        self.queue_label.setText(self._queued_text())
+        self.queue_label.show()
+
+    def _queued_text(self) -> str:
+        return self.tr("Queued: your message is sent when the reply ends. Edit it to cancel.")
+
+    def _on_composer_edited(self) -> None:
+        if self._queued is not None and self.composer.toPlainText() != self._queued:
+            self._queued = None  # Changed after Enter: it waits for the next Enter.
+            self.queue_label.hide()
 
     def _update_send_button(self) -> None:
         self.send_button.setText(self.tr("Stop") if self._busy else self.tr("Send"))
@@ -842,7 +895,62 @@ class ChatPanel(QWidget):
         self.send_button.setToolTip(
             self.tr("Stop the reply (what arrived is kept)")
             if self._busy
+            else self._too_long_text()
+            if self._too_long
             else self.tr("Send (Enter)")
+        )
+
+    # -- the message's length -----------------------------------------------------------------
+
+    def set_message_room(self, room: MessageRoom | None) -> None:
+        """How long a message the open conversation takes (a ``MessageRoom``; ``None``: unknown)."""
+        self._room = room
+        self._update_token_count()
+
+    def _update_token_count(self) -> None:
+        """Near the model's limit, say how much of it the draft takes; over it, refuse it."""
+        from etos_desktop.core.context.tokens import estimate_message_tokens
+
+        self._count_timer.stop()
+        text = self.composer.toPlainText()
+        room = self._room
+        tokens = estimate_message_tokens({"role": "user", "content": text}) if text else 0
+        self._draft_tokens = tokens
+        self._too_long = room is not None and bool(text.strip()) and tokens > room.tokens
+        locale = self.locale()
+        if self._too_long:
+            self.token_label.setText(self._too_long_text())
+            kind = "error"
+        elif room is not None and text and tokens >= room.tokens // 2:
+            self.token_label.setText(
+                self.tr("About {tokens} of the {room} tokens {model} takes for a message").format(
+                    tokens=locale.toString(tokens),
+                    room=locale.toString(room.tokens),
+                    model=room.model,
+                )
+            )
+            kind = ""
+        else:
+            kind = None
+        self.token_label.setVisible(kind is not None)
+        if kind is not None and self.token_label.property("kind") != kind:
+            self.token_label.setProperty("kind", kind)
+            self.token_label.style().unpolish(self.token_label)
+            self.token_label.style().polish(self.token_label)
+        self._update_send_button()
+
+    def _too_long_text(self) -> str:
+        room = self._room
+        if room is None:
+            return ""
+        locale = self.locale()
+        return self.tr(
+            "Too long to send: about {tokens} tokens, and {model} takes {room} for a message in "
+            "this conversation. Shorten it, or pick a model with a larger context."
+        ).format(
+            tokens=locale.toString(self._draft_tokens),
+            room=locale.toString(room.tokens),
+            model=room.model,
         )
 
     # -- memory -------------------------------------------------------------------------------
@@ -973,6 +1081,12 @@ class ChatPanel(QWidget):
             return
         text = self.composer.toPlainText()
         if not text.strip():
+            return
+        if self._count_timer.isActive():
+            self._update_token_count()
+        if self._too_long:
+            # Refused here, before anything is saved: the text stays for the user to shorten.
+            self.token_label.show()
             return
         if self._editing_id is not None:
             self._tasks.spawn(self._confirm_edit_resend(self._editing_id, text))

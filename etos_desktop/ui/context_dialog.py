@@ -625,7 +625,22 @@ class ContextDialog(QDialog):
         if total == 0:
             return self.tr("This was the first message of the conversation: no history was sent.")
         lines = []
-        if kept:
+        if kept and trace.oversized_message_indexes:
+            # Not the newest run of messages: a turn too long to send sits among them.
+            dropped = set(trace.dropped_message_indexes)
+            lines.append(
+                self.tr(
+                    "Sent: {kept} of %n message(s) before yours (messages {span}), about "
+                    "{tokens} tokens, exactly as stored.",
+                    "",
+                    total,
+                ).format(
+                    kept=kept,
+                    span=_span([i + 1 for i in range(total) if i not in dropped]),
+                    tokens=trace.history_tokens,
+                )
+            )
+        elif kept:
             lines.append(
                 self.tr(
                     "Sent: the newest {kept} of %n message(s) before yours (messages "
@@ -638,22 +653,26 @@ class ContextDialog(QDialog):
             )
         else:
             lines.append(self.tr("No earlier message was sent."))
-        if trace.dropped_message_indexes:
-            indexes = [i + 1 for i in trace.dropped_message_indexes]
-            span = (
-                f"{indexes[0]}–{indexes[-1]}"
-                if indexes == list(range(indexes[0], indexes[-1] + 1))
-                else ", ".join(map(str, indexes))
+        oversized = set(trace.oversized_message_indexes)
+        if oversized:
+            lines.append(
+                self.tr(
+                    "Too long to send with any context: message(s) {span}, left out on their "
+                    "own. The messages before them are still sent while they fit."
+                ).format(span=_span(sorted(i + 1 for i in oversized)))
             )
+        older = [i for i in trace.dropped_message_indexes if i not in oversized]
+        if older:
+            span = _span([i + 1 for i in older])
             lines.append(
                 self.tr(
                     "Left out to fit the context window: %n older turn(s), messages {span}, "
                     "about {tokens} tokens. Whole turns are left out, oldest first.",
                     "",
-                    trace.dropped_turns,
+                    trace.dropped_turns - trace.oversized_turns,
                 ).format(span=span, tokens=trace.dropped_tokens)
             )
-        else:
+        elif not oversized:
             lines.append(self.tr("Nothing was left out."))
         return "\n".join(lines)
 
@@ -731,3 +750,12 @@ def show_context(
         return dialog
 
     return controller.spawn(load())
+
+
+def _span(indexes: list[int]) -> str:
+    """Message numbers as a range ("3–9") when they run on, else listed ("1, 2, 5")."""
+    if not indexes:
+        return ""
+    if indexes == list(range(indexes[0], indexes[-1] + 1)):
+        return f"{indexes[0]}–{indexes[-1]}" if len(indexes) > 1 else str(indexes[0])
+    return ", ".join(map(str, indexes))

@@ -339,6 +339,7 @@ class MainWindow(QMainWindow):
         c.memory_saved.connect(self._on_controller_memory_saved)
         c.saved_memories_loaded.connect(self._on_controller_saved_memories_loaded)
         c.approval_requested.connect(self._on_controller_approval_requested)
+        c.message_room_changed.connect(chat.set_message_room)
 
         side.new_requested.connect(lambda: self._new_conversation(temporary=False))
         side.open_requested.connect(c.open_conversation)
@@ -431,7 +432,10 @@ class MainWindow(QMainWindow):
             # E.g. a /remember from the composer was refused: say why; its text stays.
             self.chat.remember_command_failed()
             self.chat.show_error(error)
-        elif error.code in ("storage", "environment") or words.action == "settings":
+        elif (
+            error.code in ("storage", "environment", "message_too_long")
+            or words.action == "settings"
+        ):
             self.chat.show_error(error, what=what)
 
     # -- memory -------------------------------------------------------------------------------

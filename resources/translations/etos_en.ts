@@ -91,6 +91,13 @@
         </translation>
     </message>
     <message numerus="yes">
+        <source>Sent: {kept} of %n message(s) before yours (messages {span}), about {tokens} tokens, exactly as stored.</source>
+        <translation>
+            <numerusform>Sent: {kept} of %n message before yours (messages {span}), about {tokens} tokens, exactly as stored.</numerusform>
+            <numerusform>Sent: {kept} of %n messages before yours (messages {span}), about {tokens} tokens, exactly as stored.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>Sent: the newest {kept} of %n message(s) before yours (messages {first}–{total}), about {tokens} tokens, exactly as stored.</source>
         <translation>
             <numerusform>Sent: the newest {kept} of %n message before yours (messages {first}–{total}), about {tokens} tokens, exactly as stored.</numerusform>

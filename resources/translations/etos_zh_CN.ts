@@ -140,6 +140,10 @@
         <translation>对话列表未能刷新。</translation>
     </message>
     <message>
+        <source>The message length limit was not read.</source>
+        <translation>未能读取消息长度上限。</translation>
+    </message>
+    <message>
         <source>The conversation was not opened.</source>
         <translation>未能打开对话。</translation>
     </message>
@@ -279,6 +283,10 @@
         <translation>你</translation>
     </message>
     <message>
+        <source>Queued: your message is sent when the reply ends. Edit it to cancel.</source>
+        <translation>已排队：回复结束后发送你的消息。修改它即可取消。</translation>
+    </message>
+    <message>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
@@ -293,6 +301,14 @@
     <message>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
+    </message>
+    <message>
+        <source>About {tokens} of the {room} tokens {model} takes for a message</source>
+        <translation>约 {tokens} 个 token，{model} 一条消息最多可接受 {room} 个</translation>
+    </message>
+    <message>
+        <source>Too long to send: about {tokens} tokens, and {model} takes {room} for a message in this conversation. Shorten it, or pick a model with a larger context.</source>
+        <translation>太长，无法发送：约 {tokens} 个 token，而在这个对话中 {model} 一条消息最多可接受 {room} 个。请缩短它，或选择上下文更大的模型。</translation>
     </message>
     <message>
         <source>Resend edited message</source>
@@ -719,6 +735,12 @@ Why it was chosen: {reason}</source>
         <translation>这是对话的第一条消息：没有发送历史。</translation>
     </message>
     <message numerus="yes">
+        <source>Sent: {kept} of %n message(s) before yours (messages {span}), about {tokens} tokens, exactly as stored.</source>
+        <translation>
+            <numerusform>已发送：你这条之前 %n 条消息中的 {kept} 条（第 {span} 条），约 {tokens} 个 token，与保存的内容完全一致。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>Sent: the newest {kept} of %n message(s) before yours (messages {first}–{total}), about {tokens} tokens, exactly as stored.</source>
         <translation>
             <numerusform>已发送：你这条之前 %n 条消息中最新的 {kept} 条（第 {first}–{total} 条），约 {tokens} 个 token，与保存的内容完全一致。</numerusform>
@@ -727,6 +749,10 @@ Why it was chosen: {reason}</source>
     <message>
         <source>No earlier message was sent.</source>
         <translation>没有发送更早的消息。</translation>
+    </message>
+    <message>
+        <source>Too long to send with any context: message(s) {span}, left out on their own. The messages before them are still sent while they fit.</source>
+        <translation>第 {span} 条消息太长，带上任何上下文都无法发送，已单独省略。它之前的消息只要放得下仍会发送。</translation>
     </message>
     <message numerus="yes">
         <source>Left out to fit the context window: %n older turn(s), messages {span}, about {tokens} tokens. Whole turns are left out, oldest first.</source>
@@ -2280,6 +2306,10 @@ You can undo this only until you close Settings.</source>
         <translation>
             <numerusform>没有可导入的内容：%n 条记忆都已存在。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Imported: {added} added, {updated} updated, {skipped} skipped. The earlier delete can no longer be undone: the import changed the memories.</source>
+        <translation>已导入：新增 {added} 条，更新 {updated} 条，跳过 {skipped} 条。之前的删除已无法撤销：导入改变了记忆。</translation>
     </message>
     <message>
         <source>Imported: {added} added, {updated} updated, {skipped} skipped.</source>

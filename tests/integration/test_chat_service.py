@@ -19,6 +19,7 @@ from etos_desktop.core.chat.events import (
     ReplyStarted,
     UserMessageSaved,
 )
+from etos_desktop.core.context.assembler import ContextTrace
 from etos_desktop.core.errors import (
     AuthError,
     ContextTooLong,
@@ -230,17 +231,68 @@ async def test_server_says_context_too_long(tmp_path: Path, server: FakeOpenAISe
     assert len(server.chat_requests()) == 1
 
 
-async def test_message_too_long_is_refused_before_sending(tmp_path: Path, server: FakeOpenAIServer):
+async def test_message_too_long_is_refused_before_it_is_saved(
+    tmp_path: Path, server: FakeOpenAIServer
+):
     async with chat_stack(tmp_path, server.base_url) as s:
         s.settings.set_model_context("fake-chat", 4096)
         conv = await s.repo.create_conversation()
         huge = "word " * 200_000  # a 1 MB paste
-        events = await s.run(s.chat.send(conv.id, huge))
-        assert isinstance(events[-1], ReplyFailed)
-        assert isinstance(events[-1].error, MessageTooLong)
-        history = await s.repo.current_history(conv.id)
-        assert history[0].content == huge.strip()
+        with pytest.raises(MessageTooLong) as refused:
+            await s.run(s.chat.send(conv.id, huge))
+        room = await s.chat.message_room(conv.id)
+        assert room is not None
+        assert refused.value.params["budget"] == room.tokens
+        max_output = s.settings.get_int("chat.max_output_tokens")
+        assert 1000 < room.tokens < 4096 - max_output - 64
+        assert refused.value.params["needed"] > 200_000
+        assert await s.repo.current_history(conv.id) == []
     assert server.chat_requests() == []
+
+
+LYON = ["my name is Alex and I live in Lyon", "I have a cat called Miso", "I work as a nurse"]
+
+
+async def test_an_oversized_message_does_not_cut_off_earlier_context(
+    tmp_path: Path, server: FakeOpenAIServer
+):
+    """Issue 19: after a refused 200 KB paste, every request carried only the turns after it."""
+    server.script(*(Text(f"reply {i}") for i in range(5)))
+    async with chat_stack(tmp_path, server.base_url) as s:
+        s.settings.set_model_context("fake-chat", 32_768)
+        conv = await s.repo.create_conversation()
+        for text in LYON:
+            await s.run(s.chat.send(conv.id, text))
+        with pytest.raises(MessageTooLong):
+            await s.run(s.chat.send(conv.id, "x" * 200_000))
+        await s.run(s.chat.send(conv.id, "where do I live?"))
+        sent = [m["content"] for m in server.chat_requests()[-1].body["messages"]]
+        assert [t for t in LYON if t in sent] == LYON
+        assert sent[-1] == "where do I live?"
+
+
+async def test_a_stored_oversized_turn_is_left_out_alone(tmp_path: Path, server: FakeOpenAIServer):
+    """Databases that already hold such a message (saved before the composer refused it)."""
+    server.script(*(Text(f"reply {i}") for i in range(5)))
+    async with chat_stack(tmp_path, server.base_url) as s:
+        s.settings.set_model_context("fake-chat", 32_768)
+        conv = await s.repo.create_conversation()
+        for text in LYON[:2]:
+            await s.run(s.chat.send(conv.id, text))
+        await s.repo.add_message(conv.id, "user", "y" * 200_000)
+        await s.run(s.chat.send(conv.id, LYON[2]))
+        events = await s.run(s.chat.send(conv.id, "where do I live?"))
+        body = server.chat_requests()[-1].body
+        sent = [m["content"] for m in body["messages"]]
+        assert [t for t in LYON if t in sent] == LYON
+        assert not any("yyyy" in str(c) for c in sent)
+        reply = next(e for e in events if isinstance(e, ReplyFinished)).message
+        raw = await s.repo.get_trace(reply.id)
+        assert raw is not None
+        trace = ContextTrace.from_json(raw)
+        assert trace.oversized_turns == 1
+        assert len(trace.oversized_message_indexes) == 1
+        assert trace.dropped_turns == 1
 
 
 async def test_stop_keeps_partial_reply(tmp_path: Path, server: FakeOpenAIServer):
@@ -424,7 +476,7 @@ async def test_full_disk_keeps_everything_saved(tmp_path: Path, server: FakeOpen
             conn.execute(f"PRAGMA max_page_count = {pages}")
 
         async def fill() -> None:
-            big = "x" * 200_000
+            big = "x" * 100_000  # fits the model (a longer one is refused before it is saved)
             for _ in range(50):
                 await s.run(s.chat.send(conv.id, big))
 

@@ -96,7 +96,7 @@ async def test_seventh_turn_ten_minutes_later_waits_for_the_gap_then_runs(env: J
     assert len(requests) == 2
     conversation = requests[1]["messages"][1]["content"]
     assert conversation.startswith(
-        f"Earlier summary ({summarised_at.astimezone().date()}):\n{SUMMARY}"
+        f"Earlier summary ({summarised_at.astimezone().date()}):\n<summary>\n{SUMMARY}\n</summary>"
     )
     assert "User: And a day in Nara?" in conversation
     assert "User: How do I get there?" in conversation

@@ -91,6 +91,56 @@ async def test_stop_shows_stopped_with_retry_at_once(
     await assert_view_equals_reopen(etos)
 
 
+async def test_enter_while_a_reply_streams_queues_the_message(
+    etos: EtosApp, server: FakeOpenAIServer
+):
+    """Issue 19: Enter stopped the reply and left the new text unsent."""
+    server.script(Slow("word " * 12, chunks=12, delay=0.1), Text("second answer"))
+    chat = etos.window.chat
+    started = expect_signal(etos.controller.reply_started)
+    await type_text(chat.composer, "tell me a story")
+    QTest.keyClick(chat.composer, Qt.Key.Key_Return)
+    (first,) = await asyncio.wait_for(started, TIMEOUT)
+    await type_text(chat.composer, "and then?")
+    QTest.keyClick(chat.composer, Qt.Key.Key_Return)
+    assert chat.queue_label.isVisible()
+    assert chat.queue_label.text().startswith("Queued: your message is sent when the reply ends")
+    assert chat.composer.toPlainText() == "and then?"
+    assert etos.controller.busy  # not stopped
+    await wait_until(lambda: len(server.chat_requests()) == 2, TIMEOUT)
+    await idle(etos)
+    rows = await history(etos)
+    reply = next(m for m in rows if m.id == first.id)
+    assert (reply.status, reply.content) == ("complete", "word " * 12)
+    assert [m.content for m in rows if m.role == "user"] == ["tell me a story", "and then?"]
+    assert server.chat_requests()[1].body["messages"][-1]["content"] == "and then?"
+    assert not chat.queue_label.isVisible()
+    assert chat.composer.toPlainText() == ""
+    await assert_view_equals_reopen(etos)
+
+
+async def test_a_queued_message_edited_again_waits_for_enter(
+    etos: EtosApp, server: FakeOpenAIServer
+):
+    server.script(Slow("word " * 20, chunks=20, delay=0.1))
+    chat = etos.window.chat
+    started = expect_signal(etos.controller.reply_started)
+    await type_text(chat.composer, "tell me a story")
+    QTest.keyClick(chat.composer, Qt.Key.Key_Return)
+    await asyncio.wait_for(started, TIMEOUT)
+    idle_again = expect_signal(etos.controller.busy_changed)
+    await type_text(chat.composer, "and then")
+    QTest.keyClick(chat.composer, Qt.Key.Key_Return)
+    assert chat.queue_label.isVisible()
+    await type_text(chat.composer, "?", replace=False)
+    assert etos.controller.busy
+    assert not chat.queue_label.isVisible()
+    await asyncio.wait_for(idle_again, TIMEOUT)
+    await idle(etos)
+    assert len(server.chat_requests()) == 1
+    assert chat.composer.toPlainText() == "and then?"
+
+
 # -- defect 2: Edit and resend -------------------------------------------------------------------
 
 
@@ -294,19 +344,74 @@ async def test_export_starts_in_documents_and_suggests_the_title(
     assert not etos.window.chat.banner.isVisible()
 
 
-async def test_no_retry_for_an_error_a_retry_cannot_fix(etos: EtosApp, server: FakeOpenAIServer):
-    etos.settings.set_model_context("fake-chat", 4096)
-    result = await send(etos, "long " * 4000)
-    assert result[0] == "failed"
-    assert result[2].code == "message_too_long"
-    assert server.chat_requests() == []
+async def wait_for_room(etos: EtosApp, tokens_below: int) -> int:
+    """Wait until the composer knows the (new) limit, below ``tokens_below``."""
     chat = etos.window.chat
-    shown = chat_view(chat).messages[-1]
-    buttons = {name: visible for name, visible, _enabled in shown.buttons}
-    assert not buttons["retryButton"]
-    assert chat.banner.isVisible()
-    assert not chat.banner_action.isVisible()
+    for _ in range(200):
+        await idle(etos)
+        room = chat._room
+        if room is not None and room.tokens < tokens_below:
+            return int(room.tokens)
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"the composer's limit stayed {chat._room}")
+
+
+async def test_a_message_too_long_for_the_model_is_refused_in_the_composer(
+    etos: EtosApp, server: FakeOpenAIServer
+):
+    """Issue 19: refused before it is saved, with the reason; nothing else is lost."""
+    server.script(Text("noted"), Text("Lyon"))
+    await send(etos, "my name is Alex and I live in Lyon")
+    chat = etos.window.chat
+    before = [m.content for m in await history(etos)]
+    # A smaller model (set in Settings): the composer's limit follows at once.
+    etos.settings.set_model_context("fake-chat", 4096)
+    room = await wait_for_room(etos, 4096)
+    near = "word " * int(room * 0.7 * 4 / 5)
+    chat.composer.setPlainText(near)
+    await asyncio.sleep(0.3)  # the count waits for typing to pause
+    await idle(etos)
+    assert chat.token_label.isVisible()
+    assert "tokens fake-chat takes for a message" in chat.token_label.text()
+    huge = "long " * 4000
+    chat.composer.setPlainText(huge)
+    await click(chat.send_button)
+    await idle(etos)
+    assert chat.token_label.isVisible()
+    said = chat.token_label.text().replace(",", "")  # the locale's digit grouping
+    assert said.startswith("Too long to send: about 5004 tokens")
+    assert f"fake-chat takes {room} for a message" in said
+    assert chat.token_label.property("kind") == "error"
+    assert chat.composer.toPlainText() == huge
+    assert [m.content for m in await history(etos)] == before
+    assert len(server.chat_requests()) == 1
+    # Shortened, it goes, and the earlier turn goes with it.
+    chat.composer.clear()
+    await send(etos, "where do I live?")
+    assert not chat.token_label.isVisible()
+    sent = [m["content"] for m in server.chat_requests()[-1].body["messages"]]
+    assert "my name is Alex and I live in Lyon" in sent
     await assert_view_equals_reopen(etos)
+
+
+async def test_a_first_message_too_long_leaves_no_empty_conversation(
+    etos: EtosApp, server: FakeOpenAIServer
+):
+    etos.settings.set_model_context("fake-chat", 4096)
+    await wait_for_room(etos, 4096)
+    chat = etos.window.chat
+    chat.composer.setPlainText("long " * 4000)
+    # Past the composer (as a paste sent at once would be): the window's own check refuses it.
+    chat._too_long = False
+    chat._count_timer.stop()
+    chat.send_requested.emit(chat.composer.toPlainText())
+    await idle(etos)
+    assert etos.controller is not None
+    assert await etos.controller.repo.list_conversations() == []
+    assert chat.banner.isVisible()
+    assert "too long for the model" in chat.banner_label.text()
+    assert not chat.banner_action.isVisible()
+    assert server.chat_requests() == []
 
 
 async def test_retry_is_offered_for_a_server_error(etos: EtosApp, server: FakeOpenAIServer):
@@ -382,6 +487,8 @@ async def test_remember_is_not_offered_in_a_temporary_conversation(
 async def test_opening_a_conversation_clears_the_view_at_once(
     etos: EtosApp, server: FakeOpenAIServer
 ):
+    # A model that takes a 1 MB message (a smaller one refuses it in the composer).
+    etos.settings.set_model_context("fake-chat", 2_000_000)
     await send(etos, "small one")
     small_id = etos.controller.current.id
     await click(etos.window.sidebar.new_button)

@@ -21,6 +21,7 @@ import json
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from etos_desktop.core.chat.events import (
@@ -37,12 +38,14 @@ from etos_desktop.core.chat.events import (
 )
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.context.assembler import (
+    SAFETY_MARGIN,
     ContextBlock,
     ContextInput,
     ContextTrace,
     MemoryRule,
     TraceSummary,
     assemble_context,
+    head_tokens,
 )
 from etos_desktop.core.context.language import Language, conversation_language
 from etos_desktop.core.context.model_limits import context_window_for
@@ -51,7 +54,8 @@ from etos_desktop.core.context.prompts import (
     DEFAULT_PERSONA_PROMPT,
     system_prompt,
 )
-from etos_desktop.core.errors import BadRequest, InvalidInput, UserFacingError
+from etos_desktop.core.context.tokens import estimate_message_tokens
+from etos_desktop.core.errors import BadRequest, InvalidInput, MessageTooLong, UserFacingError
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.gating import RecallCue, recall_cue
 from etos_desktop.core.memory.retrieval import (
@@ -136,6 +140,21 @@ def message_to_wire(row: MessageRow) -> Message:
     return wire
 
 
+@dataclass(frozen=True)
+class MessageRoom:
+    """How long the next user message of a conversation may be (the composer shows it).
+
+    Attributes:
+        tokens: The most a user message may cost (``estimate_message_tokens``): the model's
+            budget less the system message that goes with every request (persona, profile,
+            summaries, standing memories). History and retrieved memories give way to it.
+        model: The model it was measured for.
+    """
+
+    tokens: int
+    model: str
+
+
 class ChatService:
     """Sends messages and streams, persists and reports replies.
 
@@ -216,10 +235,95 @@ class ChatService:
             # Not a user turn: nothing is sent to the model and nothing enters the history.
             yield await self.remember(conversation, REMEMBER_COMMAND.sub("", content, count=1))
             return
+        await self._check_fits(conversation, content)
         user = await self._repo.add_message(conversation_id, "user", content)
         yield UserMessageSaved(user)
         async for event in self._reply(conversation, user):
             yield event
+
+    async def message_room(
+        self,
+        conversation_id: int | None,
+        draft: str = "",
+        *,
+        new: ConversationRow | None = None,
+    ) -> MessageRoom | None:
+        """How long a message the conversation can take (``None``: no model is set up yet).
+
+        Args:
+            conversation_id: The conversation, or ``None`` for a new one.
+            draft: The text being written (it decides the prompt's language).
+            new: For a new one, the row it will be created with (temporary, provider, model).
+        """
+        return await self._room(await self._row_or_new(conversation_id, new), draft)
+
+    async def check_fits(
+        self, conversation_id: int | None, text: str, *, new: ConversationRow | None = None
+    ) -> None:
+        """Refuse a message the model cannot take with the conversation's context.
+
+        ``send`` checks this before it saves anything; the window checks it before it creates
+        the conversation a first message opens.
+
+        Raises:
+            MessageTooLong: With ``needed`` and ``budget`` (tokens) and ``model``.
+            InvalidInput: The text is empty or absurdly large.
+        """
+        content = clean_user_text(text)
+        await self._check_fits(await self._row_or_new(conversation_id, new), content)
+
+    async def _row_or_new(
+        self, conversation_id: int | None, new: ConversationRow | None
+    ) -> ConversationRow:
+        if conversation_id is not None:
+            return await self._conversation(conversation_id)
+        now = self._clock.now()
+        return new or ConversationRow(created_at=now, updated_at=now)
+
+    async def _room(self, conversation: ConversationRow, draft: str) -> MessageRoom | None:
+        try:
+            resolved = await self._providers.resolve(conversation.provider_id, conversation.model)
+        except UserFacingError:
+            return None
+        lang = conversation_language([draft] if draft.strip() else [], self._ui_language())
+        context_window = context_window_for(
+            resolved.model, self._settings.model_context_overrides()
+        )
+        blocks: list[ContextBlock | None] = [
+            profile_block(await self._current_profile(conversation), lang)
+        ]
+        if self.summaries is not None and self._summaries_on(conversation):
+            # The session's snapshot when there is one; else what its first request would take.
+            snapshot = self._snapshots.current(conversation.id or 0, self._clock.now())
+            if snapshot is not None:
+                blocks.append(snapshot.block)
+            else:
+                count = self._settings.get_int("summaries.inject_count")
+                with contextlib.suppress(UserFacingError):
+                    recent = await self.summaries.for_injection(conversation.id or 0, count)
+                    blocks.append(summaries_block(recent, lang))
+        if self._memory_on(conversation):
+            standing = await self._standing(lang, context_window)
+            if standing is not None and standing.fits:
+                blocks.append(standing.block)
+        head = head_tokens(
+            system_prompt(lang, *self._persona(conversation, lang)),
+            [b for b in blocks if b is not None],
+        )
+        budget = context_window - self._settings.get_int("chat.max_output_tokens") - SAFETY_MARGIN
+        return MessageRoom(tokens=budget - head, model=resolved.model)
+
+    async def _check_fits(self, conversation: ConversationRow, content: str) -> None:
+        """Refuse, before it is saved, a message the model cannot take with its context."""
+        room = await self._room(conversation, content)
+        needed = estimate_message_tokens({"role": "user", "content": content})
+        if room is not None and needed > room.tokens:
+            raise MessageTooLong(
+                f"the message needs {needed} tokens; the model takes {room.tokens} with its context",
+                needed=needed,
+                budget=room.tokens,
+                model=room.model,
+            )
 
     async def remember(
         self,
@@ -277,6 +381,7 @@ class ChatService:
         if old is None or old.role != "user":
             raise InvalidInput(f"no user message {user_message_id}", reason="missing")
         conversation = await self._conversation(old.conversation_id)
+        await self._check_fits(conversation, content)
         await self._repo.hide_after(user_message_id, inclusive=True)
         user = await self._repo.add_message(old.conversation_id, "user", content)
         yield UserMessageSaved(user)
@@ -371,6 +476,20 @@ class ChatService:
             and self._settings.get_bool("profile.enabled")
         )
 
+    def _persona(self, conversation: ConversationRow, lang: Language) -> tuple[str, str]:
+        """The persona's name and prompt for a conversation (its own, the global, the default)."""
+        name = (
+            conversation.persona_name
+            or self._settings.get_str("persona.name")
+            or DEFAULT_PERSONA_NAME[lang]
+        )
+        prompt = (
+            conversation.persona_prompt
+            or self._settings.get_str("persona.prompt")
+            or DEFAULT_PERSONA_PROMPT[lang]
+        )
+        return name, prompt
+
     async def _current_profile(self, conversation: ConversationRow) -> Profile | None:
         """The profile to send: read at every request, so an edit is carried by the next one."""
         if self.profile is None or not self._profile_on(conversation):
@@ -453,16 +572,7 @@ class ChatService:
         previous_user = user_texts[-1] if user_texts else None
         user_texts.append(user.content)
         lang = conversation_language(user_texts[-20:], self._ui_language())
-        persona_name = (
-            conversation.persona_name
-            or self._settings.get_str("persona.name")
-            or DEFAULT_PERSONA_NAME[lang]
-        )
-        persona_prompt = (
-            conversation.persona_prompt
-            or self._settings.get_str("persona.prompt")
-            or DEFAULT_PERSONA_PROMPT[lang]
-        )
+        persona_name, persona_prompt = self._persona(conversation, lang)
         context_window = context_window_for(
             resolved.model, self._settings.model_context_overrides()
         )
@@ -815,6 +925,7 @@ def messages_to_wire(row: MessageRow) -> list[Message]:
 
 __all__ = [
     "ChatService",
+    "MessageRoom",
     "clean_user_text",
     "message_to_wire",
     "messages_to_wire",

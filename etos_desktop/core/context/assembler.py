@@ -45,6 +45,8 @@ BLOCK_KINDS: Final[tuple[str, ...]] = get_args(BlockKind)
 SYSTEM_PROMPT_LABEL: Final = "system_prompt"
 #: Version of the JSON ``ContextTrace.to_json`` writes; ``from_json`` reads only this one.
 TRACE_FORMAT_VERSION: Final = 1
+#: Tokens kept free for the estimate's error (``ContextInput.safety_margin``).
+SAFETY_MARGIN: Final = 64
 
 _T = TypeVar("_T")
 
@@ -110,7 +112,7 @@ class ContextInput:
     system_blocks: Sequence[ContextBlock] = ()
     memory_block: ContextBlock | None = None
     memory_placement: Placement = "system"
-    safety_margin: int = 64
+    safety_margin: int = SAFETY_MARGIN
     language: Language = "en"
     continuation: Sequence[Message] = ()
 
@@ -223,6 +225,11 @@ class ContextTrace:
     current_tokens: int
     placement: Placement
     memory_dropped: bool = False
+    #: Indexes (into the input history) of the turns left out because they alone exceed the
+    #: budget, whatever else is sent (among ``dropped_message_indexes``).
+    oversized_message_indexes: tuple[int, ...] = ()
+    #: How many turns those are (among ``dropped_turns``).
+    oversized_turns: int = 0
     #: When the summaries block was taken (ISO; "" without one): the session's first request.
     summaries_snapshot_at: str = ""
     #: When the profile that was sent last changed (ISO; "" without a profile block).
@@ -272,6 +279,8 @@ class ContextTrace:
             "current_tokens": self.current_tokens,
             "placement": self.placement,
             "memory_dropped": self.memory_dropped,
+            "oversized_message_indexes": list(self.oversized_message_indexes),
+            "oversized_turns": self.oversized_turns,
             "summaries_snapshot_at": self.summaries_snapshot_at,
             "profile_updated_at": self.profile_updated_at,
             "recalled_summaries": [
@@ -349,6 +358,10 @@ class ContextTrace:
                 current_tokens=_typed(data, "current_tokens", int),
                 placement=placement,
                 memory_dropped=_typed(data, "memory_dropped", bool),
+                oversized_message_indexes=tuple(
+                    int(i) for i in data.get("oversized_message_indexes", [])
+                ),
+                oversized_turns=int(data.get("oversized_turns", 0)),
                 summaries_snapshot_at=str(data.get("summaries_snapshot_at", "")),
                 profile_updated_at=str(data.get("profile_updated_at", "")),
                 recalled_summaries=tuple(
@@ -409,6 +422,18 @@ class AssembledContext:
 def _fence(tag: str, label: str, content: str) -> str:
     head = f"## {label.strip()}\n" if label.strip() else ""
     return head + fence(tag, content)
+
+
+def head_tokens(system_prompt: str, blocks: Sequence[ContextBlock]) -> int:
+    """The token estimate of the system message ``assemble_context`` builds from these parts.
+
+    It goes with every request whole, so a user message can be at most the budget less this.
+    """
+    parts = [system_prompt.strip()] if system_prompt.strip() else []
+    parts.extend(render_block(b) for b in blocks if b.content.strip())
+    if not parts:
+        return 0
+    return estimate_message_tokens({"role": "system", "content": "\n\n".join(parts)})
 
 
 def render_block(block: ContextBlock) -> str:
@@ -527,19 +552,27 @@ def assemble_context(inp: ContextInput) -> AssembledContext:
     if memory_trace is not None:
         trace_blocks.append(memory_trace)
 
-    # 2. The history: keep the newest whole turns that fit what is left.
+    # 2. The history: keep the newest whole turns that fit what is left. A turn that could
+    # never fit (a huge paste the model refused) is left out alone: the turns before it are
+    # still sent while they fit (issue 19: one such turn used to cut off all earlier context).
     history_costs = [estimate_message_tokens(message) for message in inp.history]
     turns = _split_turns(inp.history)
-    remaining = budget - fixed
-    first_kept = len(turns)
+    room = budget - fixed
+    remaining = room
+    kept_turns: list[int] = []
+    oversized: list[int] = []
     for position in range(len(turns) - 1, -1, -1):
         cost = sum(history_costs[i] for i in turns[position])
+        if cost > room:
+            oversized.append(position)
+            continue
         if cost > remaining:
             break
         remaining -= cost
-        first_kept = position
-    dropped = [i for turn in turns[:first_kept] for i in turn]
-    kept = [i for turn in turns[first_kept:] for i in turn]
+        kept_turns.append(position)
+    kept_set = set(kept_turns)
+    kept = [i for position in sorted(kept_set) for i in turns[position]]
+    dropped = [i for position, turn in enumerate(turns) if position not in kept_set for i in turn]
     history = [copy.deepcopy(inp.history[i]) for i in kept]
     history_tokens = sum(history_costs[i] for i in kept)
 
@@ -555,7 +588,11 @@ def assemble_context(inp: ContextInput) -> AssembledContext:
         history_total=len(inp.history),
         history_kept=len(kept),
         history_tokens=history_tokens,
-        dropped_turns=first_kept,
+        dropped_turns=len(turns) - len(kept_turns),
+        oversized_message_indexes=tuple(
+            i for position in sorted(oversized) for i in turns[position]
+        ),
+        oversized_turns=len(oversized),
         dropped_tokens=sum(history_costs[i] for i in dropped),
         dropped_message_indexes=tuple(dropped),
         current_tokens=estimate_message_tokens(inp.current),

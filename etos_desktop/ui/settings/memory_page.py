@@ -920,13 +920,31 @@ class MemoryPage(SettingsPage):
         if not preview.has_changes or preview.over_limit:
             return
         result = await self._memory.apply_import(preview)
+        # Undoing an earlier delete now would bring back what the import may have just put
+        # back: duplicates that take slots in what is sent (issue 19). The Undo is withdrawn.
+        withdrawn = bool(self._undo) and bool(result.added or result.updated)
+        if withdrawn:
+            self._undo.clear()
+            self._render_undo()
         await self._after_change([*result.added, *result.updated])
+        counts = {
+            "added": len(result.added),
+            "updated": len(result.updated),
+            "skipped": len(preview.invalid),
+        }
         self.set_status(
             "ok",
-            lambda: self.tr(
-                "Imported: {added} added, {updated} updated, {skipped} skipped."
-            ).format(
-                added=len(result.added), updated=len(result.updated), skipped=len(preview.invalid)
+            (
+                lambda: self.tr(
+                    "Imported: {added} added, {updated} updated, {skipped} skipped. The earlier "
+                    "delete can no longer be undone: the import changed the memories."
+                ).format(**counts)
+            )
+            if withdrawn
+            else (
+                lambda: self.tr(
+                    "Imported: {added} added, {updated} updated, {skipped} skipped."
+                ).format(**counts)
             ),
         )
 

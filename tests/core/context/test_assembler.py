@@ -108,8 +108,15 @@ def check_invariants(inp: ContextInput, result: AssembledContext) -> None:
     assert trace.total_tokens <= trace.budget
     assert trace.budget == inp.context_window - inp.max_output_tokens - inp.safety_margin
     kept = [i for i in range(len(inp.history)) if i not in trace.dropped_message_indexes]
-    # What is dropped is always an oldest-first prefix of the history.
-    assert list(trace.dropped_message_indexes) == list(range(len(inp.history) - len(kept)))
+    # What is dropped is an oldest-first prefix of the history, plus turns too long to send
+    # with any context (each left out alone).
+    oversized = set(trace.oversized_message_indexes)
+    assert oversized <= set(trace.dropped_message_indexes)
+    older = [i for i in trace.dropped_message_indexes if i not in oversized]
+    assert older == list(range(len(older)))
+    room = trace.budget - (trace.total_tokens - trace.history_tokens)
+    costs_ = [estimate_message_tokens(m) for m in inp.history]
+    assert all(costs_[i] <= room or i in oversized for i in kept)
     assert trace.history_kept == len(kept)
     assert trace.history_total == len(inp.history)
     costs = [estimate_message_tokens(m) for m in inp.history]
@@ -233,7 +240,27 @@ def test_trimming_drops_whole_turns_oldest_first() -> None:
 
 
 def test_trimming_stops_at_the_first_turn_that_does_not_fit() -> None:
-    # An old small turn must not be kept after a newer big turn was dropped: no gaps.
+    # An old small turn is not kept after a newer turn was dropped that could fit on its own.
+    history = [
+        user("a"),
+        assistant("b"),
+        user("x" * 400),
+        assistant("y"),
+        user("c"),
+        assistant("d"),
+    ]
+    base = make_input(history)
+    window = fixed_tokens(base) + estimate_messages_tokens(history[2:]) - 1
+    inp = replace(base, context_window=window + base.max_output_tokens + base.safety_margin)
+    result = assemble_context(inp)
+    assert result.trace.dropped_message_indexes == (0, 1, 2, 3)
+    assert result.trace.dropped_turns == 2
+    assert result.trace.oversized_turns == 0
+    check_invariants(inp, result)
+
+
+def test_a_turn_that_can_never_fit_is_left_out_alone() -> None:
+    # Issue 19: a huge paste used to cut off every turn before it, for good.
     history = [
         user("a"),
         assistant("b"),
@@ -246,8 +273,10 @@ def test_trimming_stops_at_the_first_turn_that_does_not_fit() -> None:
     window = fixed_tokens(base) + estimate_messages_tokens(history[4:]) + 50
     inp = replace(base, context_window=window + base.max_output_tokens + base.safety_margin)
     result = assemble_context(inp)
-    assert result.trace.dropped_message_indexes == (0, 1, 2, 3)
-    assert result.trace.dropped_turns == 2
+    assert result.trace.dropped_message_indexes == (2, 3)
+    assert result.trace.oversized_message_indexes == (2, 3)
+    assert (result.trace.dropped_turns, result.trace.oversized_turns) == (1, 1)
+    assert [m["content"] for m in result.messages[1:-1]] == ["a", "b", "c", "d"]
     check_invariants(inp, result)
 
 
@@ -256,17 +285,17 @@ def test_tool_call_turns_are_never_split() -> None:
     base = make_input(history, max_output_tokens=200)
     fixed = fixed_tokens(base)
     full = fixed + estimate_messages_tokens(history)
-    turn_starts = {0, 2, 8, 10}
+    turns = [range(0, 2), range(2, 8), range(8, 10), range(10, len(history))]
     seen_kept = set()
     for budget in range(fixed, full + 2):
         inp = replace(base, context_window=budget + 200 + base.safety_margin)
         result = assemble_context(inp)
-        trace = result.trace
-        first_kept = len(trace.dropped_message_indexes)
-        assert first_kept in turn_starts | {len(history)}
-        seen_kept.add(first_kept)
+        dropped = set(result.trace.dropped_message_indexes)
+        for turn in turns:
+            assert {i in dropped for i in turn} in ({True}, {False})
+        seen_kept.add(len(history) - len(dropped))
         check_invariants(inp, result)
-    assert seen_kept == turn_starts | {len(history)}
+    assert {0, len(history)} <= seen_kept
 
 
 def test_history_starting_with_a_greeting_is_its_own_turn() -> None:

@@ -308,6 +308,36 @@ async def test_clear_all_says_how_many_and_can_be_undone(
     assert after[ids["rust"]].archived_at is not None
 
 
+async def test_an_import_after_delete_all_withdraws_the_undo(
+    tmp_path: Path, page: MemoryPage, engine: MemoryEngine, populate: Callable[[], dict[str, int]]
+) -> None:
+    """Issue 19: Undo pressed after the import brought every memory back a second time."""
+    populate()
+    await page.refresh()
+    path = tmp_path / "m.json"
+    page.export_json_action.trigger()
+    await choose_file(str(path))
+    await page.wait_idle()
+    page.clear_action.trigger()
+    await answer_box("Delete all")
+    await page.wait_idle()
+    assert page.undo_bar.isVisible()
+    page.import_action.trigger()
+    await choose_file(str(path))
+    await press(await find_dialog(name="memoryImportPreview"), "Import")
+    await page.wait_idle()
+    assert page.status() == (
+        "ok",
+        "Imported: 7 added, 0 updated, 0 skipped. The earlier delete can no longer be undone: "
+        "the import changed the memories.",
+    )
+    assert not page.undo_bar.isVisible()
+    assert page.undo_available() == 0
+    contents = [m.content for m in engine.memories(include_inactive=True)]
+    assert len(contents) == 7
+    assert len(set(contents)) == 7
+
+
 async def test_history_lists_each_change_before_and_after(
     page: MemoryPage, engine: MemoryEngine, clock: FakeClock, remember: Callable[..., int]
 ) -> None:
