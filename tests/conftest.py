@@ -54,3 +54,29 @@ def use_embedder() -> Any:
     embedder = UseEmbedder()
     embedder.load()
     return embedder
+
+
+#: Test modules outside tests/ui and tests/e2e that need Qt (a QApplication, the app's process
+#: or Qt's tools); every test of these folders does.
+_GUI_DIRS = ("ui", "e2e")
+_QT_WORDS = ("PySide6", "QApplication", "qtbot", "etos_desktop.app", "etos_desktop.ui")
+_gui_modules: dict[Path, bool] = {}
+
+
+def _needs_qt(path: Path) -> bool:
+    if path not in _gui_modules:
+        tests = Path(__file__).parent
+        parts = path.relative_to(tests).parts if path.is_relative_to(tests) else ()
+        if parts and parts[0] in _GUI_DIRS:
+            _gui_modules[path] = True
+        else:
+            text = path.read_text(encoding="utf-8")
+            _gui_modules[path] = any(word in text for word in _QT_WORDS)
+    return _gui_modules[path]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``gui`` every test that needs Qt, so ``pytest -m "not gui"`` is the fast loop."""
+    for item in items:
+        if _needs_qt(Path(str(item.path))):
+            item.add_marker(pytest.mark.gui)
