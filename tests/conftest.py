@@ -46,6 +46,19 @@ def server() -> Iterator[Any]:
         yield srv
 
 
+@pytest.fixture
+def usual_umask() -> Iterator[None]:
+    """The umask most desktops run with (022), under which a plain ``open`` makes files 0644.
+
+    File-mode tests set it, so they do not pass only because the runner's umask is strict.
+    """
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
 @pytest.fixture(scope="session")
 def use_embedder() -> Any:
     """The embedded USE model, loaded once for the whole run (≈1 s, ≈120 MB)."""

@@ -3,7 +3,8 @@
 Everything the app stores lives in one directory (DESIGN §2): the platformdirs user data dir
 named ``ETOS Desktop``, or ``ETOS_DATA_DIR`` when set. Tests and benchmarks always set a
 temporary one. The directory is created ``0700`` and every file in it is written ``0600``
-(DESIGN §9).
+(DESIGN §9); a folder or file found looser (made by an older version, or by hand) is tightened
+when the app next uses it. File modes are POSIX only; on Windows nothing here changes them.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -38,7 +40,8 @@ def data_dir(env: Mapping[str, str] | None = None, *, create: bool = True) -> Pa
         env: Environment to read ``ETOS_DATA_DIR`` from; ``os.environ`` when ``None``. The
             platformdirs default itself always follows the process environment (``HOME``,
             ``XDG_DATA_HOME``, ``APPDATA``), so tests monkeypatch those.
-        create: Create the directory (mode ``0700``) if it does not exist yet.
+        create: Create the directory (mode ``0700``) if it does not exist yet, or tighten an
+            existing one to ``0700`` (:func:`make_private_dir`); the app does this at start-up.
 
     Returns:
         The absolute path of the data directory.
@@ -58,10 +61,11 @@ def data_dir(env: Mapping[str, str] | None = None, *, create: bool = True) -> Pa
 
 
 def make_private_dir(path: Path) -> Path:
-    """Create ``path`` (and missing parents) if needed; a new directory gets mode ``0700``.
+    """Create ``path`` (and missing parents) if needed, mode ``0700``; tighten an existing one.
 
-    An existing directory keeps its mode: the user may have pointed ``ETOS_DATA_DIR`` at a
-    directory whose permissions they chose themselves.
+    An existing directory that others may read or enter (``0755``, ``0750``…) is set to
+    ``0700``: the data folder holds deleted-memory backups and logs (DESIGN §9). Owner bits are
+    never added, so a folder the user made read-only stays so.
 
     Args:
         path: The directory to create.
@@ -73,6 +77,7 @@ def make_private_dir(path: Path) -> Path:
         StorageError: The directory could not be created.
     """
     if path.is_dir():
+        tighten_mode(path, _DIR_MODE)
         return path
     try:
         path.mkdir(parents=True, mode=_DIR_MODE)
@@ -86,6 +91,92 @@ def make_private_dir(path: Path) -> Path:
     except OSError as exc:
         raise storage_error(exc, path) from exc
     return path
+
+
+def tightened_mode(mode: int, allowed: int) -> int | None:
+    """The mode ``mode`` becomes when only the bits in ``allowed`` may stay; ``None``: keep it.
+
+    Bits are only ever taken away: ``0o755`` becomes ``0o700`` for a folder, ``0o644`` becomes
+    ``0o600`` for a file, and a read-only ``0o400`` file stays as it is.
+
+    Args:
+        mode: A ``st_mode`` (its file-type bits are ignored).
+        allowed: The most permissive mode allowed.
+
+    Returns:
+        The new permission bits, or ``None`` when ``mode`` is already within ``allowed``.
+    """
+    current = stat.S_IMODE(mode)
+    narrowed = current & allowed
+    return None if narrowed == current else narrowed
+
+
+def tighten_mode(path: Path, allowed: int) -> bool:
+    """Clear the permission bits of ``path`` that ``allowed`` does not hold (POSIX; best effort).
+
+    A file or folder the process does not own cannot be changed; that is left as it is rather
+    than stopping the app.
+
+    Args:
+        path: An existing file or directory (a missing one is skipped).
+        allowed: The most permissive mode it may keep (``0o700`` folders, ``0o600`` files).
+
+    Returns:
+        Whether the mode was changed.
+    """
+    if os.name != "posix":
+        return False
+    try:
+        wanted = tightened_mode(path.stat().st_mode, allowed)
+        if wanted is None:
+            return False
+        os.chmod(path, wanted)
+    except OSError:
+        return False
+    return True
+
+
+def make_private_file(path: Path) -> bool:
+    """Make an existing file that another writer created (Qt, SQLite) owner-only, ``0600``.
+
+    Returns:
+        Whether the mode was changed.
+    """
+    return tighten_mode(path, _FILE_MODE)
+
+
+def create_private_file(path: Path) -> None:
+    """Create ``path`` empty with mode ``0600``, so whatever is written into it later is private.
+
+    ``O_EXCL``: an existing file (or a link planted in its place) is an error, never reused.
+
+    Raises:
+        FileExistsError: ``path`` exists.
+        OSError: It could not be created.
+    """
+    # The mode is applied by the kernel as the file is created (before any byte), so no umask
+    # window; on Windows only its write bit counts (not read-only), which 0o600 keeps.
+    os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, _FILE_MODE))
+
+
+def private_opener(path: str, flags: int) -> int:
+    """An ``opener`` for :func:`open` that creates files ``0600`` and tightens existing ones.
+
+    Args:
+        path: The file to open.
+        flags: The ``os.open`` flags :func:`open` chose.
+
+    Returns:
+        The open file descriptor.
+    """
+    fd = os.open(path, flags, _FILE_MODE)
+    if os.name == "posix":
+        # An existing file (an older version's log) keeps its mode through O_CREAT: tighten it.
+        with contextlib.suppress(OSError):
+            wanted = tightened_mode(os.fstat(fd).st_mode, _FILE_MODE)
+            if wanted is not None:
+                os.fchmod(fd, wanted)
+    return fd
 
 
 def database_path(data_dir: Path) -> Path:

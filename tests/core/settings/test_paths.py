@@ -14,12 +14,17 @@ from etos_desktop.core.settings.paths import (
     APP_NAME,
     atomic_write_private,
     backups_dir,
+    create_private_file,
     data_dir,
     database_path,
     logs_dir,
+    make_private_dir,
+    make_private_file,
+    private_opener,
     qsettings_path,
     secrets_path,
     settings_path,
+    tightened_mode,
 )
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
@@ -97,12 +102,86 @@ def test_data_dir_default_uses_platformdirs_under_patched_home(isolated_home: Pa
 
 
 @posix_only
-def test_existing_dir_keeps_its_mode(tmp_path: Path) -> None:
+@pytest.mark.parametrize("loose", [0o755, 0o750, 0o777])
+def test_an_existing_data_dir_others_can_enter_is_tightened(tmp_path: Path, loose: int) -> None:
     existing = tmp_path / "shared"
     existing.mkdir()
-    existing.chmod(0o750)
+    existing.chmod(loose)
     data_dir({"ETOS_DATA_DIR": str(existing)})
-    assert _mode(existing) == 0o750
+    assert _mode(existing) == 0o700
+
+
+@posix_only
+def test_tightening_never_adds_owner_bits(tmp_path: Path) -> None:
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        assert make_private_dir(folder) == folder
+        assert _mode(folder) == 0o500
+    finally:
+        folder.chmod(0o700)
+
+
+@pytest.mark.parametrize(
+    ("mode", "allowed", "expected"),
+    [
+        (0o040755, 0o700, 0o700),
+        (0o750, 0o700, 0o700),
+        (0o700, 0o700, None),
+        (0o100644, 0o600, 0o600),
+        (0o664, 0o600, 0o600),
+        (0o600, 0o600, None),
+        (0o400, 0o600, None),
+        (0o4755, 0o700, 0o700),
+    ],
+)
+def test_tightened_mode_only_takes_bits_away(mode: int, allowed: int, expected: int | None):
+    assert tightened_mode(mode, allowed) == expected
+
+
+@posix_only
+def test_make_private_file_tightens_what_another_writer_made(workdir: Path) -> None:
+    target = workdir / "window-state.ini"
+    target.write_text("[window]\n")
+    target.chmod(0o644)
+    assert make_private_file(target) is True
+    assert _mode(target) == 0o600
+    assert make_private_file(target) is False
+    assert make_private_file(workdir / "missing") is False
+
+
+@posix_only
+def test_create_private_file_is_0600_under_any_umask_and_never_reuses_a_file(
+    workdir: Path,
+) -> None:
+    target = workdir / "copy.db.part"
+    old_umask = os.umask(0)
+    try:
+        create_private_file(target)
+    finally:
+        os.umask(old_umask)
+    assert _mode(target) == 0o600
+    assert target.read_bytes() == b""
+    with pytest.raises(FileExistsError):
+        create_private_file(target)
+
+
+@posix_only
+def test_private_opener_creates_0600_and_tightens_an_existing_file(workdir: Path) -> None:
+    fresh, old = workdir / "fresh.log", workdir / "old.log"
+    old.write_text("an older version's line\n")
+    old.chmod(0o644)
+    old_umask = os.umask(0o022)
+    try:
+        for path in (fresh, old):
+            with open(path, "a", encoding="utf-8", opener=private_opener) as handle:
+                handle.write("line\n")
+    finally:
+        os.umask(old_umask)
+    assert _mode(fresh) == 0o600
+    assert _mode(old) == 0o600
+    assert old.read_text(encoding="utf-8") == "an older version's line\nline\n"
 
 
 def test_data_dir_on_a_file_raises_storage_error(tmp_path: Path) -> None:
