@@ -9,8 +9,11 @@ backups folder:
   ``KEEP_PRE_MIGRATION`` are kept (they were never rotated before schema v4).
 
 A copy is written to a ``.part`` file and renamed when complete, so a crash or a quit during a
-backup never leaves a half-written file that looks like a backup. Restoring is copying a backup
-over ``etos.db`` while the app is closed (README, "Backups").
+backup never leaves a half-written file that looks like a backup. The ``.part`` is created ``0600``
+before SQLite writes its first byte (a backup holds deleted memories until it rotates out, DESIGN
+§9), and the parts a killed backup left are removed when the database is next opened
+(:func:`tidy_folder`). Restoring is copying a backup over ``etos.db`` while the app is closed
+(README, "Backups").
 """
 
 from __future__ import annotations
@@ -24,29 +27,36 @@ from datetime import datetime
 from pathlib import Path
 from typing import Final
 
+from etos_desktop.core.settings.paths import create_private_file, make_private_dir
+
 #: Pre-migration copies kept (the newest ones).
 KEEP_PRE_MIGRATION: Final = 3
 DAILY_PREFIX: Final = "etos-daily-"
 PRE_MIGRATION_PREFIX: Final = "etos-before-v"
 _STAMP_RE: Final = re.compile(r"(\d{8}-\d{6})")
+#: A copy being written: the ``.part`` and the rollback journal SQLite keeps beside it.
+_PART_SUFFIXES: Final = (".db.part", ".db.part-journal")
 
 
 def backup_file(conn: sqlite3.Connection, target: Path) -> Path:
     """Copy the open database to ``target`` with SQLite's online backup API.
 
-    The copy is written beside ``target`` as ``<name>.part`` and renamed when complete.
+    The copy is written beside ``target`` as ``<name>.part``, created ``0600`` and empty before
+    SQLite writes into it (SQLite keeps an existing file's mode, and gives its journal the same),
+    and renamed when complete.
 
     Args:
         conn: An open connection to the database to copy.
-        target: The file to write; its folder is created.
+        target: The file to write; its folder is created (``0700``).
 
     Returns:
         ``target``.
     """
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(target.parent)
     partial = target.with_name(target.name + ".part")
     with contextlib.suppress(FileNotFoundError):
         partial.unlink()
+    create_private_file(partial)
     dest = sqlite3.connect(partial)
     try:
         conn.backup(dest)
@@ -100,26 +110,67 @@ def backups(backup_dir: Path) -> tuple[list[Path], list[Path]]:
     return daily, before
 
 
+def stale_parts(backup_dir: Path) -> list[Path]:
+    """The files of backups cut short in ``backup_dir`` (``*.db.part`` and its journal)."""
+    if not backup_dir.is_dir():
+        return []
+    return sorted(
+        path
+        for path in backup_dir.iterdir()
+        if path.name.endswith(_PART_SUFFIXES) and path.is_file()
+    )
+
+
+def _remove(paths: list[Path]) -> list[Path]:
+    removed = []
+    for path in paths:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
 def rotate(
-    backup_dir: Path, *, keep_daily: int, keep_pre_migration: int = KEEP_PRE_MIGRATION
+    backup_dir: Path, *, keep_daily: int | None, keep_pre_migration: int = KEEP_PRE_MIGRATION
 ) -> list[Path]:
     """Remove all but the newest ``keep_daily`` daily and ``keep_pre_migration`` pre-migration copies.
 
     Left-over ``.part`` files (a backup cut short) are removed too.
 
+    Args:
+        backup_dir: The backups folder (a missing one is nothing to do).
+        keep_daily: Daily copies kept (at least 1); ``None`` leaves them alone (a migration
+            does not know the setting ``backup.keep_count``).
+        keep_pre_migration: Pre-migration copies kept.
+
     Returns:
         The files removed.
     """
     daily, before = backups(backup_dir)
-    doomed = daily[max(keep_daily, 1) :] + before[max(keep_pre_migration, 0) :]
-    if backup_dir.is_dir():
-        doomed += [p for p in backup_dir.glob("*.db.part") if p.is_file()]
-    removed = []
-    for path in doomed:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-            removed.append(path)
-    return removed
+    doomed = before[max(keep_pre_migration, 0) :]
+    if keep_daily is not None:
+        doomed += daily[max(keep_daily, 1) :]
+    return _remove(doomed + stale_parts(backup_dir))
+
+
+def tidy_folder(backup_dir: Path) -> list[Path]:
+    """At start-up: make an existing backups folder ``0700`` and remove what killed backups left.
+
+    A backup cut short by a kill or a power cut leaves its ``.part`` (a partial copy that still
+    holds deleted memories) and journal; nothing else would ever remove them if no backup runs
+    again. Call it before any backup of this run starts (the database's open does): a part of a
+    backup in progress would be removed too.
+
+    Args:
+        backup_dir: The backups folder (not created here).
+
+    Returns:
+        The files removed.
+    """
+    if not backup_dir.is_dir():
+        return []
+    make_private_dir(backup_dir)
+    return _remove(stale_parts(backup_dir))
 
 
 def daily_backup(

@@ -24,6 +24,8 @@ from sqlmodel import Session, create_engine
 
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.errors import StorageError
+from etos_desktop.core.settings.paths import make_private_dir
+from etos_desktop.core.storage.backups import tidy_folder
 from etos_desktop.core.storage.migrations import migrate
 from etos_desktop.core.storage.tables import MessageRow, MessageStatus
 
@@ -91,7 +93,8 @@ class Database:
 
     Args:
         path: The database file (created if missing).
-        backup_dir: Where pre-migration backups go.
+        backup_dir: Where pre-migration backups go; made ``0700`` and cleared of the parts of
+            killed backups at each open.
         clock: Source of the current time.
     """
 
@@ -127,7 +130,13 @@ class Database:
 
     def _open_on_thread(self) -> int:
         self._thread_id = threading.get_ident()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.parent.is_dir():
+            # Only a folder made here: the file's folder may be one the caller chose and owns.
+            make_private_dir(self.path.parent)
+        if self.backup_dir is not None:
+            # Before the pre-migration copy and the daily job (which runs on this thread).
+            for stale in tidy_folder(self.backup_dir):
+                log.info("removed %s, left by a backup that was cut short", stale.name)
         raw = sqlite3.connect(self.path, isolation_level=None)
         try:
             raw.execute("PRAGMA journal_mode=WAL")

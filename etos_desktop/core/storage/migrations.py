@@ -2,7 +2,8 @@
 
 Each step is plain SQL (portable except where noted) applied in one transaction. Before a database
 that already holds data is migrated, the file is copied with SQLite's backup API
-(``backups.backup_file``; the copies are rotated with the daily backups, ``backups.rotate``).
+(``backups.backup_file``), and the newest ``backups.KEEP_PRE_MIGRATION`` copies are kept
+(``backups.rotate``, right after the copy and again with each daily backup).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from etos_desktop.core.errors import StorageError
-from etos_desktop.core.storage.backups import backup_file
+from etos_desktop.core.storage.backups import backup_file, rotate
 from etos_desktop.core.text.secrets import redact_tool_transcript
 from etos_desktop.core.text.segmentation import index_text
 
@@ -349,6 +350,9 @@ def migrate(
     if current > 0 and backup_dir is not None:
         stamp = now.strftime("%Y%m%d-%H%M%S")
         backup_file(conn, backup_dir / f"etos-before-v{pending[0].version}-{stamp}.db")
+        # Not left to the daily backup: it may never run (the app quit within minutes of every
+        # start), and each upgrade would keep one more full copy with deleted memories in it.
+        rotate(backup_dir, keep_daily=None)
     applied = []
     for step in pending:
         try:

@@ -14,6 +14,8 @@ import pytest
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.errors import StorageError
 from etos_desktop.core.storage import migrations
+from etos_desktop.core.storage.backups import KEEP_PRE_MIGRATION
+from etos_desktop.core.storage.backups import backups as backups_in
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.migrations import LATEST_VERSION, Migration, migrate
 from etos_desktop.core.storage.tables import (
@@ -131,6 +133,28 @@ def test_migration_backs_up_existing_data_first(tmp_path: Path):
         tables = {r[0] for r in old.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         assert "later_feature" not in tables
         assert "message" in tables
+
+
+def test_every_upgrade_rotates_the_pre_migration_copies(tmp_path: Path):
+    # Left to the daily backup, they piled up when it never ran (quit within minutes of start).
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    older = [folder / f"etos-before-v{n}-2025010{n}-000000.db" for n in range(1, 6)]
+    daily = [folder / f"etos-daily-2025010{n}-000000.db" for n in range(1, 9)]
+    for path in older + daily:
+        path.write_bytes(b"an older copy")
+    path = tmp_path / "etos.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    migrate(conn, None, now=FakeClock().now(), migrations=migrations.MIGRATIONS[:-1])
+    conn.close()
+
+    open_db(path).close()
+    kept_daily, kept = backups_in(folder)
+    assert len(kept) == KEEP_PRE_MIGRATION
+    assert kept[0].name.startswith(f"etos-before-v{LATEST_VERSION}-")  # the new copy
+    assert kept[1:] == older[:-KEEP_PRE_MIGRATION:-1]
+    # Daily copies are the daily job's to rotate (it reads backup.keep_count).
+    assert sorted(kept_daily) == daily
 
 
 def test_failed_migration_rolls_back(tmp_path: Path):
