@@ -130,7 +130,7 @@ def parse_args(argv: Sequence[str]) -> Any:
 
 
 def setup_logging(data_dir: Path) -> logging.Handler:
-    """Log to a rotating file in the data folder; never keys, tokens or request URLs.
+    """Log to a rotating, owner-only file in the data folder; never keys, tokens or request URLs.
 
     Every record is redacted on the handler (``SecretRedactionFilter``: keys, ``Authorization``
     headers, bearer tokens, credentials in URLs, in messages and in tracebacks). The HTTP
@@ -140,15 +140,14 @@ def setup_logging(data_dir: Path) -> logging.Handler:
     Returns:
         The file handler (tests remove it again).
     """
-    import logging.handlers  # after the first frame: it pulls in socket and pickle
-
     from etos_desktop.core.errors import SecretRedactionFilter
 
-    log_dir = paths.logs_dir(data_dir)
-    log_dir.mkdir(parents=True, exist_ok=True)
-    handler = logging.handlers.RotatingFileHandler(
-        log_dir / "etos.log", maxBytes=1_000_000, backupCount=3, encoding="utf-8"
-    )
+    # After the first frame: logging.handlers pulls in socket and pickle.
+    from etos_desktop.core.log_file import PrivateRotatingFileHandler
+
+    # 0700 and its files 0600, an older version's looser ones tightened (DESIGN §9).
+    log_dir = paths.make_private_dir(paths.logs_dir(data_dir))
+    handler = PrivateRotatingFileHandler(log_dir / "etos.log", max_bytes=1_000_000, backup_count=3)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(SecretRedactionFilter())
     for client in ("httpx2", "httpx", "httpcore2", "httpcore"):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -426,6 +428,14 @@ def log_file(tmp_path: Path) -> Iterator[Path]:
         root.setLevel(levels[0])
         for client, level in zip(clients, levels[1], strict=True):
             client.setLevel(level)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+def test_the_log_folder_and_file_are_owner_only(usual_umask: None, log_file: Path):
+    # usual_umask before log_file: setup_logging runs under it.
+    logging.getLogger("etos_desktop").info("a line with a conversation title in it")
+    assert stat.S_IMODE(log_file.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(log_file.stat().st_mode) == 0o600
 
 
 async def test_the_log_file_holds_no_key_and_no_request_url(tmp_path: Path, log_file: Path):
