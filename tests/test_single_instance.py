@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from etos_desktop.ui.single_instance import server_name
+from etos_desktop.ui.single_instance import InstanceGuard, server_name
 from tests.helpers.fake_openai_server import FakeOpenAIServer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -124,3 +125,14 @@ def test_the_lock_of_a_killed_app_does_not_keep_the_next_one_out(tmp_path: Path)
         # The next launch takes the folder over and runs (it is not told to exit).
         with _running_app(data_dir, server) as second:
             assert second.poll() is None
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+@pytest.mark.usefixtures("usual_umask")
+def test_the_lock_file_is_owner_only(tmp_path: Path) -> None:
+    guard = InstanceGuard(tmp_path / "data")
+    try:
+        assert guard.claim()
+        assert stat.S_IMODE((tmp_path / "data" / "instance.lock").stat().st_mode) == 0o600
+    finally:
+        guard.release()

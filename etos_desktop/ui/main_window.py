@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from etos_desktop.core.errors import EtosError
+from etos_desktop.core.settings import paths
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.chat_panel import ChatPanel
 from etos_desktop.ui.conversation_list import ConversationListPanel
@@ -763,6 +764,7 @@ class MainWindow(QMainWindow):
         settings = self._qsettings()
         if settings is None:
             return
+        paths.make_private_file(Path(settings.fileName()))  # an older version's 0644 file
         geometry = settings.value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)  # type: ignore[arg-type]
@@ -776,6 +778,9 @@ class MainWindow(QMainWindow):
             settings.setValue("window/geometry", self.saveGeometry())
             settings.setValue("window/splitter", self.splitter.saveState())
             settings.sync()
+            # Qt creates the file with the umask's mode (0644) and keeps a file's mode when it
+            # rewrites it, so this makes every later write private too (DESIGN §9).
+            paths.make_private_file(Path(settings.fileName()))
         # A memory count on its way would read a database that is about to close.
         self._tasks.cancel_all()
         for dialog in list(self.approval_dialogs):

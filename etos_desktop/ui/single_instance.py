@@ -16,6 +16,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QLockFile, QObject, Signal
 
+from etos_desktop.core.settings import paths
+
 log = logging.getLogger(__name__)
 
 #: What a second launch sends.
@@ -46,7 +48,7 @@ class InstanceGuard(QObject):
     def __init__(self, data_dir: Path, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.data_dir = data_dir
-        data_dir.mkdir(parents=True, exist_ok=True)
+        paths.make_private_dir(data_dir)
         self._lock = QLockFile(str(data_dir / "instance.lock"))
         # Never stale by age (a long session); a dead process's lock is stale all the same.
         self._lock.setStaleLockTime(0)
@@ -59,7 +61,11 @@ class InstanceGuard(QObject):
 
     def claim(self) -> bool:
         """Take the folder; ``False`` when a running app has it."""
-        return self._lock.tryLock(0)
+        if not self._lock.tryLock(0):
+            return False
+        # QLockFile writes it with the umask's mode; every file in the data folder is 0600.
+        paths.make_private_file(self.data_dir / "instance.lock")
+        return True
 
     def listen(self) -> None:
         """Answer later launches (done after the first frame: QtNetwork loads then)."""

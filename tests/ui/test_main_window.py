@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import stat
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -568,3 +570,29 @@ async def test_composer_is_free_as_soon_as_the_reply_ends(
         "first",
         "second",
     ]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+@pytest.mark.usefixtures("usual_umask")
+async def test_a_session_leaves_the_data_folder_owner_only(
+    qapp: QApplication, server: FakeOpenAIServer, isolated_environment: Path
+):
+    # What an older version (or the user) left readable by others is tightened.
+    data_dir = isolated_environment
+    (data_dir / "backups").mkdir(parents=True)
+    for folder in (data_dir, data_dir / "backups"):
+        folder.chmod(0o755)
+    window_state = data_dir / "window-state.ini"
+    window_state.write_text("[window]\n", encoding="utf-8")
+    window_state.chmod(0o644)
+    app = await start_app(qapp, server, data_dir)
+    assert stat.S_IMODE(window_state.stat().st_mode) == 0o600
+    window_state.unlink()
+    await stop_app(app)  # the window state is written anew (0644 by Qt) as the window closes
+    assert window_state.exists()
+    modes = {
+        str(path.relative_to(data_dir)): stat.S_IMODE(path.stat().st_mode)
+        for path in (data_dir, *data_dir.rglob("*"))
+    }
+    expected = {name: 0o700 if (data_dir / name).is_dir() else 0o600 for name in modes}
+    assert modes == expected
