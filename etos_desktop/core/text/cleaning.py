@@ -2,17 +2,19 @@ r"""Cleaning: one rule for text that enters the app, one for text it shows. Pure
 
 ``clean_text`` is applied wherever text comes in to be stored: what the user types, the model's
 ``save_memory`` arguments, every memory write (``memory.policy.check_content``, so Settings edits
-and imports too), imported summaries and profiles (issue 19). It drops what no reader wants and
-some programs choke on: NUL (it ends strings in SQLite's C API and in Qt) and the other C0
-controls except tab and newline, DEL and the C1 controls. Line ends become ``\n``. A lone
-surrogate, which cannot be written as UTF-8 at all, becomes U+FFFD. Everything else is kept as
-given: zero-width joiners inside emoji sequences, Arabic and Hebrew letters, the bidi marks
-(U+200E, U+200F, U+061C) that right-to-left writers use, even the bidi controls that
-``neutralise_bidi`` defuses, since what is stored is what was written and is shown exactly in the
-dialogs that edit it.
+and imports too), and every summary and profile, written by the model, edited or imported
+(issue 19). A chat reply is stored as the model sent it; the chat view has its own display
+hygiene. The rule drops what no reader wants and some programs choke on: NUL (C code, Qt among
+it, takes it for the end of the string) and the other C0 controls except tab and newline, DEL
+and the C1 controls. Line ends become ``\n``. A lone surrogate, which cannot be written as UTF-8
+at all, becomes U+FFFD. Everything else is kept as given: zero-width joiners inside emoji
+sequences, Arabic and Hebrew letters, the bidi marks (U+200E, U+200F, U+061C) that right-to-left
+writers use, even the bidi controls that ``neutralise_bidi`` defuses, since what is stored is
+what was written and is shown exactly (escaped) in the dialogs that edit it.
 
-``neutralise_bidi`` is applied where text the app does not control is shown (a reply in the chat
-view, a conversation title). The embedding, override and isolate controls (U+202A–U+202E,
+``neutralise_bidi`` is applied where text the app does not control is shown: messages and their
+code blocks in the chat view, conversation titles, tooltips, the error banner and status lines
+(``ui.markdown_render``, ``ui.labels``). The embedding, override and isolate controls (U+202A–U+202E,
 U+2066–U+2069) make the characters after them display in another order: "\u202egnp.exe" reads
 as "exe.png". Each is shown as its code point between angle brackets, ``⟨U+202E⟩``: visible, so
 the reader sees that something was there and can look it up, and inert, so nothing after it
