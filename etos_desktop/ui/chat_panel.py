@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from etos_desktop.core.errors import EtosError
+from etos_desktop.core.text.cleaning import neutralise_bidi
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.avatar import avatar_pixmap
 from etos_desktop.ui.error_text import describe, failure_text, retry_reason_text, status_text
@@ -1052,7 +1053,8 @@ class ChatPanel(QWidget):
             words = describe(error)
             action = words.action if _retryable(error) or words.action != "retry" else ""
         # Put into words again on a new language (``what`` was translated by the caller).
-        self._banner_words = lambda: failure_text(what, error)
+        # The words may quote the server ("The server refused the request: …").
+        self._banner_words = lambda: neutralise_bidi(failure_text(what, error))
         self.banner_label.setText(self._banner_words())
         self._error_action = action
         self._error_user_message = user_message_id

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 if TYPE_CHECKING:
     from etos_desktop.core.storage.tables import ConversationRow
 
+from etos_desktop.core.text.cleaning import neutralise_bidi
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.labels import plain_tooltip
 from etos_desktop.ui.task_set import TaskSet
@@ -71,8 +72,9 @@ class ConversationListModel(QAbstractListModel):
             return None
         row = self._rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            # One line: a model-written title with line breaks must not make a tall row.
-            title = " ".join((row.title or self.tr("New conversation")).split())
+            # One line: a model-written title with line breaks must not make a tall row, and
+            # its bidi overrides must not reorder it.
+            title = neutralise_bidi(" ".join((row.title or self.tr("New conversation")).split()))
             marks = (
                 ("📌 " if row.pinned else "")
                 + ("⏳ " if row.temporary else "")

@@ -1,10 +1,11 @@
-"""Labels for text the app does not control: the model's, a server's or the user's.
+r"""Labels for text the app does not control: the model's, a server's or the user's.
 
 Qt guesses whether a label's or tooltip's text is rich text from its content (``mightBeRichText``),
 so a title the model wrote, a server's error body or a memory could render ``<img src="file://…">``
 or styled, spoofed text. Labels that show such text are set to plain text; tooltips, which have no
 text-format switch, are built here as escaped rich text. Long one-line text is elided, so it can
-never widen a window.
+never widen a window. Bidi overrides in it are shown, not obeyed (``neutralise_bidi``): a title
+"\u202egnp.exe" must not read "exe.png".
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
+from etos_desktop.core.text.cleaning import neutralise_bidi
+
 
 def escaped_html(text: str) -> str:
     """``text`` as HTML that shows it literally (markup as typed, line breaks kept)."""
@@ -22,8 +25,8 @@ def escaped_html(text: str) -> str:
 
 
 def plain_tooltip(text: str) -> str:
-    """A tooltip that shows ``text`` literally (``""`` stays ``""``: no tooltip)."""
-    return f"<qt>{escaped_html(text)}</qt>" if text else ""
+    """A tooltip that shows ``text`` literally, bidi overrides neutralised (``""``: no tooltip)."""
+    return f"<qt>{escaped_html(neutralise_bidi(text))}</qt>" if text else ""
 
 
 def make_plain(label: QLabel) -> QLabel:
@@ -34,6 +37,8 @@ def make_plain(label: QLabel) -> QLabel:
 
 class ElidedLabel(QLabel):
     """A one-line plain-text label that elides its text to its width ("A long ti…").
+
+    Bidi overrides in the text are neutralised (``neutralise_bidi``), in ``full_text`` too.
 
     Its size hint does not follow the text, so a long text never pushes its layout wider; the
     whole text is in the tooltip when it is cut.
@@ -50,7 +55,7 @@ class ElidedLabel(QLabel):
         return self._full
 
     def setText(self, text: str) -> None:
-        self._full = " ".join(text.split())
+        self._full = neutralise_bidi(" ".join(text.split()))
         self._elide()
 
     def sizeHint(self) -> QSize:

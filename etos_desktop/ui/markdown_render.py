@@ -3,7 +3,8 @@
 Pure functions apart from the translated "Copy" label. Messages come from a model, so the input is
 untrusted: raw HTML is escaped, never rendered; only http(s) links survive; images become links and
 are never loaded; control characters and lone surrogates are replaced before anything else sees
-them.
+them, and bidi embedding/override/isolate controls are shown as ``⟨U+202E⟩`` so that none can
+reorder what follows (``core.text.cleaning.neutralise_bidi``; the stored text keeps them).
 
 markdown-it-py parses CommonMark (plus GFM tables and strikethrough) with raw HTML off, and is
 linear on the inputs python-markdown was quadratic on. What is the app's own: a fence rule that
@@ -43,6 +44,7 @@ from pygments.style import Style
 from pygments.util import ClassNotFound
 from PySide6.QtCore import QCoreApplication
 
+from etos_desktop.core.text.cleaning import neutralise_bidi
 from etos_desktop.ui.theme import CodePalette, code_palette
 
 __all__ = [
@@ -114,6 +116,8 @@ _UNSAFE_TABLE = _build_unsafe_table()
 def _sanitize(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n")
+    # Before parsing, so a code block shows them too: reordered code is how "Trojan Source" hides.
+    text = neutralise_bidi(text)
     if _UNSAFE_RE.search(text) is None:
         return text
     return text.translate(_UNSAFE_TABLE)

@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from etos_desktop.core.text.cleaning import neutralise_bidi
 from etos_desktop.ui import theme
 from etos_desktop.ui.avatar import avatar_pixmap
 from etos_desktop.ui.labels import plain_tooltip
@@ -877,7 +878,8 @@ class MessageWidget(QFrame):
             retry_visible = self._retryable
         else:
             text = ""
-        self._status_label.setText(text)
+        # The error words may quote the server: its bidi overrides are shown, not obeyed.
+        self._status_label.setText(neutralise_bidi(text))
         if self._status_label.property("kind") != kind:
             self._status_label.setProperty("kind", kind)
             # A dynamic property only restyles after a re-polish.

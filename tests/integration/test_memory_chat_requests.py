@@ -332,6 +332,31 @@ async def test_refused_save_tells_the_model_why(
         assert await ms.memory.count_active() == 0
 
 
+async def test_a_tool_saved_memory_is_stored_without_control_characters(
+    tmp_path: Path, server: FakeOpenAIServer, use_embedder: UseEmbedder
+):
+    """Issue 19: NUL and control characters in save_memory's arguments were stored as sent."""
+    arguments = {
+        "content": "The user drinks\x00 oolong\x1b tea\x85 every\r\nmorning 👨\u200d👩\u200d👧",
+        "kind": "preference",
+        "tags": ["tea\x00", "\x07", "مرحبا\x9b"],
+        "trigger_context": "talking\x00 about drinks\x7f",
+    }
+    async with memory_stack(tmp_path, server, use_embedder) as ms:
+        server.script(ToolCall("save_memory", json.dumps(arguments)), Text("Noted!"))
+        conversation = await ms.new_conversation()
+        events = await ms.send(conversation, "remember how I take my tea")
+        assert tool_results(messages(server, 1)) == ["saved as #1"]
+        stored = await ms.memory.get(1)
+    assert stored is not None
+    expected = "The user drinks oolong tea every\nmorning 👨\u200d👩\u200d👧"
+    assert stored.content == expected
+    assert stored.tags == ("tea", "مرحبا")
+    assert stored.trigger_context == "talking about drinks"
+    saved = next(e for e in events if isinstance(e, MemorySaved))
+    assert saved.content == expected
+
+
 API_KEY = "sk-abcdefghijklmnopqrstuvwx1234"
 PASSWORD = "hunter2-Lyon"
 

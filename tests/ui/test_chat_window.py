@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QFileDialog
+from PySide6.QtWidgets import QApplication, QFileDialog, QTextBrowser
 
 from etos_desktop.app import EtosApp
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
 from etos_desktop.ui.conversation_list import ArchivedRole, RenameDialog
+from etos_desktop.ui.message_widget import MessageWidget
 from tests.helpers.chat_app import first_outcome, history, idle, send, start_app, stop_app
 from tests.helpers.chat_view import assert_view_equals_reopen, chat_view
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Slow, Text
@@ -528,6 +529,36 @@ async def test_model_and_server_text_is_shown_as_plain_text(
     banner = etos.window.chat.banner_label
     assert banner.textFormat() == Qt.TextFormat.PlainText
     assert "<img" in banner.text()
+
+
+async def test_bidi_overrides_from_the_model_or_a_server_are_shown_not_obeyed(
+    etos: EtosApp, server: FakeOpenAIServer
+):
+    """Issue 19: a U+202E in a reply, a title or an error reordered what followed it."""
+    spoof, shown = "photo\u202egnp.exe", "photo⟨U+202E⟩gnp.exe"
+    server.script(Text(f"Here is {spoof}"))
+    await send(etos, "hello")
+    await etos.controller.update_conversation(etos.controller.current.id, title=spoof)
+    await idle(etos)
+    chat = etos.window.chat
+    reply = [w for w in chat.findChildren(MessageWidget) if w.is_assistant][-1]
+    browser = reply.findChild(QTextBrowser)
+    assert browser is not None
+    assert browser.toPlainText() == f"Here is {shown}"
+    assert (await history(etos))[-1].content == f"Here is {spoof}"  # stored as sent
+    assert chat.title.full_text() == shown
+    assert "\u202e" not in chat.title.text()
+    row = etos.window.sidebar.model.index(0)
+    assert row.data(Qt.ItemDataRole.DisplayRole) == shown
+    assert shown in row.data(Qt.ItemDataRole.ToolTipRole)
+    server.script(Fault(400, message=spoof))
+    result = await send(etos, "again")
+    assert result[0] == "failed"
+    assert shown in chat.banner_label.text()
+    assert "\u202e" not in chat.banner_label.text()
+    status = chat_view(chat).messages[-1].status  # the failed reply's status line
+    assert shown in status
+    assert "\u202e" not in status
 
 
 # -- issue 9, defect 7: background failures are shown, once ------------------------------------

@@ -304,6 +304,17 @@ def test_control_and_zero_width_characters_do_not_break_rendering() -> None:
     assert "\u2400" in html  # NUL shown as ␀
 
 
+def test_bidi_controls_are_shown_in_text_and_in_code() -> None:
+    """Issue 19: overrides and isolates reached the view and reordered text and code."""
+    text = 'photo\u202egnp.exe \u2066x\u2069\n\n```python\naccess = "user\u202e \u2066# admin"\n```'
+
+    rendered = render_markdown(text)
+
+    assert not any(chr(c) in rendered.html for c in (0x202E, 0x2066, 0x2069))
+    assert "photo⟨U+202E⟩gnp.exe ⟨U+2066⟩x⟨U+2069⟩" in rendered.html
+    assert rendered.code_blocks == ('access = "user⟨U+202E⟩ ⟨U+2066⟩# admin"',)
+
+
 def test_a_forged_placeholder_stays_text() -> None:
     text = "XETOSCODE000000000000QC0Q\n\n```\ncode\n```"
 

@@ -72,6 +72,27 @@ def test_set_text_renders_markdown_and_keeps_the_raw_text(
     assert widget.text() == "Hello **world** <b>raw</b>"
 
 
+def test_a_bidi_override_in_a_reply_is_shown_not_obeyed(
+    make_widget: Callable[..., MessageWidget],
+) -> None:
+    """Issue 19: a U+202E in a reply laid out "gnp.exe" right to left, to read "exe.png"."""
+    widget = make_widget()
+    reply = "Open photo\u202egnp.exe, then 👨\u200d👩\u200d👧 مرحبا שלום"
+
+    widget.set_text(reply, streaming=False)
+
+    block = _browser(widget).document().firstBlock()
+    start = block.text().index("gnp.exe")
+    line = block.layout().lineForTextPosition(start)
+    # The cursor after each character of "gnp.exe" moves right: left to right, as written.
+    xs = [line.cursorToX(start + i)[0] for i in range(1, len("gnp.exe") + 1)]
+    assert xs == sorted(xs)
+    # The emoji sequence and the right-to-left words are shown as written.
+    shown = "Open photo⟨U+202E⟩gnp.exe, then 👨\u200d👩\u200d👧 مرحبا שלום"
+    assert _browser(widget).toPlainText() == shown
+    assert widget.text() == reply  # kept as the model sent it (Copy copies it)
+
+
 def test_streaming_updates_are_coalesced(
     qtbot: QtBot, make_widget: Callable[..., MessageWidget]
 ) -> None:

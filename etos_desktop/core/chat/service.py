@@ -89,6 +89,7 @@ from etos_desktop.core.summaries.access import SummaryAccess
 from etos_desktop.core.summaries.injection import SessionSnapshots, SummarySnapshot, summaries_block
 from etos_desktop.core.summaries.recall import SummaryHit, with_recalled
 from etos_desktop.core.summaries.writing import summary_date
+from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.secrets import redact_tool_calls
 
 log = logging.getLogger(__name__)
@@ -107,22 +108,17 @@ Approver = Callable[[SaveRequest, int], Awaitable[SaveRequest | None]]
 #: How a title request is bounded.
 TITLE_MAX_CHARS = 40
 
-# C0/C1 control characters except tab, newline, carriage return. Zero-width and bidi marks are
-# kept: they are legitimate in text (and in RTL languages), and the UI shows them escaped where
-# exactness matters.
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-
 
 def clean_user_text(text: str) -> str:
     """Normalise a message the user typed or pasted.
 
-    Removes control characters (NUL and friends break some servers' JSON parsers), normalises
-    line endings and strips surrounding blank space.
+    Cleans it as all incoming text is (``core.text.cleaning``: NUL and friends break some
+    servers' JSON parsers) and strips surrounding blank space.
 
     Raises:
         InvalidInput: The message is empty after cleaning, or longer than ``MAX_MESSAGE_CHARS``.
     """
-    cleaned = _CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).strip()
+    cleaned = clean_text(text).strip()
     if not cleaned:
         raise InvalidInput("empty message", reason="empty")
     if len(cleaned) > MAX_MESSAGE_CHARS:

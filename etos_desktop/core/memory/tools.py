@@ -16,6 +16,7 @@ from typing import Any, Final
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.memory.records import MemoryKind, SaveResult
 from etos_desktop.core.memory.search import Hit
+from etos_desktop.core.text.cleaning import clean_text
 
 SAVE_MEMORY = "save_memory"
 SEARCH_MEMORY = "search_memory"
@@ -147,14 +148,15 @@ def _arguments(raw: str) -> dict[str, Any]:
 
 
 def parse_save(raw: str) -> SaveRequest:
-    """Parse ``save_memory`` arguments.
+    """Parse ``save_memory`` arguments, their texts cleaned as all incoming text is.
 
     Raises:
         ToolArgumentError: With the tool result that tells the model what was wrong.
     """
     data = _arguments(raw)
     content = data.get("content")
-    if not isinstance(content, str) or not content.strip():
+    content = clean_text(content).strip() if isinstance(content, str) else ""
+    if not content:
         raise ToolArgumentError("not saved: content is empty")
     kind = data.get("kind", MemoryKind.FACT)
     if kind not in {k.value for k in MemoryKind}:
@@ -174,14 +176,14 @@ def parse_save(raw: str) -> SaveRequest:
             supersedes = int(str(supersedes).lstrip("#"))
         except ValueError:
             raise ToolArgumentError("not saved: supersedes must be a memory id") from None
+    tags = [clean_text(t).strip() for t in tags]
+    trigger = clean_text(trigger).strip() if isinstance(trigger, str) else ""
     return SaveRequest(
-        content=content.strip(),
+        content=content,
         kind=str(kind),
         importance=min(1.0, max(0.0, float(importance))),
-        tags=tuple(t.strip()[:40] for t in tags if t.strip())[:10],
-        trigger_context=trigger.strip()[:300]
-        if isinstance(trigger, str) and trigger.strip()
-        else None,
+        tags=tuple(t[:40] for t in tags if t)[:10],
+        trigger_context=trigger[:300] or None,
         supersedes=supersedes,
         inferred=bool(data.get("inferred", False)),
     )

@@ -4,7 +4,7 @@ Export holds every memory (active, archived, superseded, expired) with its field
 revision, a vector, an origin conversation or anything about deleted memories. Import is
 strict: :func:`parse_import` refuses a file that is not an export of this app (or is too big,
 malformed or hostile) with :class:`ImportInvalid` and checks every entry like a new memory
-(length, secrets); :func:`plan_import` matches the entries against the local memories and
+(its texts cleaned, then length and secrets); :func:`plan_import` matches the entries against the local memories and
 says what would be added and updated (:class:`ImportPreview`); ``MemoryEngine.import_memories``
 then writes the preview in one transaction — all of it or, on any error, nothing.
 
@@ -59,6 +59,7 @@ from etos_desktop.core.profile.records import Profile
 from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow
 from etos_desktop.core.summaries import transfer as summary_transfer
 from etos_desktop.core.summaries.records import Summary
+from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.secrets import secret_reason
 from etos_desktop.core.text.segmentation import duplicate_key
 
@@ -584,14 +585,15 @@ def _parse_entry(index: int, raw: Mapping[str, Any], now: datetime, max_chars: i
         raise _EntryError("bad_field", "tags")
     if len(tags_value) > MAX_TAGS:
         raise _EntryError("too_many_tags", "tags")
-    tags = tuple(dict.fromkeys(t.strip() for t in tags_value if t.strip()))
+    cleaned_tags = (clean_text(t).strip() for t in tags_value)
+    tags = tuple(dict.fromkeys(t for t in cleaned_tags if t))
     for tag in tags:
         _check_side_text(tag, "tags", MAX_TAG_CHARS)
 
     trigger_value = raw.get("trigger_context")
     if trigger_value is not None and not isinstance(trigger_value, str):
         raise _EntryError("bad_field", "trigger_context")
-    trigger = (trigger_value or "").strip() or None
+    trigger = clean_text(trigger_value or "").strip() or None
     if trigger is not None:
         _check_side_text(trigger, "trigger_context", max_chars)
 

@@ -17,6 +17,7 @@ from typing import Final
 
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.profile.records import PinnedLine
+from etos_desktop.core.text.cleaning import clean_text
 
 #: The longest profile, in characters (pinned lines included).
 MAX_PROFILE_CHARS: Final = 4000
@@ -232,11 +233,13 @@ def apply_pins(text: str, pins: Sequence[PinnedLine]) -> str:
 
 
 def normalised(text: str) -> str:
-    """``text`` with line ends, trailing spaces and runs of blank lines made uniform.
+    """``text`` cleaned, with line ends, trailing spaces and runs of blank lines made uniform.
 
-    Two profiles that differ only in these are the same profile.
+    Two profiles that differ only in these are the same profile. Every profile that is stored
+    passes here (the user's edit, an import, the model's refresh), so this is where its text is
+    cleaned as all incoming text is (``core.text.cleaning``).
     """
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").strip().split("\n")]
+    lines = [line.rstrip() for line in clean_text(text).strip().split("\n")]
     out: list[str] = []
     for line in lines:
         if line or (out and out[-1]):

@@ -2,10 +2,10 @@
 
 The export (``core/memory/transfer.py``) carries a ``"profile"`` object beside ``"memories"``
 and ``"summaries"``: the text, its pinned lines with their sections, and when it last changed.
-The import checks it like a profile the user wrote (length, pinned lines, secrets) and, when it
-differs from the local profile, makes it the profile in the same transaction as the memories —
-as a new revision with the source ``imported``, so the local text stays in the history and can
-be restored. An equal profile, or an empty one, changes nothing.
+The import checks it like a profile the user wrote (cleaning, length, pinned lines, secrets)
+and, when it differs from the local profile, makes it the profile in the same transaction as the
+memories — as a new revision with the source ``imported``, so the local text stays in the
+history and can be restored. An equal profile, or an empty one, changes nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from etos_desktop.core.profile import sections, store
 from etos_desktop.core.profile.access import check_edit
 from etos_desktop.core.profile.errors import ProfileStale
 from etos_desktop.core.profile.records import PinnedLine, Profile, ProfileSource, as_dict
+from etos_desktop.core.text.cleaning import clean_text
 
 ProfileProblemReason = Literal["bad_field", "too_long", "pins_too_long", "secret"]
 
@@ -92,12 +93,16 @@ def _pins(raw: object) -> tuple[PinnedLine, ...]:
         if not isinstance(item, dict):
             raise _Bad("bad_field", "pinned")
         text, section = item.get("text"), item.get("section", "")
-        if not isinstance(text, str) or not isinstance(section, str) or "\n" in text:
+        if not isinstance(text, str) or not isinstance(section, str):
+            raise _Bad("bad_field", "pinned")
+        # Cleaned like the profile's text, or a pin would no longer match its line.
+        text, section = clean_text(text).strip(), clean_text(section)
+        if "\n" in text:
             raise _Bad("bad_field", "pinned")
         if len(text) > sections.MAX_PINNED_CHARS or len(section) > 200:
             raise _Bad("pins_too_long", "pinned")
-        if text.strip():
-            pins.append(PinnedLine(text.strip(), section))
+        if text:
+            pins.append(PinnedLine(text, section))
     return tuple(pins)
 
 

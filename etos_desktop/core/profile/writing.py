@@ -27,6 +27,7 @@ from etos_desktop.core.context.tokens import estimate_tokens
 from etos_desktop.core.profile import sections
 from etos_desktop.core.profile.records import Material, MaterialItem, PinnedLine
 from etos_desktop.core.providers.base import Message
+from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.fencing import fence
 from etos_desktop.core.text.secrets import redact_secrets
 
@@ -266,7 +267,9 @@ def finish_profile(
     Returns:
         ``Accepted(text)``, ``Unchanged()`` or ``Rejected(reason)``.
     """
-    text = (raw or "").strip()
+    # Cleaned first (sections.normalised cleans again): splitlines() would take C1's NEL for a
+    # line break before the cleaning dropped it.
+    text = clean_text(raw or "").strip()
     fenced = _FENCE_RE.match(text)
     if fenced:
         text = fenced.group(1).strip()

@@ -33,6 +33,7 @@ from etos_desktop.core.memory.policy import check_content
 from etos_desktop.core.storage.tables import ConversationRow, SessionSummaryRow
 from etos_desktop.core.summaries import store
 from etos_desktop.core.summaries.records import Summary, SummarySource
+from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.segmentation import duplicate_key
 
 #: The longest summary text accepted from a file (the editor's limit).
@@ -217,7 +218,7 @@ def _entry(index: int, raw: Mapping[str, Any], now: datetime) -> SummaryEntry:
         id=_int(raw, "id"),
         conversation_id=_int(raw, "conversation_id"),
         conversation_created_at=_datetime(raw, "conversation_created_at", optional=True),
-        conversation_title=title.strip(),
+        conversation_title=clean_text(title).strip(),
         content=content,
         language=str(language),
         created_at=created,

@@ -23,6 +23,7 @@ from typing import Final, Literal
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.context.tokens import cjk_share, estimate_tokens
 from etos_desktop.core.providers.base import Message
+from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.fencing import fence
 from etos_desktop.core.text.secrets import redact_secrets
 
@@ -269,7 +270,8 @@ def finish_summary(raw: str, finish_reason: str | None = "stop") -> Outcome:
     """
     if _SKIP_RE.match(raw or ""):
         return Skip()
-    text = _LABEL_RE.sub("", _one_paragraph(raw or ""))
+    # Cleaned as all incoming text is: the summary is stored and sent again with later turns.
+    text = _LABEL_RE.sub("", _one_paragraph(clean_text(raw or "")))
     text = text.strip().strip('"“”「」').strip()
     if not text:
         return Rejected("empty")

@@ -1,4 +1,4 @@
-"""The text toolkit every memory layer shares: segmentation and stemming for the keyword index.
+"""The text toolkit every layer shares: keyword segmentation, secrets, fencing, cleaning.
 
 Pure functions of their input and Python's Unicode tables, the same on every machine. May import
 the standard library and pure-Python packages (``snowballstemmer``); never a layer package

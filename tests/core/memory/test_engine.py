@@ -102,3 +102,12 @@ def test_delete_many_is_all_or_nothing_and_undoable(engine):
     assert [engine.get(a), engine.get(b)] == before
     assert [changes(a)[:-1], changes(b)[:-1]] == history
     assert [engine.history(i)[-1].action for i in (a, b)] == ["undelete", "undelete"]
+
+
+def test_saved_and_edited_text_is_cleaned(engine: MemoryEngine) -> None:
+    """Issue 19: a memory written in Settings (save, edit) kept NUL and control characters."""
+    memory_id = engine.save("Drinks\x00 oolong\x1b tea", "preference").id
+    assert engine.get(memory_id).content == "Drinks oolong tea"
+    engine.edit(memory_id, text="Drinks\x00 green\x9b tea\r\nin the morning")
+    assert engine.get(memory_id).content == "Drinks green tea\nin the morning"
+    assert engine.search("green", mode="keyword")[0].id == memory_id

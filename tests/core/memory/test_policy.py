@@ -91,3 +91,15 @@ def test_check_content_strips_and_refuses_with_codes() -> None:
     assert secret.value.code == "memory_secret"
     assert secret.value.params["reason"] == "password"
     assert "hunter22" not in str(secret.value)
+
+
+def test_check_content_cleans_control_characters_before_the_checks() -> None:
+    """Issue 19: every memory write (tool, Settings, import) passes here and was stored raw."""
+    assert check_content("\x00 I like\x07 tea\x85\r\nwith milk\x00 ", max_chars=100) == (
+        "I like tea\nwith milk"
+    )
+    with pytest.raises(MemoryEmpty):
+        check_content("\x00\x1b\x9f", max_chars=100)
+    # Bidi controls, ZWJ emoji and right-to-left letters are text: stored as given.
+    kept = "\u202egnp.exe 👨\u200d👩\u200d👧 مرحبا שלום"
+    assert check_content(kept, max_chars=100) == kept

@@ -476,6 +476,22 @@ def test_bad_entries_are_listed_with_reasons_and_the_rest_is_kept(clock: FakeClo
     assert naive.archived_at == naive.created_at
 
 
+def test_an_imported_entry_is_stored_without_control_characters(engine: MemoryEngine) -> None:
+    """Issue 19: NUL and control characters in an export entry were stored as they were."""
+    entry = {
+        "content": "Drinks\x00 oolong\x1b tea\x85 in the\r\nmorning\x00 👨\u200d👩\u200d👧 مرحبا",
+        "kind": "preference",
+        "tags": ["tea\x00", "\x07", "שלום\x9b"],
+        "trigger_context": "talking\x00 about drinks\x7f",
+    }
+    result = do_import(engine, _file(memories=[entry]))
+    stored = engine.get(result.added[0])
+    assert stored is not None
+    assert stored.content == "Drinks oolong tea in the\nmorning 👨\u200d👩\u200d👧 مرحبا"
+    assert stored.tags == ("tea", "שלום")
+    assert stored.trigger_context == "talking about drinks"
+
+
 # -- all or nothing -------------------------------------------------------------------------
 
 

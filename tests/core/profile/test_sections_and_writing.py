@@ -101,6 +101,13 @@ def test_an_accepted_reply_loses_its_preface_and_its_secrets():
     assert outcome.redacted
 
 
+def test_an_accepted_reply_is_stored_without_control_characters():
+    """Issue 19: NUL and control characters in the model's profile were stored as written."""
+    outcome = _finish("## Identity\r\n- Engineer\x00 in\x1b Berlin\x85\n- Likes 👨\u200d👩\u200d👧")
+    assert isinstance(outcome, writing.Accepted)
+    assert outcome.text == "## Identity\n- Engineer in Berlin\n- Likes 👨\u200d👩\u200d👧"
+
+
 def _item(kind: str, i: int, text: str, days: int) -> MaterialItem:
     when = datetime(2026, 1, 10, tzinfo=UTC) - timedelta(days=days)
     return MaterialItem(kind, i, when, text, "fact" if kind == "memory" else "Chat")

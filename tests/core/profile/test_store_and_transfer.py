@@ -104,6 +104,30 @@ async def test_export_import_round_trip_with_pins(sides: tuple[Side, Side], tmp_
     assert "## User profile\n\n### Identity\n- Mia, engineer in Berlin" in markdown
 
 
+async def test_a_profile_is_stored_without_control_characters(
+    sides: tuple[Side, Side], tmp_path: Path
+):
+    """Issue 19: NUL and control characters in an edited or imported profile were stored."""
+    a, b = sides
+    dirty = "## Identity\n- Mia,\x00 engineer in\x1b Berlin\x85\r\n\r\n## Goals\n- Run a marathon"
+    saved = await a.profile.save(dirty, ())
+    assert saved.content == TEXT
+    document = {
+        "format": transfer.FORMAT,
+        "version": 1,
+        "memories": [],
+        "profile": {
+            "content": dirty,
+            "pinned": [{"section": "identity", "text": "- Mia,\x00 engineer in\x1b Berlin"}],
+        },
+    }
+    result = await b.import_text(json.dumps(document), tmp_path)
+    assert result.profile_replaced
+    imported = await b.profile.current()
+    # The pin is cleaned like the text, so it still names its line.
+    assert (imported.content, imported.pinned) == (TEXT, (PIN,))
+
+
 @pytest.mark.parametrize(
     ("profile", "reason"),
     [

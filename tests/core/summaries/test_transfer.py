@@ -179,6 +179,28 @@ async def test_hostile_summary_entries_are_skipped_and_the_rest_imported(
     assert [s.content for s in await b.summaries.summaries()] == [TEXT]
 
 
+async def test_an_imported_summary_is_stored_without_control_characters(
+    sides: tuple[Side, Side], tmp_path: Path
+):
+    """Issue 19: NUL and control characters in an export's summary were stored as they were."""
+    _, b = sides
+    document = {
+        "format": transfer.FORMAT,
+        "version": transfer.VERSION,
+        "memories": [],
+        "summaries": [
+            {
+                "content": TEXT.replace("Kyoto", "Ky\x00oto\x1b").replace("hotel", "hotel\x85"),
+                "conversation_title": "Kyoto\x00 trip\x07",
+                "created_at": "2026-01-01T00:00:00+00:00",
+            }
+        ],
+    }
+    await b.import_text(json.dumps(document), tmp_path)
+    [summary] = await b.summaries.summaries()
+    assert (summary.content, summary.conversation_title) == (TEXT, "Kyoto trip")
+
+
 async def test_summaries_that_are_not_a_list_refuse_the_file(
     sides: tuple[Side, Side], tmp_path: Path
 ):

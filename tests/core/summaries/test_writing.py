@@ -93,6 +93,14 @@ def test_skip(raw: str):
     assert finish_summary(raw) == Skip()
 
 
+def test_a_summary_is_stored_without_control_characters():
+    """Issue 19: NUL and control characters in the model's summary were stored as written."""
+    dirty = EN_SENTENCE.replace("Kyoto", "Ky\x00oto\x1b").replace("hotels", "hotels\x85")
+    outcome = finish_summary("\r\n".join([dirty] * 4))
+    assert isinstance(outcome, Accepted)
+    assert outcome.text == words(4)
+
+
 def test_a_summary_within_bounds_is_kept_as_one_paragraph():
     raw = f"Summary: {EN_SENTENCE}\n\n{EN_SENTENCE}\n- {EN_SENTENCE}\n- {EN_SENTENCE}"
     outcome = finish_summary(raw)
