@@ -45,6 +45,10 @@ def job_error_text(stored: str | None) -> str:
             "too_short": QCoreApplication.translate(
                 "JobText", "The model's summary was too short."
             ),
+            "not_a_summary": QCoreApplication.translate(
+                "JobText",
+                "The model's reply was not a summary (a refusal, a greeting, or the request repeated).",
+            ),
             "incomplete": QCoreApplication.translate(
                 "JobText", "The model's summary stopped in the middle of a sentence."
             ),

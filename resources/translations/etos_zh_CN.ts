@@ -1270,6 +1270,10 @@ Why it was chosen: {reason}</source>
         <translation>模型写的摘要太短。</translation>
     </message>
     <message>
+        <source>The model&apos;s reply was not a summary (a refusal, a greeting, or the request repeated).</source>
+        <translation>模型的回复不是摘要（是拒绝、问候，或重复了请求）。</translation>
+    </message>
+    <message>
         <source>The model&apos;s summary stopped in the middle of a sentence.</source>
         <translation>模型写的摘要在句子中间断掉了。</translation>
     </message>
