@@ -2927,6 +2927,14 @@ You can undo this only until you close Settings.</source>
         <translation>未能恢复该版本。</translation>
     </message>
     <message>
+        <source>Pinned lines are kept word for word by every refresh (marked at the left). Editing a pinned line keeps it pinned with the new text. Pinning a heading pins its whole section.</source>
+        <translation>固定行在每次更新时都会一字不改地保留（左侧有标记）。编辑固定行后，它会以新内容继续固定。固定标题会固定它的整个小节。</translation>
+    </message>
+    <message>
+        <source>last attempt failed at {time}: {error}</source>
+        <translation>上次尝试失败（{time}）：{error}</translation>
+    </message>
+    <message>
         <source>Restore the version of {time}? Your unsaved edits are dropped.</source>
         <translation>恢复 {time} 的版本？未保存的修改将被放弃。</translation>
     </message>
@@ -2975,6 +2983,14 @@ You can undo this only until you close Settings.</source>
         <translation>固定行共有 {length} 个字符；最多可固定 {limit} 个。请取消固定一行，或缩短某一行。</translation>
     </message>
     <message>
+        <source>Unpin section</source>
+        <translation>取消固定该节</translation>
+    </message>
+    <message>
+        <source>Pin section</source>
+        <translation>固定该节</translation>
+    </message>
+    <message>
         <source>Unpin line</source>
         <translation>取消固定该行</translation>
     </message>
@@ -2984,7 +3000,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Pinned lines are kept word for word by every refresh (marked at the left). Editing a pinned line keeps it pinned with the new text.</source>
-        <translation>固定行在每次更新时都会一字不改地保留（左侧有标记）。编辑固定行后，它会以新内容继续固定。</translation>
+        <translation type="vanished">固定行在每次更新时都会一字不改地保留（左侧有标记）。编辑固定行后，它会以新内容继续固定。</translation>
     </message>
     <message>
         <source>{n} / {limit} characters</source>
@@ -3020,7 +3036,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>last error: {error}</source>
-        <translation>上次错误：{error}</translation>
+        <translation type="vanished">上次错误：{error}</translation>
     </message>
     <message>
         <source>Restored from {time}</source>

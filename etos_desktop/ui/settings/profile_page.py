@@ -549,7 +549,13 @@ class ProfilePage(SettingsPage):
                     return
             self.editor.setReadOnly(True)
             self._set_stage("reading")
-            result = await self._jobs.jobs.refresh_profile_now(progress=self._set_stage)
+            try:
+                result = await self._jobs.jobs.refresh_profile_now(progress=self._set_stage)
+            except Exception:
+                # Recorded with its time: the page shows it, not only the status line.
+                if self._alive:
+                    await self.refresh(keep_edits=False)
+                raise
             await self.refresh(keep_edits=False)
             self._show_outcome(result)
             if result.outcome == "changed":
@@ -658,11 +664,15 @@ class ProfilePage(SettingsPage):
 
     def _render_pin_button(self) -> None:
         pinned = self.editor.selection_pinned()
-        self.pin_button.setText(self.tr("Unpin line") if pinned else self.tr("Pin line"))
+        if self.editor.selection_has_heading():
+            self.pin_button.setText(self.tr("Unpin section") if pinned else self.tr("Pin section"))
+        else:
+            self.pin_button.setText(self.tr("Unpin line") if pinned else self.tr("Pin line"))
         self.pin_button.setToolTip(
             self.tr(
                 "Pinned lines are kept word for word by every refresh (marked at the left). "
-                "Editing a pinned line keeps it pinned with the new text."
+                "Editing a pinned line keeps it pinned with the new text. Pinning a heading "
+                "pins its whole section."
             )
         )
 
@@ -688,9 +698,10 @@ class ProfilePage(SettingsPage):
 
     def _render_job(self) -> None:
         profile = self._loaded
+        # The last refresh that worked; a failed one is told apart below, with its own time.
         parts = [
             self.tr("Last refresh: {time}").format(
-                time=local_time(profile.attempted_at, never=self.tr("never"))
+                time=local_time(profile.checked_at, never=self.tr("never"))
             )
         ]
         status = self._job_status
@@ -711,7 +722,10 @@ class ProfilePage(SettingsPage):
         failed = profile.last_outcome == "error" and profile.last_error
         if failed:
             parts.append(
-                self.tr("last error: {error}").format(error=job_error_text(profile.last_error))
+                self.tr("last attempt failed at {time}: {error}").format(
+                    time=local_time(profile.attempted_at),
+                    error=job_error_text(profile.last_error),
+                )
             )
         self.job_label.setText(" · ".join(parts))
         set_state(self.job_label, "warning" if failed else "muted")
