@@ -2927,6 +2927,14 @@ You can undo this only until you close Settings.</source>
         <translation>未能恢复该版本。</translation>
     </message>
     <message>
+        <source>Restore version #{n} of {time}? Your unsaved edits are dropped.</source>
+        <translation>恢复第 #{n} 版（{time}）？未保存的修改将被放弃。</translation>
+    </message>
+    <message>
+        <source>Version #{n} of {time} is the profile again.</source>
+        <translation>已恢复为第 #{n} 版（{time}）。</translation>
+    </message>
+    <message>
         <source>Pinned lines are kept word for word by every refresh (marked at the left). Editing a pinned line keeps it pinned with the new text. Pinning a heading pins its whole section.</source>
         <translation>固定行在每次更新时都会一字不改地保留（左侧有标记）。编辑固定行后，它会以新内容继续固定。固定标题会固定它的整个小节。</translation>
     </message>
@@ -2936,7 +2944,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Restore the version of {time}? Your unsaved edits are dropped.</source>
-        <translation>恢复 {time} 的版本？未保存的修改将被放弃。</translation>
+        <translation type="vanished">恢复 {time} 的版本？未保存的修改将被放弃。</translation>
     </message>
     <message>
         <source>Restore</source>
@@ -2944,7 +2952,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>The version of {time} is the profile again.</source>
-        <translation>已恢复为 {time} 的版本。</translation>
+        <translation type="vanished">已恢复为 {time} 的版本。</translation>
     </message>
     <message>
         <source>The profile was not refreshed.</source>
@@ -3041,6 +3049,18 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Restored from {time}</source>
         <translation>从 {time} 的版本恢复</translation>
+    </message>
+    <message>
+        <source>Restored from #{n}</source>
+        <translation>从第 #{n} 版恢复</translation>
+    </message>
+    <message>
+        <source>Pinned by you</source>
+        <translation>你固定的</translation>
+    </message>
+    <message>
+        <source>Unpinned by you</source>
+        <translation>你取消固定的</translation>
     </message>
     <message>
         <source>Refreshed daily</source>

@@ -582,6 +582,33 @@ async def test_a_background_refresh_during_an_edit_keeps_the_edit_and_asks_on_sa
 # -- clear, history and restore -----------------------------------------------------------------
 
 
+async def test_history_entries_are_told_apart_and_a_pin_is_listed_as_one(pe: PageEnv):
+    # Issue 19: three identical "18:18" entries; a pin-only change read "Edited by you".
+    page = pe.page
+    await type_text(page.editor, PROFILE)
+    await save(page)
+    cursor_to_line(page, 4)
+    await click(page.pin_button)
+    await save(page)
+    cursor_to_line(page, 4, end=True)
+    await type_text(page.editor, " (always)", replace=False)
+    await save(page)
+    cursor_to_line(page, 4)
+    await click(page.pin_button)  # unpinned again
+    await save(page)
+    entries = [page.history_list.item(i).text() for i in range(page.history_list.count())]
+    assert len(set(entries)) == 4  # the clock did not move: the same second for all four
+    second = pe.env.clock.now().astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    assert all(second in entry for entry in entries)
+    assert [e.splitlines()[0] for e in entries] == [f"#{n} · {second}" for n in (4, 3, 2, 1)]
+    assert [page.source_text(r) for r in page.revisions()] == [
+        "Unpinned by you",
+        "Edited by you",
+        "Pinned by you",
+        "Edited by you",
+    ]
+
+
 async def test_clear_asks_and_restore_brings_it_back(pe: PageEnv):
     await pe.env.profile.save(PROFILE, (PIN,))
     await pe.reload()
