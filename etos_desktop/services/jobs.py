@@ -900,7 +900,8 @@ class BackgroundJobs:
 class SummaryRejected(EtosError):
     """The model's summary broke the output rules and could not be cut to fit.
 
-    ``params["reason"]``: ``"empty"``, ``"too_short"``, ``"too_long"`` or ``"incomplete"``.
+    ``params["reason"]``: ``"empty"``, ``"too_short"``, ``"not_a_summary"``, ``"too_long"`` or
+    ``"incomplete"`` (``summaries.writing.RejectReason``).
     """
 
     code = "summary_rejected"

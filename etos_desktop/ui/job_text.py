@@ -25,11 +25,11 @@ def job_name(name: JobName) -> str:
     }[name]
 
 
-def local_time(value: datetime | None, *, never: str | None = None) -> str:
-    """A time as the user reads it (local, minutes), or ``never`` / "—" for ``None``."""
+def local_time(value: datetime | None, *, never: str | None = None, seconds: bool = False) -> str:
+    """A time as the user reads it (local, minutes or ``seconds``), or ``never`` / "—" for ``None``."""
     if value is None:
         return never if never is not None else "—"
-    return value.astimezone().strftime("%Y-%m-%d %H:%M")
+    return value.astimezone().strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
 
 
 def job_error_text(stored: str | None) -> str:
@@ -44,6 +44,10 @@ def job_error_text(stored: str | None) -> str:
             ),
             "too_short": QCoreApplication.translate(
                 "JobText", "The model's summary was too short."
+            ),
+            "not_a_summary": QCoreApplication.translate(
+                "JobText",
+                "The model's reply was not a summary (a refusal, a greeting, or the request repeated).",
             ),
             "incomplete": QCoreApplication.translate(
                 "JobText", "The model's summary stopped in the middle of a sentence."

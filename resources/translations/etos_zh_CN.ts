@@ -1270,6 +1270,10 @@ Why it was chosen: {reason}</source>
         <translation>模型写的摘要太短。</translation>
     </message>
     <message>
+        <source>The model&apos;s reply was not a summary (a refusal, a greeting, or the request repeated).</source>
+        <translation>模型的回复不是摘要（是拒绝、问候，或重复了请求）。</translation>
+    </message>
+    <message>
         <source>The model&apos;s summary stopped in the middle of a sentence.</source>
         <translation>模型写的摘要在句子中间断掉了。</translation>
     </message>
@@ -2923,8 +2927,24 @@ You can undo this only until you close Settings.</source>
         <translation>未能恢复该版本。</translation>
     </message>
     <message>
+        <source>Restore version #{n} of {time}? Your unsaved edits are dropped.</source>
+        <translation>恢复第 #{n} 版（{time}）？未保存的修改将被放弃。</translation>
+    </message>
+    <message>
+        <source>Version #{n} of {time} is the profile again.</source>
+        <translation>已恢复为第 #{n} 版（{time}）。</translation>
+    </message>
+    <message>
+        <source>Pinned lines are kept word for word by every refresh (marked at the left). Editing a pinned line keeps it pinned with the new text. Pinning a heading pins its whole section.</source>
+        <translation>固定行在每次更新时都会一字不改地保留（左侧有标记）。编辑固定行后，它会以新内容继续固定。固定标题会固定它的整个小节。</translation>
+    </message>
+    <message>
+        <source>last attempt failed at {time}: {error}</source>
+        <translation>上次尝试失败（{time}）：{error}</translation>
+    </message>
+    <message>
         <source>Restore the version of {time}? Your unsaved edits are dropped.</source>
-        <translation>恢复 {time} 的版本？未保存的修改将被放弃。</translation>
+        <translation type="vanished">恢复 {time} 的版本？未保存的修改将被放弃。</translation>
     </message>
     <message>
         <source>Restore</source>
@@ -2932,7 +2952,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>The version of {time} is the profile again.</source>
-        <translation>已恢复为 {time} 的版本。</translation>
+        <translation type="vanished">已恢复为 {time} 的版本。</translation>
     </message>
     <message>
         <source>The profile was not refreshed.</source>
@@ -2971,6 +2991,14 @@ You can undo this only until you close Settings.</source>
         <translation>固定行共有 {length} 个字符；最多可固定 {limit} 个。请取消固定一行，或缩短某一行。</translation>
     </message>
     <message>
+        <source>Unpin section</source>
+        <translation>取消固定该节</translation>
+    </message>
+    <message>
+        <source>Pin section</source>
+        <translation>固定该节</translation>
+    </message>
+    <message>
         <source>Unpin line</source>
         <translation>取消固定该行</translation>
     </message>
@@ -2980,7 +3008,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Pinned lines are kept word for word by every refresh (marked at the left). Editing a pinned line keeps it pinned with the new text.</source>
-        <translation>固定行在每次更新时都会一字不改地保留（左侧有标记）。编辑固定行后，它会以新内容继续固定。</translation>
+        <translation type="vanished">固定行在每次更新时都会一字不改地保留（左侧有标记）。编辑固定行后，它会以新内容继续固定。</translation>
     </message>
     <message>
         <source>{n} / {limit} characters</source>
@@ -3016,11 +3044,23 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>last error: {error}</source>
-        <translation>上次错误：{error}</translation>
+        <translation type="vanished">上次错误：{error}</translation>
     </message>
     <message>
         <source>Restored from {time}</source>
         <translation>从 {time} 的版本恢复</translation>
+    </message>
+    <message>
+        <source>Restored from #{n}</source>
+        <translation>从第 #{n} 版恢复</translation>
+    </message>
+    <message>
+        <source>Pinned by you</source>
+        <translation>你固定的</translation>
+    </message>
+    <message>
+        <source>Unpinned by you</source>
+        <translation>你取消固定的</translation>
     </message>
     <message>
         <source>Refreshed daily</source>

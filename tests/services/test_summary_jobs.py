@@ -229,6 +229,47 @@ async def test_mid_sentence_output_is_rejected_as_an_error(env: JobsEnv):
     assert activity.retry_at == env.clock.now() + FIRST_RETRY_DELAY
 
 
+async def test_a_short_summary_is_stored_and_not_retried(env: JobsEnv):
+    # 40 words and 27 characters: under what the prompt asks for, but summaries (issue 19).
+    short = (
+        "The user asked which budget hotel near Kyoto Station is best for a three-day spring "
+        "trip with a friend. The assistant compared three options by price and distance, and "
+        "the user chose a small hotel in Shijo near the markets."
+    )
+    zh_short = "用户询问了京都站附近的经济型酒店，最后决定住四条那家。"
+    env.server.script_when(background, Text(short), Text(zh_short))
+    for text in (short, zh_short):
+        cid = await env.new_conversation()
+        await six_turns(env, cid)
+        stored = await env.summaries.current(cid)
+        assert stored is not None
+        assert stored.content == text
+        activity = await env.summaries.activity(cid)
+        assert activity is not None
+        assert (activity.last_outcome, activity.error_count, activity.retry_at) == (
+            "summary",
+            0,
+            None,
+        )
+        # Not due again until the gap ends, not in ten minutes.
+        summarised_at = env.clock.now()
+        env.clock.advance(minutes=1)
+        await env.say(cid, "one more")
+        assert env.run_time(cid) == summarised_at + timedelta(minutes=120)
+    assert len(env.summary_requests()) == 2
+
+
+async def test_a_refusal_is_rejected_as_an_error_with_a_backoff(env: JobsEnv):
+    env.server.script_when(background, Text("I'm sorry, but I can't summarise this conversation."))
+    cid = await env.new_conversation()
+    await six_turns(env, cid)
+    assert await env.summaries.summaries() == []
+    activity = await env.summaries.activity(cid)
+    assert activity is not None
+    assert activity.last_error == "summary_rejected:not_a_summary"
+    assert activity.retry_at == env.clock.now() + FIRST_RETRY_DELAY
+
+
 async def test_temporary_conversations_are_never_summarised(env: JobsEnv):
     row = await env.stack.repo.create_conversation(temporary=True)
     assert row.id is not None

@@ -153,6 +153,34 @@ def known_sections(text: str) -> list[str]:
     return [k for k in keys if k in SECTION_KEYS]
 
 
+def section_line_numbers(text: str, line_number: int) -> list[int]:
+    """The lines a pin on line ``line_number`` (0-based) of ``text`` holds.
+
+    A heading holds its whole section: itself and every non-blank line under it up to the next
+    heading of the same or a higher level (subsections included). Pinning a heading alone kept
+    an empty heading and let a refresh drop its lines (issue 19). Any other line holds itself.
+
+    Returns:
+        The line numbers, in order (``[line_number]`` for a line that is no heading; ``[]``
+        for one out of range).
+    """
+    lines = text.splitlines()
+    if not 0 <= line_number < len(lines):
+        return []
+    match = _HEADING_RE.match(lines[line_number])
+    if match is None:
+        return [line_number]
+    level = len(match.group(1))
+    numbers = [line_number]
+    for number in range(line_number + 1, len(lines)):
+        below = _HEADING_RE.match(lines[number])
+        if below is not None and len(below.group(1)) <= level:
+            break
+        if lines[number].strip():
+            numbers.append(number)
+    return numbers
+
+
 def pins_for_lines(text: str, line_numbers: Iterable[int]) -> tuple[PinnedLine, ...]:
     """Pin the lines ``line_numbers`` (0-based) of ``text``; blank lines are skipped.
 
@@ -181,6 +209,13 @@ def pin_line_numbers(text: str, pins: Sequence[PinnedLine]) -> list[int]:
     for pin in pins:
         candidates = [i for i, line in enumerate(lines) if line == pin.text and i not in taken]
         same = [i for i in candidates if sections[i] == pin.section]
+        if not candidates and heading(pin.text) is not None:
+            # A pinned heading a refresh wrote in other words (or the other language).
+            same = [
+                i
+                for i, line in enumerate(lines)
+                if i not in taken and heading(line) is not None and sections[i] == pin.section
+            ]
         chosen = same or candidates
         if chosen:
             taken.add(chosen[0])
@@ -193,34 +228,68 @@ def pinned_chars(pins: Iterable[PinnedLine]) -> int:
     return sum(len(p.text) for p in pins)
 
 
-def apply_pins(text: str, pins: Sequence[PinnedLine]) -> str:
-    """Put back every pinned line ``text`` lacks (dropped or rewritten by a refresh).
-
-    A missing line goes to the top of its section (right under the heading), or to the top of
-    the profile when its section is not in ``text``; lines present word for word (surrounding
-    spaces aside) are left where they are.
-
-    Returns:
-        The text with every pinned line in it.
-    """
-    lines = text.strip("\n").splitlines() if text.strip() else []
-    present = {line.strip() for line in lines}
-    missing = [pin for pin in pins if pin.text not in present]
-    if not missing:
-        return "\n".join(lines)
+def _heading_keys(lines: Iterable[str]) -> dict[str, int]:
+    """The first heading line of each section key."""
     heading_at: dict[str, int] = {}
     for index, line in enumerate(lines):
         title = heading(line)
         if title is not None:
             heading_at.setdefault(section_key(title), index)
+    return heading_at
+
+
+def missing_pins(text: str, pins: Sequence[PinnedLine]) -> list[PinnedLine]:
+    """The pins ``text`` lacks.
+
+    A line is present when it is there word for word (surrounding spaces aside); a pinned
+    heading also when its section is there under a heading in other words (a refresh in the
+    other language writes "## 沟通风格" for "## Communication style").
+    """
+    lines = text.splitlines()
+    present = {line.strip() for line in lines}
+    headed = _heading_keys(lines)
+    return [
+        pin
+        for pin in pins
+        if pin.text not in present and not (heading(pin.text) is not None and pin.section in headed)
+    ]
+
+
+def apply_pins(text: str, pins: Sequence[PinnedLine]) -> str:
+    """Put back every pinned line ``text`` lacks (dropped or rewritten by a refresh).
+
+    A missing line goes to the top of its section (right under the heading), or to the top of
+    the profile when its section is not in ``text``; lines present word for word (surrounding
+    spaces aside) are left where they are. A pinned section (its heading pinned) that is gone
+    comes back whole at the top, after the loose lines, so no other line looks like its own.
+
+    Returns:
+        The text with every pinned line in it.
+    """
+    lines = text.strip("\n").splitlines() if text.strip() else []
+    missing = missing_pins("\n".join(lines), pins)
+    if not missing:
+        return "\n".join(lines)
+    heading_at = _heading_keys(lines)
     into_section: dict[int, list[str]] = {}
-    on_top: list[str] = []
+    loose: list[str] = []
+    # Sections whose pinned heading comes back, with their lines, in the pins' order.
+    returning: dict[str, list[str]] = {
+        pin.section: [] for pin in missing if heading(pin.text) is not None
+    }
     for pin in missing:
         at = heading_at.get(pin.section) if pin.section else None
-        if at is None:
-            on_top.append(pin.text)
-        else:
+        if at is not None:
             into_section.setdefault(at, []).append(pin.text)
+        elif pin.section in returning:
+            returning[pin.section].append(pin.text)
+        else:
+            loose.append(pin.text)
+    on_top = list(loose)
+    for block in returning.values():
+        if on_top:
+            on_top.append("")
+        on_top.extend(block)
     out: list[str] = []
     if on_top:
         out.extend(on_top)

@@ -287,7 +287,7 @@ def finish_profile(
     text = "\n".join(lines[first_heading:])
     redacted = redact_secrets(text)
     with_pins = sections.apply_pins(redacted, pinned)
-    restored = sum(1 for p in pinned if p.text not in {line.strip() for line in text.splitlines()})
+    restored = len(sections.missing_pins(redacted, pinned))
     final = sections.normalised(with_pins)
     if len(final) > sections.MAX_PROFILE_CHARS:
         return Rejected("too_long")

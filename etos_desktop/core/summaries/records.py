@@ -110,6 +110,12 @@ class DeletedSummary:
         assert isinstance(value, int)
         return value
 
+    @property
+    def conversation_id(self) -> int | None:
+        """The conversation the deleted summary was of (``None``: imported, unlinked)."""
+        value = self.row.get("conversation_id")
+        return value if isinstance(value, int) else None
+
 
 @dataclass(frozen=True)
 class SummaryActivity:

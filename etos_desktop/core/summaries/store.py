@@ -396,16 +396,53 @@ def set_archived(
     return changed
 
 
+def _cover_as_current(session: Session, conversation_ids: Iterable[int]) -> None:
+    """Make what each conversation's current summary covers the coverage the rule reads.
+
+    After its current summary is deleted, a conversation is covered only as far as the summary
+    that is current now (none: not at all), so it is due again instead of "up to date" with
+    nothing to show for it (issue 19). A SKIP recorded after the deleted summary goes with it.
+    When the last attempt succeeded is left alone: it did, and the gap counts from it.
+    """
+    for conversation_id in conversation_ids:
+        state = session.get(SummaryStateRow, conversation_id)
+        if state is None:
+            continue
+        row = current_row(session, conversation_id)
+        state.covered_until_message_id = row.covers_until_message_id if row is not None else None
+        session.add(state)
+
+
+def _cover_restored(session: Session, rows: Iterable[SessionSummaryRow]) -> None:
+    """A restored summary that is its conversation's current one covers what it covered again."""
+    for row in rows:
+        if row.conversation_id is None or row.covers_until_message_id is None:
+            continue
+        current = current_row(session, row.conversation_id)
+        if current is None or current.id != row.id:
+            continue
+        state = _state(session, row.conversation_id)
+        covered = state.covered_until_message_id
+        if covered is None or covered < row.covers_until_message_id:
+            state.covered_until_message_id = row.covers_until_message_id
+            session.add(state)
+
+
 def delete_many(session: Session, summary_ids: Sequence[int]) -> list[DeletedSummary]:
     """Delete summaries for real, in one transaction; the snapshots allow an in-memory undo.
 
     The text leaves the context traces that sent it too, and the WAL is checkpointed, so it
-    lingers nowhere in the files (secure_delete zeroes the freed cells).
+    lingers nowhere in the files (secure_delete zeroes the freed cells). A conversation whose
+    current summary is deleted is covered only as far as the summary current after it.
     """
     rows = session.exec(
         select(SessionSummaryRow).where(col(SessionSummaryRow.id).in_(list(summary_ids)))
     ).all()
     ids = [r.id for r in rows if r.id is not None]
+    current = _current_ids(session)
+    uncovered = {
+        r.conversation_id for r in rows if r.id in current and r.conversation_id is not None
+    }
     erased = traces.erase_summaries_from_traces(session, {r.id: r.content for r in rows if r.id})
     snapshots = [
         DeletedSummary(
@@ -416,6 +453,7 @@ def delete_many(session: Session, summary_ids: Sequence[int]) -> list[DeletedSum
     if ids:
         session.exec(delete(SummaryVectorRow).where(col(SummaryVectorRow.summary_id).in_(ids)))
         session.exec(delete(SessionSummaryRow).where(col(SessionSummaryRow.id).in_(ids)))
+        _cover_as_current(session, uncovered)
     session.commit()
     if ids:
         checkpoint(session)
@@ -425,6 +463,7 @@ def delete_many(session: Session, summary_ids: Sequence[int]) -> list[DeletedSum
 def undo_delete_many(session: Session, deleted: Sequence[DeletedSummary]) -> list[int]:
     """Put deleted summaries back from their snapshots (a vanished conversation: unlinked)."""
     restored = []
+    rows = []
     for snapshot in deleted:
         values = dict(snapshot.row)
         conversation_id = values.get("conversation_id")
@@ -435,8 +474,11 @@ def undo_delete_many(session: Session, deleted: Sequence[DeletedSummary]) -> lis
             values["conversation_id"] = None
         row = SessionSummaryRow(**values)
         session.add(row)
+        rows.append(row)
         traces.restore_in_traces(session, snapshot.trace_lines, traces.SUMMARY_BLOCK_KIND)
         restored.append(snapshot.summary_id)
+    session.flush()
+    _cover_restored(session, rows)
     session.commit()
     return restored
 

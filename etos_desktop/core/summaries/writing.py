@@ -4,15 +4,19 @@ The request: the background model, temperature 0.2, no tools, not streamed; the 
 plus the messages since it, bounded by tokens (the newest messages are kept). The prompts are
 templates in Chinese and English, chosen by the conversation's language.
 
-The reply: ``SKIP`` (nothing worth keeping), or one paragraph of 60–140 characters when it is
-written in Chinese or Japanese, 50–120 words otherwise. Anything the memory write filter takes
-for a secret is replaced by ``[redacted]``. A reply that runs over, or stops mid-sentence (cut
-off by ``max_tokens``), is cut back at a sentence boundary when what is left is still long
-enough, and rejected otherwise — never cut mid-sentence.
+The reply: ``SKIP`` (nothing worth keeping), or one paragraph. The prompt asks for 60–140
+characters when it is written in Chinese or Japanese, 50–120 words otherwise; those bounds are a
+request, not a test. A reply that runs over, or stops mid-sentence (cut off by ``max_tokens``), is
+cut back at a sentence boundary, never mid-sentence. A shorter well-formed reply is kept: short
+conversations and small local models write short summaries, and rejecting them meant a retry
+every few minutes and never a summary (issue 19). Only junk is rejected (``finish_summary`` says
+exactly what that is). Anything the memory write filter takes for a secret is replaced by
+``[redacted]``.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,9 +39,14 @@ MAX_OUTPUT_TOKENS: Final = 400
 INPUT_TOKEN_BUDGET: Final = 6000
 #: The longest single message sent; a pasted log is cut to this many characters.
 MESSAGE_CHARS: Final = 2000
-#: Length bounds: characters for Chinese or Japanese output, words otherwise.
+#: Length bounds the prompt asks for: characters for Chinese or Japanese output, words otherwise.
+#: Only the upper bound is enforced (by cutting at a sentence); the lower one is a request.
 CJK_BOUNDS: Final = (60, 140)
 WORD_BOUNDS: Final = (50, 120)
+#: The least a kept summary holds: under this it says nothing ("The user asked.", "用户问了。").
+#: Eight characters is about the shortest Chinese sentence with a topic ("用户比较了酒店。").
+MIN_CJK_CHARS: Final = 8
+MIN_WORDS: Final = 5
 #: Output whose share of CJK characters among its letters reaches this is measured in characters.
 CJK_OUTPUT_SHARE: Final = 0.2
 
@@ -172,7 +181,12 @@ def build_request(inp: SummaryInput, *, budget: int = INPUT_TOKEN_BUDGET) -> Bui
 
 # -- the reply -------------------------------------------------------------------------------
 
-RejectReason = Literal["empty", "too_short", "too_long", "incomplete"]
+#: ``empty``: nothing, or only punctuation and symbols; ``too_short``: under ``MIN_CJK_CHARS`` /
+#: ``MIN_WORDS``; ``not_a_summary``: a refusal, a greeting or offer of help and nothing else, or
+#: the request echoed (its instructions, the transcript, its tags); ``too_long``: over the upper
+#: bound with no sentence end inside it; ``incomplete``: stopped mid-sentence with too little
+#: before it.
+RejectReason = Literal["empty", "too_short", "not_a_summary", "too_long", "incomplete"]
 
 
 @dataclass(frozen=True)
@@ -215,6 +229,96 @@ _SKIP_RE: Final = re.compile(r"^[\s\"'“”「」*`]*skip[\s\"'“”「」*`.�
 _SENTENCE_END_RE: Final = re.compile(r"[.!?。！？…]+[\"'”’)）」』\]]*(?=\s|$|[^\x00-\x7f])")
 
 
+# -- junk: what a reply that is no summary looks like ------------------------------------------
+
+# The request's own tags, and its speaker labels at the start of a line: the model copied the
+# transcript it was given instead of summarising it.
+_TAG_RE: Final = re.compile(r"<\s*/?\s*(?:conversation|summary)\s*>", re.IGNORECASE)
+_SPEAKER_RE: Final = re.compile(
+    r"^\s*(?:(user|用户)|assistant|助手)\s*[:：]", re.IGNORECASE | re.MULTILINE
+)
+# A reply that opens by declining or apologising is a refusal, whatever follows: a summary is
+# written about "the user" in the third person and never starts this way.
+_REFUSAL_RE: Final = re.compile(
+    r"^(?:(?:i'?m|i am)\s+(?:sorry|afraid|unable|not able)\b|sorry\b|i apologi[sz]e\b"
+    r"|unfortunately,?\s+i\b|i\s+(?:can'?t|cannot|won'?t|am not able|do not|don'?t)\b"
+    r"|as an ai\b|as an? (?:large )?language model\b"
+    r"|(?:很)?抱歉|对不起|不好意思|我(?:无法|不能|没法|做不到)|作为(?:一个|一名)?\s*(?:ai|人工智能|语言模型)"
+    r"|申し訳|すみません)",
+    re.IGNORECASE,
+)
+# A greeting at the start of a sentence ("Hello!", "Hi there,", "你好！").
+_GREETING_RE: Final = re.compile(
+    r"^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening)|你好|您好|嗨|哈喽|こんにちは)"
+    r"(?:\s+there)?(?:\b|(?<=[^\x00-\x7f]))[\s,，!！.。~～]*",
+    re.IGNORECASE,
+)
+# An offer of help ("How can I help you today?", "有什么可以帮你的吗？").
+_OFFER_RE: Final = re.compile(
+    r"^(?:how (?:can|may) i (?:help|assist)(?: you)?(?: today)?"
+    r"|what can i do for you(?: today)?"
+    r"|(?:is there )?anything else(?: i can (?:help|do)(?: you)?(?: with| for you)?)?"
+    r"|let me know if you (?:need|have) (?:anything|any (?:other )?questions)(?: else)?"
+    r"|(?:请问)?有什么(?:我)?(?:可以|能)(?:帮|帮助|为)(?:你|您)(?:的|做的)?(?:吗)?"
+    r"|(?:请问)?(?:你|您)需要(?:我)?(?:帮|帮助)?(?:什么|些什么)(?:吗)?"
+    r"|需要我帮(?:你|您)(?:做)?什么(?:吗)?)"
+    r"[\s?？!！.。~～]*$",
+    re.IGNORECASE,
+)
+# Words (and single CJK characters) for comparing a reply with the prompt.
+_CJK_CHARS: Final = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_TOKEN_RE: Final = re.compile(f"[{_CJK_CHARS}]|[^\\W_{_CJK_CHARS}]+")
+#: Tokens in a row compared with the prompt, and the share of a reply's runs found in it that
+#: makes the reply an echo. Measured: a sentence of the prompt copied shares 0.9–1.0 of its runs;
+#: a summary of a talk *about* writing summaries ("用户想要什么、得出了什么结论") 0.47, an
+#: ordinary one 0.0–0.2.
+ECHO_RUN: Final = 4
+ECHO_SHARE: Final = 0.6
+
+
+def _runs(text: str) -> set[tuple[str, ...]]:
+    tokens = [t.casefold() for t in _TOKEN_RE.findall(text)]
+    return {tuple(tokens[i : i + ECHO_RUN]) for i in range(len(tokens) - ECHO_RUN + 1)}
+
+
+_PROMPT_RUNS: Final = frozenset().union(*(_runs(prompt) for prompt in _SYSTEM.values()))
+
+
+def _echoes_transcript(raw: str) -> bool:
+    """Whether ``raw`` copies the request: its tags, a reply's label, or two user turns."""
+    if _TAG_RE.search(raw):
+        return True
+    labels = [m.group(1) is not None for m in _SPEAKER_RE.finditer(raw)]
+    # One "User:" line may be a label the model put before its summary; a second, or any
+    # "Assistant:", is the transcript.
+    return not all(labels) or len(labels) >= 2
+
+
+def _chatter(sentence: str) -> bool:
+    """Whether a sentence is only a greeting or an offer of help."""
+    rest = _GREETING_RE.sub("", sentence.strip(), count=1)
+    return not rest.strip(" \t,，!！.。?？~～") or bool(_OFFER_RE.match(rest.strip()))
+
+
+def _without_chatter(text: str) -> str:
+    """``text`` without the greetings and offers of help before and after what it says."""
+    cuts = [0, *_sentence_ends(text)]
+    if cuts[-1] < len(text.rstrip()):
+        cuts.append(len(text))
+    sentences = [text[a:b] for a, b in itertools.pairwise(cuts)]
+    while sentences and _chatter(sentences[0]):
+        sentences.pop(0)
+    while sentences and _chatter(sentences[-1]):
+        sentences.pop()
+    return "".join(sentences).strip()
+
+
+def _echoes_instructions(text: str) -> bool:
+    """Whether ``text`` is mostly the prompt's own instructions, repeated."""
+    runs = _runs(text)
+    return bool(runs) and len(runs & _PROMPT_RUNS) >= ECHO_SHARE * len(runs)
+
+
 def _one_paragraph(text: str) -> str:
     lines = [_LIST_MARK_RE.sub("", line).strip() for line in text.strip().splitlines()]
     parts = [line for line in lines if line]
@@ -242,8 +346,13 @@ def measure(text: str) -> int:
 
 
 def bounds_for(text: str) -> tuple[int, int]:
-    """The ``(min, max)`` length for ``text`` (characters for CJK, words otherwise)."""
+    """The ``(min, max)`` length the prompt asks for (characters for CJK, words otherwise)."""
     return CJK_BOUNDS if is_cjk_text(text) else WORD_BOUNDS
+
+
+def minimum_for(text: str) -> int:
+    """The least a kept summary like ``text`` holds (``MIN_CJK_CHARS`` or ``MIN_WORDS``)."""
+    return MIN_CJK_CHARS if is_cjk_text(text) else MIN_WORDS
 
 
 def _sentence_ends(text: str) -> list[int]:
@@ -266,19 +375,33 @@ def finish_summary(raw: str, finish_reason: str | None = "stop") -> Outcome:
         finish_reason: The server's finish reason (``"length"``: cut off by ``max_tokens``).
 
     Returns:
-        ``Skip``, ``Accepted(text)`` or ``Rejected(reason)``.
+        ``Skip``, ``Accepted(text)`` or ``Rejected(reason)``. Rejected are: nothing, or nothing
+        but punctuation and symbols (``empty``); a copy of the transcript or of the request's
+        tags, a reply that opens with a refusal or an apology, one that is only greetings and
+        offers of help, and one whose four-token runs are half the prompt's own
+        (``not_a_summary``); under ``MIN_CJK_CHARS`` characters or ``MIN_WORDS`` words once cut
+        to whole sentences (``too_short``, or ``incomplete``/``too_long`` when it had to be cut).
+        Greetings and offers of help around a summary are dropped; a reply over the upper bound
+        is cut at a sentence end.
     """
     if _SKIP_RE.match(raw or ""):
         return Skip()
+    if _echoes_transcript(raw or ""):
+        return Rejected("not_a_summary")
     # Cleaned as all incoming text is: the summary is stored and sent again with later turns.
     text = _LABEL_RE.sub("", _one_paragraph(clean_text(raw or "")))
     text = text.strip().strip('"“”「」').strip()
-    if not text:
+    if not any(ch.isalnum() for ch in text):
         return Rejected("empty")
+    text = _without_chatter(text)
+    if not text:
+        return Rejected("not_a_summary")
+    if _REFUSAL_RE.match(text.replace("’", "'")) or _echoes_instructions(text):
+        return Rejected("not_a_summary")
     redacted = redact_secrets(text)
     was_redacted = redacted != text
     text = redacted
-    low, high = bounds_for(text)
+    high = bounds_for(text)[1]
     cut = False
     complete = finish_reason != "length" and ends_a_sentence(text)
     if not complete or measure(text) > high:
@@ -287,7 +410,7 @@ def finish_summary(raw: str, finish_reason: str | None = "stop") -> Outcome:
             return Rejected("incomplete" if not complete else "too_long")
         cut = kept != text
         text = kept
-    if measure(text) < low:
+    if measure(text) < minimum_for(text):
         if cut:
             return Rejected("incomplete" if not complete else "too_long")
         return Rejected("too_short")

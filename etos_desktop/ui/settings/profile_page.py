@@ -503,18 +503,19 @@ class ProfilePage(SettingsPage):
         if self.text_modified() and not await dialogs.confirm(
             self,
             self.tr("Restore this version"),
-            self.tr("Restore the version of {time}? Your unsaved edits are dropped.").format(
-                time=local_time(revision.created_at)
+            self.tr("Restore version #{n} of {time}? Your unsaved edits are dropped.").format(
+                n=self.version_number(revision), time=local_time(revision.created_at, seconds=True)
             ),
             self.tr("Restore"),
         ):
             return
+        number = self.version_number(revision)
         await self._profile.restore(revision.id)
         await self.refresh(keep_edits=False)
         self.set_status(
             "ok",
-            lambda: self.tr("The version of {time} is the profile again.").format(
-                time=local_time(revision.created_at)
+            lambda: self.tr("Version #{n} of {time} is the profile again.").format(
+                n=number, time=local_time(revision.created_at, seconds=True)
             ),
         )
         self.profile_saved.emit()
@@ -549,7 +550,13 @@ class ProfilePage(SettingsPage):
                     return
             self.editor.setReadOnly(True)
             self._set_stage("reading")
-            result = await self._jobs.jobs.refresh_profile_now(progress=self._set_stage)
+            try:
+                result = await self._jobs.jobs.refresh_profile_now(progress=self._set_stage)
+            except Exception:
+                # Recorded with its time: the page shows it, not only the status line.
+                if self._alive:
+                    await self.refresh(keep_edits=False)
+                raise
             await self.refresh(keep_edits=False)
             self._show_outcome(result)
             if result.outcome == "changed":
@@ -658,11 +665,15 @@ class ProfilePage(SettingsPage):
 
     def _render_pin_button(self) -> None:
         pinned = self.editor.selection_pinned()
-        self.pin_button.setText(self.tr("Unpin line") if pinned else self.tr("Pin line"))
+        if self.editor.selection_has_heading():
+            self.pin_button.setText(self.tr("Unpin section") if pinned else self.tr("Pin section"))
+        else:
+            self.pin_button.setText(self.tr("Unpin line") if pinned else self.tr("Pin line"))
         self.pin_button.setToolTip(
             self.tr(
                 "Pinned lines are kept word for word by every refresh (marked at the left). "
-                "Editing a pinned line keeps it pinned with the new text."
+                "Editing a pinned line keeps it pinned with the new text. Pinning a heading "
+                "pins its whole section."
             )
         )
 
@@ -688,9 +699,10 @@ class ProfilePage(SettingsPage):
 
     def _render_job(self) -> None:
         profile = self._loaded
+        # The last refresh that worked; a failed one is told apart below, with its own time.
         parts = [
             self.tr("Last refresh: {time}").format(
-                time=local_time(profile.attempted_at, never=self.tr("never"))
+                time=local_time(profile.checked_at, never=self.tr("never"))
             )
         ]
         status = self._job_status
@@ -711,18 +723,41 @@ class ProfilePage(SettingsPage):
         failed = profile.last_outcome == "error" and profile.last_error
         if failed:
             parts.append(
-                self.tr("last error: {error}").format(error=job_error_text(profile.last_error))
+                self.tr("last attempt failed at {time}: {error}").format(
+                    time=local_time(profile.attempted_at),
+                    error=job_error_text(profile.last_error),
+                )
             )
         self.job_label.setText(" · ".join(parts))
         set_state(self.job_label, "warning" if failed else "muted")
+
+    def version_number(self, revision: ProfileRevision) -> int:
+        """A revision's place in the history, counted from 1 for the oldest."""
+        ids = [r.id for r in self._revisions]
+        return len(ids) - ids.index(revision.id) if revision.id in ids else 0
+
+    def _previous(self, revision: ProfileRevision) -> ProfileRevision | None:
+        ids = [r.id for r in self._revisions]
+        index = ids.index(revision.id) + 1 if revision.id in ids else len(ids)
+        return self._revisions[index] if index < len(ids) else None
 
     def source_text(self, revision: ProfileRevision) -> str:
         """How a revision came to be, in words."""
         if revision.source == "restored":
             restored = next((r for r in self._revisions if r.id == revision.restored_from), None)
-            return self.tr("Restored from {time}").format(
-                time=local_time(restored.created_at) if restored is not None else "—"
-            )
+            if restored is None:
+                return self.tr("Restored from {time}").format(time="—")
+            return self.tr("Restored from #{n}").format(n=self.version_number(restored))
+        if revision.source == "manual":
+            previous = self._previous(revision)
+            if previous is not None and sections.normalised(
+                previous.content
+            ) == sections.normalised(revision.content):
+                # Only the pins changed: say which way (issue 19: it read "Edited by you").
+                if set(revision.pinned) - set(previous.pinned):
+                    return self.tr("Pinned by you")
+                if set(previous.pinned) - set(revision.pinned):
+                    return self.tr("Unpinned by you")
         return {
             "scheduled": self.tr("Refreshed daily"),
             "requested": self.tr("Refreshed on request"),
@@ -736,7 +771,9 @@ class ProfilePage(SettingsPage):
         try:
             self.history_list.clear()
             for revision in self._revisions:
-                text = f"{local_time(revision.created_at)}\n{self.source_text(revision)}"
+                # Numbered and to the second: saves a minute apart read "18:18" three times.
+                when = local_time(revision.created_at, seconds=True)
+                text = f"#{self.version_number(revision)} · {when}\n{self.source_text(revision)}"
                 if revision.source in ("scheduled", "requested"):
                     learned = len(revision.summary_ids) + len(revision.memory_ids)
                     text += " · " + self.tr("new items: {n}").format(

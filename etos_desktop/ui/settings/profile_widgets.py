@@ -99,20 +99,38 @@ class ProfileEditor(QPlainTextEdit):
         last = doc.findBlock(cursor.selectionEnd()).blockNumber()
         return list(range(first, last + 1))
 
+    def pin_target_numbers(self) -> list[int]:
+        """The lines a pin of the cursor or selection holds: a heading holds its section."""
+        text = self.toPlainText()
+        numbers: set[int] = set()
+        for number in self.selected_line_numbers():
+            numbers.update(sections.section_line_numbers(text, number) or [number])
+        return sorted(numbers)
+
+    def selection_has_heading(self) -> bool:
+        """Whether the cursor or selection is on a heading (a pin then holds its section)."""
+        doc = self.document()
+        return any(
+            sections.heading(doc.findBlockByNumber(n).text()) is not None
+            for n in self.selected_line_numbers()
+        )
+
     def selection_pinned(self) -> bool:
-        """Whether every non-blank line the cursor or selection is on is pinned."""
-        blocks = [self.document().findBlockByNumber(n) for n in self.selected_line_numbers()]
+        """Whether every non-blank line a pin of the cursor or selection holds is pinned."""
+        blocks = [self.document().findBlockByNumber(n) for n in self.pin_target_numbers()]
         filled = [b for b in blocks if b.text().strip()]
         return bool(filled) and all(b.userState() == PINNED_STATE for b in filled)
 
     def toggle_pin(self) -> bool:
         """Pin the non-blank lines of the cursor or selection, or unpin them if all are pinned.
 
+        A heading pins (or unpins) its whole section with it (``sections.section_line_numbers``).
+
         Returns:
             Whether the lines are pinned now.
         """
         pin = not self.selection_pinned()
-        for number in self.selected_line_numbers():
+        for number in self.pin_target_numbers():
             block = self.document().findBlockByNumber(number)
             if block.text().strip() or not pin:
                 block.setUserState(PINNED_STATE if pin else -1)

@@ -616,6 +616,7 @@ class SummariesPage(SettingsPage):
         self._undo.append(batch)
         self._render_undo()
         self.clear_status()
+        await self._reschedule(batch)
         await self._after_change([])
 
     async def _undo_delete(self) -> None:
@@ -625,8 +626,20 @@ class SummariesPage(SettingsPage):
             restored = await self._summaries.undo_delete_many(batch)
         finally:
             self._render_undo()
+            await self._reschedule(batch)
             await self._after_change(restored)
         self.set_status("ok", lambda: self.tr("Brought back %n summaries.", "", len(restored)))
+
+    async def _reschedule(self, batch: Sequence[DeletedSummary]) -> None:
+        """Apply the rule again to the conversations of deleted (or restored) summaries.
+
+        A deleted current summary leaves what it covered to be summarised again: the job is
+        scheduled (for the end of the gap), an undo drops it again.
+        """
+        if self._jobs is None:
+            return
+        for conversation_id in sorted({d.conversation_id for d in batch if d.conversation_id}):
+            await self._jobs.jobs.check_conversation(conversation_id)
 
     async def summarise_now(self, conversation_id: int) -> None:
         """Summarise one conversation now (the button); the outcome is shown in the status line."""

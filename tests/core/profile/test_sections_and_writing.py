@@ -68,6 +68,59 @@ def test_a_pin_whose_section_is_gone_goes_to_the_top_and_present_pins_stay_put()
     assert sections.apply_pins("", pins) == "- Run a marathon\n- Engineer in Berlin"
 
 
+def test_a_heading_holds_its_section_and_its_subsections():
+    text = "## Identity\n- Engineer\n\n### Family\n- Two kids\n## Goals\n- Marathon"
+    assert sections.section_line_numbers(text, 0) == [0, 1, 3, 4]
+    assert sections.section_line_numbers(text, 3) == [3, 4]
+    assert sections.section_line_numbers(text, 1) == [1]
+    assert sections.section_line_numbers(text, 99) == []
+
+
+#: Pins of a whole section (its heading pinned, issue 19).
+STYLE_PINS = (
+    PinnedLine("## Communication style", "communication_style"),
+    PinnedLine("- Always call me Mia", "communication_style"),
+    PinnedLine("- Short answers", "communication_style"),
+)
+
+
+def test_a_pinned_section_emptied_by_a_refresh_gets_its_lines_back():
+    emptied = "## Identity\n- Engineer in Berlin\n\n## Communication style\n\n## Goals\n- Run"
+    assert sections.apply_pins(emptied, STYLE_PINS) == (
+        "## Identity\n- Engineer in Berlin\n\n## Communication style\n- Always call me Mia\n"
+        "- Short answers\n\n## Goals\n- Run"
+    )
+
+
+def test_a_pinned_section_written_in_the_other_language_is_not_doubled():
+    rewritten = "## 身份\n- 柏林的工程师\n\n## 沟通风格\n- 回答简短"
+    assert sections.apply_pins(rewritten, STYLE_PINS) == (
+        "## 身份\n- 柏林的工程师\n\n## 沟通风格\n- Always call me Mia\n- Short answers\n- 回答简短"
+    )
+    assert sections.missing_pins(rewritten, STYLE_PINS) == list(STYLE_PINS[1:])
+    # The editor marks the heading under its new words, so a save keeps the section pinned.
+    with_pins = sections.apply_pins(rewritten, STYLE_PINS)
+    assert sections.pin_line_numbers(with_pins, STYLE_PINS) == [3, 4, 5]
+
+
+def test_a_pinned_section_that_is_gone_comes_back_whole_after_the_loose_lines():
+    pins = (PinnedLine("- Likes tea", "interests"), *STYLE_PINS)
+    assert sections.apply_pins("## Goals\n- Run", pins) == (
+        "- Likes tea\n\n## Communication style\n- Always call me Mia\n- Short answers\n\n"
+        "## Goals\n- Run"
+    )
+
+
+def test_a_refresh_that_drops_a_pinned_section_is_repaired_and_counted():
+    pins = sections.pins_for_lines(PROFILE, sections.section_line_numbers(PROFILE, 3))
+    assert pins == STYLE_PINS
+    reply = "## Identity\n- Engineer in Berlin\n\n## Communication style\n\n## Goals\n- Swim"
+    outcome = _finish(reply, pins=pins)
+    assert isinstance(outcome, writing.Accepted)
+    assert outcome.restored_pins == 2
+    assert "## Communication style\n- Always call me Mia\n- Short answers" in outcome.text
+
+
 def test_normalised_ignores_line_ends_trailing_spaces_and_blank_runs():
     assert sections.normalised("a  \r\n\r\n\r\nb\n\n") == "a\n\nb"
 

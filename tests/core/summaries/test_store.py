@@ -148,6 +148,49 @@ async def test_delete_is_real_and_undo_puts_it_back(store: Store):
     assert again.content == "to delete"
 
 
+async def test_deleting_the_current_summary_uncovers_what_it_covered(store: Store):
+    cid = await store.conversation(3)
+    first_covers = (await store.repo.current_history(cid))[-1].id
+    first = await write(store, cid, "first", covers=first_covers)
+    await store.talk(cid, 3, start=3)
+    store.clock.advance(hours=3)
+    second = await write(
+        store, cid, "second", covers=(await store.repo.current_history(cid))[-1].id
+    )
+    written_at = store.clock.now()
+    store.clock.advance(minutes=5)
+    # An earlier version goes: the current one still covers everything.
+    await store.access.delete_many([first])
+    activity = await store.access.activity(cid)
+    assert activity is not None
+    assert activity.new_user_turns == 0
+    # The current one goes: what only it covered is new again; the last success stays.
+    deleted = await store.access.delete_many([second])
+    activity = await store.access.activity(cid)
+    assert activity is not None
+    assert (activity.covered_until_message_id, activity.new_user_turns) == (None, 6)
+    assert activity.succeeded_at == written_at
+    await store.access.undo_delete_many(deleted)
+    activity = await store.access.activity(cid)
+    assert activity is not None
+    assert activity.new_user_turns == 0
+
+
+async def test_deleting_a_summary_falls_back_to_the_one_before(store: Store):
+    cid = await store.conversation(3)
+    covers = (await store.repo.current_history(cid))[-1].id
+    await write(store, cid, "first", covers=covers)
+    await store.talk(cid, 3, start=3)
+    store.clock.advance(hours=3)
+    second = await write(
+        store, cid, "second", covers=(await store.repo.current_history(cid))[-1].id
+    )
+    await store.access.delete_many([second])
+    activity = await store.access.activity(cid)
+    assert activity is not None
+    assert (activity.covered_until_message_id, activity.new_user_turns) == (covers, 3)
+
+
 async def test_a_deleted_summary_leaves_the_traces_and_the_files(store: Store, tmp_path: Path):
     # Another conversation's reply was sent the summary; its trace keeps what was sent.
     source = await store.conversation(6, "Trip")

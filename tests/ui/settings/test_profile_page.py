@@ -272,6 +272,49 @@ async def test_pinned_lines_are_marked_and_follow_an_edit_of_their_text(pe: Page
     assert (await pe.env.profile.current()).pinned == ()
 
 
+async def test_pinning_a_heading_pins_its_section_and_a_refresh_keeps_the_lines(pe: PageEnv):
+    # Issue 19: the heading came back empty and its lines were gone without a warning.
+    await pe.env.profile.save(PROFILE, ())
+    await pe.reload()
+    page = pe.page
+    cursor_to_line(page, 3)  # "## Communication style"
+    await click(page.pin_button)
+    await save(page)
+    # The model keeps the heading and drops the line under it.
+    await pe.new_material()
+    pe.env.server.script_when(background, Text(REFRESHED.replace(f"{PIN.text}\n", "")))
+    await click(page.refresh_button)
+    await page.wait_idle()
+    assert page.status() == ("ok", "The profile was refreshed; see the history.")
+    stored = await pe.env.profile.current()
+    lines = stored.content.splitlines()
+    assert lines[lines.index("## Communication style") + 1] == PIN.text
+    heading = PinnedLine("## Communication style", "communication_style")
+    assert stored.pinned == (heading, PIN)
+    assert page.editor.pins() == (heading, PIN)
+    assert page.editor.pinned_line_numbers() == [3, 4]
+    cursor_to_line(page, 3)
+    assert page.pin_button.text() == "Unpin section"
+    cursor_to_line(page, 4)
+    assert page.pin_button.text() == "Unpin line"
+    # The model drops the whole section: heading and line come back together.
+    await pe.new_material("The user switched to Rust.")
+    pe.env.server.script_when(
+        background,
+        Text("## Identity\n- Mia, a software engineer in Berlin\n\n## Expertise\n- Rust"),
+    )
+    await click(page.refresh_button)
+    await page.wait_idle()
+    stored = await pe.env.profile.current()
+    assert stored.content.startswith(f"## Communication style\n{PIN.text}\n\n## Identity")
+    assert page.editor.pinned_line_numbers() == [0, 1]
+    # Unpinning the heading unpins its section.
+    cursor_to_line(page, 0)
+    await click(page.pin_button)
+    assert page.editor.pinned_line_numbers() == []
+    assert page.pin_button.text() == "Pin section"
+
+
 async def test_too_many_pinned_characters_are_refused_with_a_message(pe: PageEnv):
     long_line = "- " + "x" * 1001
     await pe.env.profile.save(f"## Identity\n{long_line}", ())
@@ -364,8 +407,12 @@ async def test_a_failed_or_junk_refresh_leaves_the_profile_and_shows_the_error(p
     assert (await pe.env.profile.current()).content == PROFILE
     assert page.editor.toPlainText() == PROFILE
     assert page.refresh_button.isVisible()
-    await pe.reload()
-    assert "last error: The model server had an internal error." in page.job_label.text()
+    # The page shows the failure by itself, with its time (no reload).
+    assert "Last refresh: never" in page.job_label.text()
+    assert (
+        f"last attempt failed at {minute(pe.env.clock.now())}: The model server had an internal "
+        "error." in page.job_label.text()
+    )
     assert page.job_label.property("state") == "warning"
     for junk, why in (
         ("Sorry, I can't help with that.", "The model's reply was not a profile with sections."),
@@ -391,8 +438,36 @@ async def test_a_failed_or_junk_refresh_leaves_the_profile_and_shows_the_error(p
         "ok",
         "The model found nothing to change; the profile is as it was.",
     )
-    assert "last error" not in page.job_label.text()
+    assert "failed" not in page.job_label.text()
     assert len(page.revisions()) == 1
+
+
+async def test_last_refresh_is_the_last_successful_one_and_a_failure_is_shown_apart(pe: PageEnv):
+    # Issue 19: "Last refresh" showed the time of a failed refresh.
+    await pe.env.profile.save(PROFILE, ())
+    await pe.reload()
+    page = pe.page
+    await pe.new_material()
+    pe.env.server.script_when(background, Text(REFRESHED))
+    await click(page.refresh_button)
+    await page.wait_idle()
+    succeeded_at = pe.env.clock.now()
+    assert f"Last refresh: {minute(succeeded_at)}" in page.job_label.text()
+    pe.env.clock.advance(hours=2)
+    await pe.new_material("The user started learning Rust.")
+    pe.env.server.script_when(background, *[Fault(500)] * 4)
+    await click(page.refresh_button)
+    await page.wait_idle()
+    failed_at = pe.env.clock.now()
+    assert minute(failed_at) != minute(succeeded_at)
+    await pe.reload()  # Settings opened again later
+    text = page.job_label.text()
+    assert f"Last refresh: {minute(succeeded_at)}" in text
+    assert (
+        f"last attempt failed at {minute(failed_at)}: The model server had an internal error."
+        in text
+    )
+    assert page.job_label.property("state") == "warning"
 
 
 async def test_nothing_new_sends_nothing(pe: PageEnv):
@@ -505,6 +580,33 @@ async def test_a_background_refresh_during_an_edit_keeps_the_edit_and_asks_on_sa
 
 
 # -- clear, history and restore -----------------------------------------------------------------
+
+
+async def test_history_entries_are_told_apart_and_a_pin_is_listed_as_one(pe: PageEnv):
+    # Issue 19: three identical "18:18" entries; a pin-only change read "Edited by you".
+    page = pe.page
+    await type_text(page.editor, PROFILE)
+    await save(page)
+    cursor_to_line(page, 4)
+    await click(page.pin_button)
+    await save(page)
+    cursor_to_line(page, 4, end=True)
+    await type_text(page.editor, " (always)", replace=False)
+    await save(page)
+    cursor_to_line(page, 4)
+    await click(page.pin_button)  # unpinned again
+    await save(page)
+    entries = [page.history_list.item(i).text() for i in range(page.history_list.count())]
+    assert len(set(entries)) == 4  # the clock did not move: the same second for all four
+    second = pe.env.clock.now().astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    assert all(second in entry for entry in entries)
+    assert [e.splitlines()[0] for e in entries] == [f"#{n} · {second}" for n in (4, 3, 2, 1)]
+    assert [page.source_text(r) for r in page.revisions()] == [
+        "Unpinned by you",
+        "Edited by you",
+        "Pinned by you",
+        "Edited by you",
+    ]
 
 
 async def test_clear_asks_and_restore_brings_it_back(pe: PageEnv):

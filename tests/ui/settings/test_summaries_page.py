@@ -198,6 +198,48 @@ async def test_delete_with_confirm_and_undo(pe: PageEnv):
     assert shown(page) == [sid]
 
 
+async def test_deleting_a_summary_makes_its_conversation_due_again(pe: PageEnv):
+    # Issue 19: after a delete the conversation still said "up to date", Summarise now was off.
+    pe.env.server.script_when(background, Text(SUMMARY))
+    cid = await pe.conversation("Kyoto trip", 6)
+    written_at = pe.env.clock.now()
+    sid = await pe.summary(cid)
+    await pe.reload()
+    page = pe.page
+    page.show_conversation(cid)
+    assert "up to date" in page.conversation_label.text()
+    assert not page.summarise_button.isEnabled()
+    page.select_ids([sid])
+    await click(page.delete_button)
+    await answer_box("Delete")
+    await page.wait_idle()
+    label = page.conversation_label.text()
+    assert "up to date" not in label
+    assert "6 user messages, 6 not yet summarised" in label
+    # Due again: at the end of the gap after the summary that was written (it did happen).
+    due = written_at + timedelta(minutes=120)
+    assert pe.env.run_time(cid) == due
+    assert f"next summary at {due.astimezone().strftime('%Y-%m-%d %H:%M')}" in label
+    assert page.summarise_button.isEnabled()
+    # Undo brings the summary back, and with it "up to date".
+    await act(page, page.undo_button)
+    assert "up to date" in page.conversation_label.text()
+    assert not page.summarise_button.isEnabled()
+    assert pe.env.run_time(cid) is None
+    # Deleted again, Summarise now writes a new one from every turn.
+    page.select_ids([sid])
+    await click(page.delete_button)
+    await answer_box("Delete")
+    await page.wait_idle()
+    await act(page, page.summarise_button)
+    [request] = pe.env.summary_requests()
+    conversation = request["messages"][1]["content"]
+    assert "Earlier summary" not in conversation
+    assert "User: Kyoto trip question 0" in conversation
+    assert page.status() == ("ok", "A new summary was written.")
+    assert "up to date" in page.conversation_label.text()
+
+
 async def test_clear_all_confirms_with_the_count(pe: PageEnv):
     for n in range(3):
         await pe.summary(await pe.conversation(f"c{n}", 6))
