@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -136,3 +137,34 @@ def test_the_lock_file_is_owner_only(tmp_path: Path) -> None:
         assert stat.S_IMODE((tmp_path / "data" / "instance.lock").stat().st_mode) == 0o600
     finally:
         guard.release()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="Unix socket paths")
+def test_the_socket_listens_under_a_temporary_folder_with_a_long_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qapp: Any
+) -> None:
+    """A Unix socket path holds ~104 bytes: under a long TMPDIR listen() failed (so did a
+    second launch's reach, and the self-check under pytest-xdist's longer temporary paths)."""
+    long_tmp = tmp_path / ("t" * 110)
+    long_tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(long_tmp))
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    name = server_name(tmp_path / "data")
+    assert name.startswith("/tmp/etos-desktop-")
+    assert len(name.encode()) <= 103
+    assert server_name(tmp_path / "data") == name  # both launches agree
+    guard = InstanceGuard(tmp_path / "data")
+    try:
+        assert guard.claim()
+        guard.listen()
+        assert guard.listening
+        assert _listening(tmp_path / "data")
+    finally:
+        guard.release()
+
+
+def test_a_short_temporary_folder_keeps_the_plain_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TMPDIR", "/tmp")
+    assert server_name(tmp_path / "data").startswith("etos-desktop-")

@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 _SHOW = b"show\n"
 #: How long a second launch keeps trying to reach the first (which may still be starting).
 _REACH_SECONDS = 5.0
+#: The longest Unix socket path every supported system takes (macOS: 104 bytes with the NUL).
+_MAX_SOCKET_PATH = 103
 
 
 def server_name(data_dir: Path) -> str:
@@ -33,7 +35,21 @@ def server_name(data_dir: Path) -> str:
     user = str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "")
     folder = str(data_dir.expanduser().resolve())
     digest = hashlib.sha256(f"{user}\0{folder}".encode()).hexdigest()[:20]
-    return f"etos-desktop-{digest}"
+    name = f"etos-desktop-{digest}"
+    if os.name != "posix":
+        return name
+    # Qt puts a named socket in the temporary folder; a Unix socket's path holds at most 103
+    # bytes (macOS; Linux 107), so under a long TMPDIR listen() failed and a second launch
+    # could not reach the first. Then a full path in a short folder is used.
+    default = os.path.join(os.environ.get("TMPDIR") or "/tmp", name)
+    if len(os.fsencode(default)) <= _MAX_SOCKET_PATH:
+        return name
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if runtime and os.path.isdir(runtime):
+        candidate = os.path.join(runtime, name)
+        if len(os.fsencode(candidate)) <= _MAX_SOCKET_PATH:
+            return candidate
+    return os.path.join("/tmp", name)
 
 
 class InstanceGuard(QObject):
