@@ -30,6 +30,8 @@ import contextlib
 import email.utils
 import json
 import logging
+import ssl
+import threading
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar, cast
@@ -100,6 +102,22 @@ _CLIENT_ERRORS: tuple[type[Exception], ...] = (openai.OpenAIError, *_MALFORMED_E
 _SHAPE_ERRORS: tuple[type[Exception], ...] = (AttributeError, TypeError, KeyError, ValueError)
 
 
+_TLS_LOCK = threading.Lock()
+_TLS: list[ssl.SSLContext] = []
+
+
+def _tls_context() -> ssl.SSLContext:
+    """The HTTP clients' shared TLS context (the system's CA certificates, as httpx loads them).
+
+    Built on first use, in whichever thread builds the first provider (the registry builds
+    them off the UI thread); an SSL context may serve many connections at once.
+    """
+    with _TLS_LOCK:
+        if not _TLS:
+            _TLS.append(httpx2.create_ssl_context())
+        return _TLS[0]
+
+
 class OpenAIProvider:
     """A ``ChatProvider`` for any OpenAI-compatible endpoint, built on ``openai.AsyncOpenAI``.
 
@@ -141,7 +159,9 @@ class OpenAIProvider:
                 write=max(timeouts.connect, timeouts.between_chunks),
                 pool=timeouts.connect,
             ),
-            http_client=http_client,
+            # One TLS context for every provider of the process: loading the CA certificates
+            # took 50-100 ms for each client (each provider, each test).
+            http_client=http_client or openai.DefaultAsyncHttpxClient(verify=_tls_context()),
         )
 
     @property
