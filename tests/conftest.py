@@ -72,7 +72,14 @@ def use_embedder() -> Any:
 #: Test modules outside tests/ui and tests/e2e that need Qt (a QApplication, the app's process
 #: or Qt's tools); every test of these folders does.
 _GUI_DIRS = ("ui", "e2e")
-_QT_WORDS = ("PySide6", "QApplication", "qtbot", "etos_desktop.app", "etos_desktop.ui")
+_QT_WORDS = (
+    "PySide6",
+    "QApplication",
+    "qtbot",
+    "etos_desktop.app",
+    "etos_desktop.ui",
+    '"-m", "etos_desktop"',  # the window app in a child process
+)
 _gui_modules: dict[Path, bool] = {}
 
 
