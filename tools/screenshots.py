@@ -221,10 +221,33 @@ async def _take(
             app.window.grab().save(str(out / f"welcome-{stem}-{theme}.png"))
             await app.controller.open_conversation(conversation.id)
             await app.controller.wait_idle()
+
+            await _composer_shots(app, out, stem, theme)
         app.window.close()
         await app.shutdown()
         app.window.deleteLater()
         await _settle()
+
+
+async def _composer_shots(app: Any, out: Path, stem: str, theme: str) -> None:
+    """The composer near a small model's limit and over it, at the usual size and at 800×600."""
+    chat = app.window.chat
+    app.settings.set_model_context("fake-chat", 4096)
+    for _ in range(100):
+        await _settle(0.05)
+        if chat._room is not None and chat._room.tokens < 4096:
+            break
+    room = chat._room.tokens
+    for size, label in ((WINDOW, "large"), ((800, 600), "800x600")):
+        app.window.resize(*size)
+        for state, words in (("near", int(room * 0.7 * 4 / 5)), ("too-long", room)):
+            chat.composer.setPlainText("word " * words)
+            await _settle(0.4)
+            app.window.grab().save(str(out / f"composer-{state}-{label}-{stem}-{theme}.png"))
+    chat.composer.clear()
+    app.window.resize(*WINDOW)
+    app.settings.set_model_context("fake-chat", None)
+    await _settle()
 
 
 if __name__ == "__main__":
