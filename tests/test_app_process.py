@@ -15,26 +15,33 @@ from tests.helpers.fake_openai_server import FakeOpenAIServer
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
+def self_check(data_dir: Path, cwd: Path, **extra_env: str) -> subprocess.CompletedProcess[str]:
+    """Run ``etos_desktop --self-check`` offscreen on ``data_dir`` (umask 022, as a login)."""
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "ETOS_DATA_DIR": str(data_dir),
+        "PYTHONPATH": str(REPO_ROOT),
+        **extra_env,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "etos_desktop", "--self-check"],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+        umask=0o022 if os.name == "posix" else -1,
+    )
+
+
 @pytest.mark.slow
 def test_gui_process_starts_with_empty_data_dir(tmp_path: Path):
     data_dir = tmp_path / "fresh"
     with FakeOpenAIServer() as server:
-        env = {
-            **os.environ,
-            "QT_QPA_PLATFORM": "offscreen",
-            "ETOS_DATA_DIR": str(data_dir),
-            "OPENAI_BASE_URL": server.base_url,
-            "OPENAI_MODEL": "fake-chat",
-            "PYTHONPATH": str(REPO_ROOT),
-        }
-        result = subprocess.run(
-            [sys.executable, "-m", "etos_desktop", "--self-check"],
-            env=env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=90,
-            check=False,
+        result = self_check(
+            data_dir, tmp_path, OPENAI_BASE_URL=server.base_url, OPENAI_MODEL="fake-chat"
         )
     assert result.returncode == 0, result.stderr
     assert "self-check ok" in result.stdout
@@ -49,21 +56,7 @@ def test_corrupt_database_fails_self_check_without_touching_it(tmp_path: Path):
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     (data_dir / "etos.db").write_bytes(b"garbage" * 1000)
-    env = {
-        **os.environ,
-        "QT_QPA_PLATFORM": "offscreen",
-        "ETOS_DATA_DIR": str(data_dir),
-        "PYTHONPATH": str(REPO_ROOT),
-    }
-    result = subprocess.run(
-        [sys.executable, "-m", "etos_desktop", "--self-check"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
+    result = self_check(data_dir, tmp_path)
     assert result.returncode == 1
     assert (data_dir / "etos.db").read_bytes() == b"garbage" * 1000
 
@@ -79,22 +72,7 @@ def test_a_run_leaves_every_folder_0700_and_every_file_0600(tmp_path: Path):
     for old in ("logs/etos.log", "logs/etos.log.1", "backups/etos-daily-20260101-000000.db.part"):
         (data_dir / old).write_text("older\n")
         (data_dir / old).chmod(0o644)
-    env = {
-        **os.environ,
-        "QT_QPA_PLATFORM": "offscreen",
-        "ETOS_DATA_DIR": str(data_dir),
-        "PYTHONPATH": str(REPO_ROOT),
-    }
-    result = subprocess.run(
-        [sys.executable, "-m", "etos_desktop", "--self-check"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-        umask=0o022,
-    )
+    result = self_check(data_dir, tmp_path)
     assert result.returncode == 0, result.stderr
     assert not (data_dir / "backups" / "etos-daily-20260101-000000.db.part").exists()
     modes = {

@@ -17,31 +17,13 @@ from etos_desktop.core.memory.consolidation import (
     parse_proposals,
 )
 from etos_desktop.core.memory.records import Memory
+from tests.helpers.records import make_memory
 
 NOW = datetime(2026, 5, 1, tzinfo=UTC)
 
 
 def memory(mid: int, text: str = "x", days_ago: int = 0) -> Memory:
-    when = NOW - timedelta(days=days_ago)
-    return Memory(
-        id=mid,
-        content=text,
-        kind="fact",
-        source="manual",
-        importance=0.5,
-        confidence=1.0,
-        tags=(),
-        trigger_context=None,
-        valid_from=when,
-        valid_until=None,
-        superseded_by=None,
-        archived_at=None,
-        created_at=when,
-        updated_at=when,
-        access_count=0,
-        last_accessed_at=None,
-        origin_message_id=None,
-    )
+    return make_memory(mid, text, NOW - timedelta(days=days_ago))
 
 
 def test_due_after_eight_new_memories_and_a_day():

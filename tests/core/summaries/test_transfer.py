@@ -137,30 +137,35 @@ async def test_an_earlier_export_restores_text_and_state_in_one_transaction(
     assert restored.conversation_title == "Kyoto trip"
 
 
+def summaries_document(*entries: object) -> dict[str, object]:
+    """An export holding these summary entries and no memories."""
+    return {
+        "format": transfer.FORMAT,
+        "version": transfer.VERSION,
+        "memories": [],
+        "summaries": list(entries),
+    }
+
+
 async def test_hostile_summary_entries_are_skipped_and_the_rest_imported(
     sides: tuple[Side, Side], tmp_path: Path
 ):
     _, b = sides
-    document = {
-        "format": transfer.FORMAT,
-        "version": transfer.VERSION,
-        "memories": [],
-        "summaries": [
-            {
-                "content": TEXT,
-                "conversation_title": "ok",
-                "created_at": "2026-01-01T00:00:00+00:00",
-            },
-            "not an object",
-            {"content": ""},
-            {"content": "x" * 5000},
-            {"content": "The key is sk-abcdefghijklmnopqrstuvwxyz123456"},
-            {"content": "fine", "archived": "yes"},
-            {"content": "fine", "created_at": "yesterday"},
-            {"content": "fine", "id": -4},
-            {"content": "fine", "language": "fr"},
-        ],
-    }
+    document = summaries_document(
+        {
+            "content": TEXT,
+            "conversation_title": "ok",
+            "created_at": "2026-01-01T00:00:00+00:00",
+        },
+        "not an object",
+        {"content": ""},
+        {"content": "x" * 5000},
+        {"content": "The key is sk-abcdefghijklmnopqrstuvwxyz123456"},
+        {"content": "fine", "archived": "yes"},
+        {"content": "fine", "created_at": "yesterday"},
+        {"content": "fine", "id": -4},
+        {"content": "fine", "language": "fr"},
+    )
     path = tmp_path / "hostile.json"
     path.write_text(json.dumps(document), encoding="utf-8")
     preview = await b.memory.preview_import_file(path, now=b.clock.now())
@@ -184,18 +189,13 @@ async def test_an_imported_summary_is_stored_without_control_characters(
 ):
     """Issue 19: NUL and control characters in an export's summary were stored as they were."""
     _, b = sides
-    document = {
-        "format": transfer.FORMAT,
-        "version": transfer.VERSION,
-        "memories": [],
-        "summaries": [
-            {
-                "content": TEXT.replace("Kyoto", "Ky\x00oto\x1b").replace("hotel", "hotel\x85"),
-                "conversation_title": "Kyoto\x00 trip\x07",
-                "created_at": "2026-01-01T00:00:00+00:00",
-            }
-        ],
-    }
+    document = summaries_document(
+        {
+            "content": TEXT.replace("Kyoto", "Ky\x00oto\x1b").replace("hotel", "hotel\x85"),
+            "conversation_title": "Kyoto\x00 trip\x07",
+            "created_at": "2026-01-01T00:00:00+00:00",
+        }
+    )
     await b.import_text(json.dumps(document), tmp_path)
     [summary] = await b.summaries.summaries()
     assert (summary.content, summary.conversation_title) == (TEXT, "Kyoto trip")
