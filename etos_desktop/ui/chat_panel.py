@@ -312,6 +312,8 @@ class ChatPanel(QWidget):
         self._room: MessageRoom | None = None
         self._too_long = False
         self._draft_tokens = 0
+        # What the banner's failure was ("reply", "remember" or ""): its success hides it.
+        self._banner_source = ""
         # The text Enter queued while a reply was streaming (sent when it ends), if any.
         self._queued: str | None = None
 
@@ -844,6 +846,9 @@ class ChatPanel(QWidget):
         if widget is not None:
             widget.set_text(row.content, streaming=False)
             self._apply_status(widget, row)
+        if row.status == "complete" and self._banner_source == "reply":
+            # A retry (or the next reply) worked: the failure is over.
+            self.banner.hide()
 
     def fail_reply(self, row: MessageRow, error: EtosError) -> None:
         widget = self._widgets.get(row.id or 0)
@@ -1013,6 +1018,8 @@ class ChatPanel(QWidget):
         pending, self._pending_remember = self._pending_remember, None
         if pending is not None and self.composer.toPlainText() == pending:
             self.composer.clear()
+        if self._banner_source == "remember":
+            self.banner.hide()  # An earlier /remember was refused; this one is saved.
         return self.show_memory_saved(event)
 
     def remember_command_failed(self) -> None:
@@ -1039,7 +1046,12 @@ class ChatPanel(QWidget):
     # -- errors -------------------------------------------------------------------------------
 
     def show_error(
-        self, error: BaseException, *, what: str = "", user_message_id: int | None = None
+        self,
+        error: BaseException,
+        *,
+        what: str = "",
+        user_message_id: int | None = None,
+        source: str = "",
     ) -> None:
         """Show a failure in the banner, with the action that can fix it (settings, retry).
 
@@ -1047,7 +1059,10 @@ class ChatPanel(QWidget):
             error: Why; anything but an ``EtosError`` is a bug and is said to be one.
             what: What was not done ("The conversation was not exported."), if not the reply.
             user_message_id: The user message whose reply failed (its Retry regenerates it).
+            source: What failed, so its later success takes the banner away: ``"reply"`` (a
+                reply that then completes), ``"remember"`` (a ``/remember`` that then saves).
         """
+        self._banner_source = source or ("reply" if user_message_id is not None else "")
         action = ""
         if isinstance(error, EtosError):
             words = describe(error)

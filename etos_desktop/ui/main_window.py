@@ -432,7 +432,7 @@ class MainWindow(QMainWindow):
         if is_memory_error(error):
             # E.g. a /remember from the composer was refused: say why; its text stays.
             self.chat.remember_command_failed()
-            self.chat.show_error(error)
+            self.chat.show_error(error, source="remember")
         elif (
             error.code in ("storage", "environment", "message_too_long")
             or words.action == "settings"
@@ -464,8 +464,9 @@ class MainWindow(QMainWindow):
         from etos_desktop.core.chat.service import REMEMBER_COMMAND
 
         stripped = text.strip()
-        if self.controller.current is None and REMEMBER_COMMAND.match(stripped):
-            # Not a message: no conversation needs to exist for it.
+        if REMEMBER_COMMAND.match(stripped):
+            # Not a message (nothing is sent to the model; no conversation needs to exist for
+            # it): a refusal says that nothing was saved to memory, not that a message was not.
             self.controller.remember(REMEMBER_COMMAND.sub("", stripped, count=1))
             return
         self.controller.send(text)

@@ -431,6 +431,22 @@ async def test_retry_is_offered_for_a_server_error(etos: EtosApp, server: FakeOp
     assert view.messages[-1].versions == "2/2"
 
 
+async def test_the_banner_goes_once_the_replys_own_retry_works(
+    etos: EtosApp, server: FakeOpenAIServer
+):
+    """Issue 19: after Retry (under the reply) succeeded, the error banner stayed."""
+    server.script(*[Fault(500)] * 4, Text("worked now"))
+    result = await send(etos, "try")
+    chat = etos.window.chat
+    assert chat.banner.isVisible()
+    outcome = asyncio.ensure_future(first_outcome(etos))
+    await click(tool_button(chat.widget(result[1].id), "retryButton"))
+    assert (await asyncio.wait_for(outcome, TIMEOUT))[1].content == "worked now"
+    await idle(etos)
+    assert not chat.banner.isVisible()
+    await assert_view_equals_reopen(etos)
+
+
 async def test_a_reply_cut_by_a_crash_and_one_cut_by_the_server_say_so(etos: EtosApp):
     now = datetime(2026, 11, 30, 9, tzinfo=UTC)
 

@@ -506,6 +506,24 @@ async def test_refused_remember_command_keeps_the_text_and_says_why(
     assert "Write what to remember after /remember" in chat.banner_label.text()
 
 
+async def test_a_refused_remember_in_a_conversation_says_nothing_was_saved_and_clears(
+    etos: EtosApp, server: FakeOpenAIServer
+):
+    """Issue 19: 'The message was not sent' was said, and the banner stayed after a save."""
+    server.script(Text("hello"))
+    await type_and_send(etos, "hi there")
+    await idle(etos)
+    chat = etos.window.chat
+    await type_and_send(etos, "/remember my key is sk-abcdefghijklmnopqrstuvwx1234")
+    assert chat.banner_label.text().startswith("Not saved: this looks like an API key.")
+    assert etos.window.statusBar().currentMessage().startswith("Nothing was saved to memory.")
+    await type_and_send(etos, "/remember I like green tea")
+    await idle(etos)
+    assert [m.content for m in await memories(etos)] == ["I like green tea"]
+    assert not chat.banner.isVisible()
+    assert len(server.chat_requests()) == 1  # /remember is never sent to the model
+
+
 async def test_temporary_conversation_uses_no_memory(etos: EtosApp, server: FakeOpenAIServer):
     assert etos.memory is not None
     await etos.memory.save(PNPM, "preference")
