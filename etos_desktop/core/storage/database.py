@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import event, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DatabaseError, OperationalError
+from sqlalchemy.exc import DatabaseError, DBAPIError, OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, create_engine
 
@@ -77,11 +77,24 @@ def checkpoint(session: Session) -> bool:
 
 
 def _as_storage_error(exc: Exception) -> StorageError:
-    text = str(exc).lower()
-    reason = "disk_full" if "full" in text else "io"
+    """Turn SQLite's error into a :class:`StorageError` with a ``reason`` and SQLite's own words.
+
+    Args:
+        exc: SQLAlchemy's error (its text adds the statement, its parameters, which hold the
+            user's text, and a "Background on this error" link) or ``sqlite3``'s own.
+
+    Returns:
+        The error; ``params["reason"]`` is ``"disk_full"``, ``"io"`` or ``"database"``.
+    """
+    cause = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    detail = str(cause)
+    text = detail.lower()
+    name = str(getattr(cause, "sqlite_errorname", ""))
+    if name == "SQLITE_FULL" or "full" in text:
+        return StorageError(detail, reason="disk_full")
     if not any(hint in text for hint in _ENVIRONMENT_HINTS):
-        reason = "database"
-    return StorageError(str(exc), reason=reason)
+        return StorageError(detail, reason="database")
+    return StorageError(detail, reason="io")
 
 
 class Database:
