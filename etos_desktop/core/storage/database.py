@@ -10,6 +10,7 @@ import concurrent.futures
 import contextlib
 import logging
 import os
+import shutil
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import event, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DatabaseError, OperationalError
+from sqlalchemy.exc import DatabaseError, DBAPIError, OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, create_engine
 
@@ -31,6 +32,11 @@ from etos_desktop.core.storage.tables import MessageRow, MessageStatus
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+# SQLite says "disk I/O error", not "disk is full", where a full disk stops it growing the WAL
+# index (-shm, 32 KiB at a time: SQLITE_IOERR_SHMSIZE, seen on a full tmpfs with 0 and 4 KiB
+# free). With less than two such steps left, an I/O error is taken for the disk being full.
+_FULL_BELOW = 64 * 1024
 
 _ENVIRONMENT_HINTS = (
     "disk is full",
@@ -76,12 +82,40 @@ def checkpoint(session: Session) -> bool:
     return not busy
 
 
-def _as_storage_error(exc: Exception) -> StorageError:
-    text = str(exc).lower()
-    reason = "disk_full" if "full" in text else "io"
+def _as_storage_error(exc: Exception, folder: Path) -> StorageError:
+    """Turn SQLite's error into a :class:`StorageError` with a ``reason`` and SQLite's own words.
+
+    Args:
+        exc: SQLAlchemy's error (its text adds the statement, its parameters, which hold the
+            user's text, and a "Background on this error" link) or ``sqlite3``'s own.
+        folder: The database's folder, whose file system's free space tells a full disk apart.
+
+    Returns:
+        The error; ``params["reason"]`` is ``"disk_full"``, ``"io"`` or ``"database"``.
+    """
+    cause = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    detail = str(cause)
+    text = detail.lower()
+    name = str(getattr(cause, "sqlite_errorname", ""))
+    if name == "SQLITE_FULL" or "full" in text:
+        return StorageError(detail, reason="disk_full")
+    if name.startswith("SQLITE_IOERR") or "disk i/o" in text:
+        free = _free_bytes(folder)
+        if free is not None and free < _FULL_BELOW:
+            return StorageError(
+                f"{detail}: {free} bytes free on the disk of {folder}", reason="disk_full"
+            )
+        return StorageError(detail, reason="io")
     if not any(hint in text for hint in _ENVIRONMENT_HINTS):
-        reason = "database"
-    return StorageError(str(exc), reason=reason)
+        return StorageError(detail, reason="database")
+    return StorageError(detail, reason="io")
+
+
+def _free_bytes(folder: Path) -> int | None:
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
 
 
 class Database:
@@ -202,7 +236,7 @@ class Database:
         except StorageError:
             raise
         except (OperationalError, DatabaseError, sqlite3.OperationalError) as exc:
-            raise _as_storage_error(exc) from exc
+            raise _as_storage_error(exc, self.path.parent) from exc
         except sqlite3.DatabaseError as exc:
             raise StorageError(str(exc), reason="corrupt") from exc
 

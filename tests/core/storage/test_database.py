@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.errors import StorageError
@@ -203,6 +204,40 @@ def test_corrupt_file_is_a_storage_error(tmp_path: Path):
         db.open()
     db.close()
     assert path.read_bytes() == b"this is not a database" * 100
+
+
+@pytest.mark.parametrize(
+    ("sqlite_words", "reason"),
+    [
+        ("disk I/O error", "io"),  # plenty of room on tmp_path's disk: not a full disk
+        ("database or disk is full", "disk_full"),
+        ("database is locked", "io"),
+        ("no such table: nothing", "database"),
+    ],
+)
+def test_storage_error_has_sqlite_words_not_sqlalchemy_text(
+    tmp_path: Path, sqlite_words: str, reason: str
+):
+    # SQLAlchemy's text adds the statement, its parameters (the user's words) and a link.
+    failure = OperationalError(
+        "INSERT INTO message (content) VALUES (?)",
+        ("what the user wrote",),
+        sqlite3.OperationalError(sqlite_words),
+    )
+    assert "sqlalche.me" in str(failure)
+    db = open_db(tmp_path / "etos.db")
+
+    def fail(_session: object) -> None:
+        raise failure
+
+    try:
+        with pytest.raises(StorageError) as info:
+            db.call(fail)
+    finally:
+        db.close()
+    assert info.value.params["reason"] == reason
+    assert info.value.detail == sqlite_words
+    assert info.value.__cause__ is failure
 
 
 def test_migration_v3_links_traces_and_erases_texts_of_memories_deleted_before(tmp_path: Path):
