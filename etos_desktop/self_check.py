@@ -386,11 +386,30 @@ def prepare_environment(environ: MutableMapping[str, str]) -> Path | None:
         The temporary data folder to remove afterwards, or ``None`` when the user named one.
     """
     environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if environ["QT_QPA_PLATFORM"] == "offscreen":
+        _quiet_offscreen_notes()
     if environ.get(paths.DATA_DIR_ENV, "").strip():
         return None
     scratch = Path(tempfile.mkdtemp(prefix="etos-self-check-"))
     environ[paths.DATA_DIR_ENV] = str(scratch)
     return scratch
+
+
+#: What Qt's offscreen platform says of every window it cannot place or raise (it has no
+#: screen): true, and no news to someone reading the self-check's report (issue 19).
+_OFFSCREEN_NOTES = ("This plugin does not support",)
+
+
+def _quiet_offscreen_notes() -> None:
+    """Leave the offscreen platform's "does not support" notes out of the report."""
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    def handler(kind: QtMsgType, _context: object, message: str) -> None:
+        if kind == QtMsgType.QtWarningMsg and message.startswith(_OFFSCREEN_NOTES):
+            return
+        print(message, file=sys.stderr, flush=True)
+
+    qInstallMessageHandler(handler)
 
 
 def arm_deadline(seconds: float = DEADLINE_SECONDS) -> None:
