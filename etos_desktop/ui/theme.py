@@ -19,7 +19,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QDir, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
@@ -381,6 +381,8 @@ def apply_look(app: QApplication, name: str, font: QFont) -> Theme:
     if app.font() != font:
         app.setFont(font)
         changed = True
+    # The sheets name their images (check marks, the Close icon) as ``url(themes:…)``.
+    QDir.setSearchPaths("themes", [str(resource_path("themes"))])
     sheet = style_sheet(theme) + "\n" + font_rules(font)
     if changed or app.styleSheet() != sheet:
         app.setStyleSheet(sheet)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
     QAbstractSpinBox,
+    QCheckBox,
     QComboBox,
     QGroupBox,
     QHeaderView,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QMenuBar,
     QPlainTextEdit,
     QStyle,
+    QStyleOptionButton,
     QStyleOptionComboBox,
     QStyleOptionGroupBox,
     QTabBar,
@@ -312,3 +314,72 @@ def measure_window(window: QWidget) -> list[Finding]:
 def low_contrast(window: QWidget, minimum: float = AA) -> list[Finding]:
     """The text areas of ``window`` whose ink falls below ``minimum``."""
     return [f for f in measure_window(window) if f.measure.ink < minimum]
+
+
+#: WCAG 2.1 (1.4.11) for the parts of a control that identify it, and for icons.
+NON_TEXT = 3.0
+
+
+def measure_outline(pixels: np.ndarray, rect: QRect, band: int = 3) -> float:
+    """The contrast of a control's boundary in ``rect`` of ``pixels`` against what surrounds it.
+
+    The surround is the most common colour of the ``band`` pixels just outside ``rect`` (cut to
+    the image); each side of ``rect`` is the line, among its ``band`` outermost ones, whose
+    pixels contrast most with it (a border, or a fill if there is none), taken at its median so
+    a rounded corner does not decide it. The control's contrast is its weakest side: a box
+    that shows on three sides only is not told from its background.
+    """
+    height, width = pixels.shape[:2]
+    top, left = max(rect.top(), 0), max(rect.left(), 0)
+    bottom, right = min(rect.bottom(), height - 1), min(rect.right(), width - 1)
+    outer = np.zeros((height, width), dtype=bool)
+    outer[max(top - band, 0) : bottom + band + 1, max(left - band, 0) : right + band + 1] = True
+    outer[top : bottom + 1, left : right + 1] = False
+    surround = measure(pixels[outer].reshape(-1, 1, 3))
+    if surround is None:
+        raise ValueError(f"nothing around {rect} in a {width}x{height} image")
+    bg_lum = float(relative_luminance(np.array([surround.background], dtype=np.uint8))[0])
+    lum = relative_luminance(pixels[top : bottom + 1, left : right + 1])
+    ratio = (np.maximum(lum, bg_lum) + 0.05) / (np.minimum(lum, bg_lum) + 0.05)
+    lines = {
+        "top": [ratio[i, :] for i in range(band)],
+        "bottom": [ratio[-1 - i, :] for i in range(band)],
+        "left": [ratio[:, i] for i in range(band)],
+        "right": [ratio[:, -1 - i] for i in range(band)],
+    }
+    return min(max(float(np.median(line)) for line in side) for side in lines.values())
+
+
+def measure_icon(button: QAbstractButton) -> Measure | None:
+    """The contrast of ``button``'s icon, as drawn on the button.
+
+    The button is grabbed with its text left out for the moment, so that inside its frame only
+    the icon differs from the button's face; the icon is then measured as a text is (the
+    glyph pixels' 60th percentile). ``None`` when the button shows no icon.
+    """
+    if button.icon().isNull():
+        return None
+    text = button.text()
+    button.setText("")
+    try:
+        pixels = image_array(button.grab().toImage())
+    finally:
+        button.setText(text)
+    r = button.rect().adjusted(3, 3, -3, -3)
+    return measure(pixels[r.top() : r.bottom() + 1, r.left() : r.right() + 1])
+
+
+def measure_checkbox(box: QCheckBox) -> float:
+    """The contrast of ``box``'s indicator against the background around it (see measure_outline)."""
+    grabbed = box.grab()
+    scale = grabbed.devicePixelRatio()
+    option = QStyleOptionButton()
+    box.initStyleOption(option)
+    r = box.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, option, box)
+    scaled = QRect(
+        round(r.left() * scale),
+        round(r.top() * scale),
+        round(r.width() * scale),
+        round(r.height() * scale),
+    )
+    return measure_outline(image_array(grabbed.toImage()), scaled, band=max(2, round(3 * scale)))

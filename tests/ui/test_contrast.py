@@ -3,7 +3,8 @@
 The main window with the showcase conversation (tests/helpers/showcase.py), each Settings page
 and the context inspector are rendered in the light and the dark theme, grabbed as composited,
 and every visible text widget is measured (tests/helpers/contrast.py). Secondary text
-(timestamps, notices, placeholders, help lines) is held to the same bar.
+(timestamps, notices, placeholders, help lines) is held to the same bar. Check boxes and the
+dialogs' Close icon are held to WCAG's 3:1 for controls and icons (1.4.11).
 """
 
 from __future__ import annotations
@@ -13,13 +14,28 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialogButtonBox,
+    QLabel,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from etos_desktop.app import EtosApp
 from etos_desktop.ui.context_dialog import ContextDialog
 from tests.helpers import showcase
 from tests.helpers.chat_app import history, idle, start_app, stop_app
-from tests.helpers.contrast import AA, contrast_ratio, low_contrast, measure_window
+from tests.helpers.contrast import (
+    AA,
+    NON_TEXT,
+    contrast_ratio,
+    low_contrast,
+    measure_checkbox,
+    measure_icon,
+    measure_window,
+)
 from tests.helpers.fake_openai_server import FakeOpenAIServer
 from tests.helpers.ui_driver import click, wait_until
 
@@ -137,3 +153,55 @@ async def test_settings_pages_and_inspector_reach_aa(etos: EtosApp, theme: str) 
     problems += [f"inspector: {f}" for f in low_contrast(inspector)]
     inspector.close()
     assert not problems, _report(theme, problems)
+
+
+# -- controls and icons (3:1) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+async def test_checkbox_indicators_stand_out(etos: EtosApp, theme: str) -> None:
+    etos.apply_theme(theme)
+    # "Temporary" is enabled for a new conversation only (WCAG exempts a disabled control).
+    etos.window.new_action.trigger()
+    await idle(etos)
+    await _settle()
+    boxes = {
+        "Show archived": etos.window.sidebar.archived,
+        "Temporary": etos.window.chat.temporary,
+    }
+    measured: dict[str, float] = {}
+    for name, box in boxes.items():
+        assert box.isVisible(), name
+        assert box.isEnabled(), name
+        for checked in (False, True):
+            box.blockSignals(True)  # the look, not what checking does
+            was = box.isChecked()
+            box.setChecked(checked)
+            measured[f"{name} {'checked' if checked else 'unchecked'}"] = measure_checkbox(box)
+            box.setChecked(was)
+            box.blockSignals(False)
+    low = {what: f"{ratio:.2f}:1" for what, ratio in measured.items() if ratio < NON_TEXT}
+    assert not low, f"{theme}: check boxes below {NON_TEXT}:1: {low}"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+async def test_dialog_close_icon_stands_out(etos: EtosApp, theme: str) -> None:
+    etos.apply_theme(theme)
+    # Linux desktops (X11, Wayland) put icons on dialog buttons; the offscreen platform does
+    # not, so the platform's hint is given here, as a style sheet rule, before the dialog is built.
+    qapp = QApplication.instance()
+    assert isinstance(qapp, QApplication)
+    qapp.setStyleSheet(
+        qapp.styleSheet() + "\nQDialogButtonBox { dialogbuttonbox-buttons-have-icons: 1; }"
+    )
+    await _settle()
+    dialog = etos.window.show_about()
+    await _settle()
+    buttons = dialog.findChild(QDialogButtonBox)
+    assert buttons is not None
+    close = buttons.button(QDialogButtonBox.StandardButton.Close)
+    found = measure_icon(close)
+    dialog.close()
+    assert found is not None, "the Close button shows no icon"
+    assert found.glyph_pixels > 20, found
+    assert found.ink >= NON_TEXT, f"{theme}: Close icon {found.ink:.2f}:1 on {found.background}"
