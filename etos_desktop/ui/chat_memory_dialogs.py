@@ -177,9 +177,7 @@ class ApprovalDialog(QDialog):
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         kinds = kind_names()
-        self.kind_label = _exact_label(
-            self, f"{kinds.get(request.kind, request.kind)} ({request.kind})", "approvalKind"
-        )
+        self.kind_label = _exact_label(self, kinds.get(request.kind, request.kind), "approvalKind")
         self.importance_label = _exact_label(
             self, f"{request.importance:.2f}", "approvalImportance"
         )
@@ -202,12 +200,16 @@ class ApprovalDialog(QDialog):
             else self.tr("nothing"),
             "approvalSupersedes",
         )
+        # The assistant proposed it either way: say so, and whether you said it (issue 19).
         if request.inferred:
             certainty = self.tr(
-                "observation, low confidence ({confidence:.1f}) — inferred, you never said it"
+                "proposed by the assistant as an observation, low confidence ({confidence:.1f}) "
+                "— inferred, you never said it"
             )
         else:
-            certainty = self.tr("stated by you (confidence {confidence:.1f})")
+            certainty = self.tr(
+                "proposed by the assistant from what you said (confidence {confidence:.1f})"
+            )
         self.source_label = _exact_label(
             self, certainty.format(confidence=request.confidence), "approvalSource"
         )

@@ -82,11 +82,19 @@
     </message>
     <message>
         <source>observation, low confidence ({confidence:.1f}) — inferred, you never said it</source>
-        <translation>推测，可信度低（{confidence:.1f}）— 根据对话推断，你并没有明说</translation>
+        <translation type="vanished">推测，可信度低（{confidence:.1f}）— 根据对话推断，你并没有明说</translation>
     </message>
     <message>
         <source>stated by you (confidence {confidence:.1f})</source>
-        <translation>你亲口说的（可信度 {confidence:.1f}）</translation>
+        <translation type="vanished">你亲口说的（可信度 {confidence:.1f}）</translation>
+    </message>
+    <message>
+        <source>proposed by the assistant as an observation, low confidence ({confidence:.1f}) — inferred, you never said it</source>
+        <translation>由助手提出的推测，可信度低（{confidence:.1f}）— 根据对话推断，你并没有明说</translation>
+    </message>
+    <message>
+        <source>proposed by the assistant from what you said (confidence {confidence:.1f})</source>
+        <translation>由助手根据你说的话提出（可信度 {confidence:.1f}）</translation>
     </message>
     <message>
         <source>Kind:</source>
@@ -1805,6 +1813,10 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Save</source>
         <translation>保存</translation>
+    </message>
+    <message>
+        <source>Save (Ctrl+Enter)</source>
+        <translation>保存（Ctrl+Enter）</translation>
     </message>
     <message>
         <source>Cancel</source>

@@ -299,12 +299,14 @@ async def test_ask_shows_every_field_exactly_and_saves_the_edited_text(
     shown = expect_signal(dialog.superseded_shown)
     await asyncio.wait_for(shown, TIMEOUT)
     assert dialog.content_edit.toPlainText() == "用户喜欢\\u200b喝乌龙茶"
-    assert dialog.kind_label.text() == "Preference (preference)"
+    assert dialog.kind_label.text() == "Preference"  # not "Preference (preference)"
     assert dialog.importance_label.text() == "0.70"
     assert dialog.tags_label.text() == "饮品, tea\\u202e"
     assert dialog.trigger_label.text() == "聊到饮料时"
     assert dialog.supersedes_label.text() == "#1 — 用户喜欢喝咖啡"
-    assert dialog.source_label.text().startswith("observation, low confidence (0.4)")
+    assert dialog.source_label.text().startswith(
+        "proposed by the assistant as an observation, low confidence (0.4)"
+    )
     assert dialog.invisible_warning.isVisible()
     assert "2 invisible" in dialog.invisible_warning.text()
 
@@ -405,7 +407,10 @@ def test_approval_dialog_without_extras(qapp: QApplication):
     assert dialog.tags_label.text() == "none"
     assert dialog.trigger_label.text() == "none"
     assert dialog.supersedes_label.text() == "nothing"
-    assert dialog.source_label.text() == "stated by you (confidence 1.0)"
+    assert (
+        dialog.source_label.text()
+        == "proposed by the assistant from what you said (confidence 1.0)"
+    )
     assert dialog.invisible_warning.isHidden()
     dialog.content_edit.setPlainText("   ")
     assert not dialog.save_button.isEnabled()

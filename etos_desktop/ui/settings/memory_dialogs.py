@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt
-from PySide6.QtGui import QTextCursor
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -162,6 +162,8 @@ class MemoryEditorDialog(QDialog):
         )
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
+        # Enter in the text is a new line; Ctrl+Enter saves (in the other fields Enter does).
+        self.content_edit.installEventFilter(self)
 
         form = QFormLayout()
         self._labels = [QLabel(self) for _ in range(5)]
@@ -199,7 +201,9 @@ class MemoryEditorDialog(QDialog):
         self.trigger_edit.setPlaceholderText(
             self.tr("Optional: when this should come up, e.g. installing dependencies")
         )
-        self.buttons.button(QDialogButtonBox.StandardButton.Save).setText(self.tr("Save"))
+        save = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+        save.setText(self.tr("Save"))
+        save.setToolTip(self.tr("Save (Ctrl+Enter)"))
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(self.tr("Cancel"))
         for index in range(self.kind_combo.count()):
             self.kind_combo.setItemText(index, kind_name(str(self.kind_combo.itemData(index))))
@@ -211,6 +215,18 @@ class MemoryEditorDialog(QDialog):
         elif event.type() == QEvent.Type.PaletteChange:
             set_state(self.error_label, "error")
         super().changeEvent(event)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.content_edit
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        ):
+            self.accept()
+            return True
+        return super().eventFilter(watched, event)
 
     def fields(self) -> MemoryFields:
         """The values in the editor now."""

@@ -723,7 +723,10 @@ class SummariesPage(SettingsPage):
             for activity in ordered:
                 if activity.user_turns == 0:
                     continue
-                combo.addItem(activity.title or self.tr("(untitled)"), activity.conversation_id)
+                # With its date: conversations are often named alike ("Kyoto trip" twice).
+                title = activity.title or self.tr("(untitled)")
+                when = local_time(activity.updated_at) if activity.updated_at else ""
+                combo.addItem(f"{title} · {when}" if when else title, activity.conversation_id)
             index = combo.findData(chosen) if isinstance(chosen, int) else 0
             combo.setCurrentIndex(max(index, 0))
         finally:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog
+
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.transfer import parse_import
@@ -68,3 +71,19 @@ async def test_the_editor_spells_out_invisible_characters(qtbot) -> None:
     assert dialog.invisible_label.isVisible()
     assert dialog.invisible_label.text() == r"Contains invisible characters: Likes\u200b tea"
     assert dialog.fields() == MemoryFields(f"Likes{ZWSP} tea")
+
+
+async def test_ctrl_enter_saves_the_editor_and_enter_is_a_new_line(qtbot) -> None:
+    """Issue 19: Ctrl+Enter did nothing in the memory editor."""
+    dialog = MemoryEditorDialog(MemoryFields("Likes tea"), "Edit", max_chars=100)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.activateWindow()
+    dialog.content_edit.setFocus()
+    qtbot.keyClick(dialog.content_edit, Qt.Key.Key_Return)
+    assert dialog.isVisible()
+    assert dialog.content_edit.toPlainText() == "Likes tea\n"
+    with qtbot.waitSignal(dialog.accepted, timeout=2000):
+        qtbot.keyClick(dialog.content_edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert dialog.result() == QDialog.DialogCode.Accepted
+    assert dialog.fields().content == "Likes tea"

@@ -8,6 +8,7 @@ then look at the database, the requests the local server received and the page.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -140,6 +141,12 @@ async def test_search_and_filters(pe: PageEnv):
     page.show_conversation(trip)
     assert shown(page) == [kyoto]
     assert page.count_label.text() == "Showing 1 of 2"
+    # The picker shows each conversation with its date (issue 19: it had none).
+    picker = page.conversation_filter
+    texts = [picker.itemText(i) for i in range(1, picker.count())]
+    assert len(texts) == 2
+    assert all(re.fullmatch(r".+ · \d{4}-\d{2}-\d{2} \d{2}:\d{2}", t) for t in texts), texts
+    assert any(t.startswith("Kyoto trip · ") for t in texts)
 
 
 async def test_edit_through_the_editor_and_refused_secrets_stay_in_the_dialog(pe: PageEnv):
