@@ -886,6 +886,10 @@ class MessageWidget(QFrame):
             self._status_label.style().unpolish(self._status_label)
             self._status_label.style().polish(self._status_label)
         self._retry_button.setVisible(retry_visible)
+        # A stopped or failed reply offers one way to try again (Retry, which writes a new
+        # version as Regenerate does), and none when trying again cannot help (issue 19).
+        failed = self._status in ("interrupted", "error")
+        self._regenerate_button.setVisible(self.is_assistant and not failed)
         self._status_row.setVisible(bool(text))
 
     def _update_versions(self) -> None:

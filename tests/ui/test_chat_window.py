@@ -86,7 +86,9 @@ async def test_stop_shows_stopped_with_retry_at_once(
     assert widget.text() == row.content
     buttons = {name: (visible, enabled) for name, visible, enabled in shown.buttons}
     assert buttons["retryButton"] == (True, True)
-    for name in ("regenerateButton", "deleteButton", "contextButton"):
+    # One way to try again: Retry (issue 19: Retry and Regenerate were both offered).
+    assert not buttons["regenerateButton"][0]
+    for name in ("deleteButton", "contextButton"):
         assert buttons[name] == (True, True), name
     assert chat.send_button.text() == "Send"
     await assert_view_equals_reopen(etos)
@@ -422,6 +424,7 @@ async def test_retry_is_offered_for_a_server_error(etos: EtosApp, server: FakeOp
     chat = etos.window.chat
     reply = chat.widget(result[1].id)
     assert tool_button(reply, "retryButton").isVisible()
+    assert not tool_button(reply, "regenerateButton").isVisible()
     assert chat.banner_action.text() == "Retry"
     outcome = asyncio.ensure_future(first_outcome(etos))
     await click(chat.banner_action)

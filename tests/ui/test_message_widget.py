@@ -274,6 +274,17 @@ def test_status_line_shows_errors_and_offers_retry(
     widget.set_status("complete")
     assert not status.isVisibleTo(widget)
     assert _button(widget, "regenerateButton").isEnabled()
+    assert _button(widget, "regenerateButton").isVisibleTo(widget)
+
+    # A failure offers one way to try again, and none when it cannot help (issue 19).
+    widget.set_status("error", "Server error.")
+    assert retry.isVisibleTo(widget)
+    assert not _button(widget, "regenerateButton").isVisibleTo(widget)
+    widget.set_status("error", "Too long for the model.", retryable=False)
+    assert not retry.isVisibleTo(widget)
+    assert not _button(widget, "regenerateButton").isVisibleTo(widget)
+    widget.set_status("complete")
+    assert _button(widget, "regenerateButton").isVisibleTo(widget)
 
     with pytest.raises(ValueError, match="unknown message status"):
         widget.set_status("exploded")
