@@ -334,7 +334,7 @@ class EtosApp:
         except EtosError as exc:
             log.error("start-up failed: %s %s", exc.code, exc.detail)
             self.window.statusBar().showMessage(exc.detail)
-            self._show_fatal(exc.detail)
+            self._show_fatal(exc)
             raise
 
     async def _start_services(self) -> None:
@@ -716,16 +716,14 @@ class EtosApp:
 
         show_context(self.window, self.controller, message_id)
 
-    def _show_fatal(self, detail: str) -> None:
+    def _show_fatal(self, error: EtosError) -> None:
+        text = fatal_text(error, self.data_dir)
+        print(f"ETOS Desktop cannot start: {text}", file=sys.stderr)
         box = QMessageBox(self.window)
         box.setIcon(QMessageBox.Icon.Critical)
         box.setWindowTitle(QCoreApplication.translate("EtosApp", "ETOS Desktop cannot start"))
-        box.setText(
-            QCoreApplication.translate(
-                "EtosApp", "The data could not be opened. Nothing was changed."
-            )
-        )
-        box.setDetailedText(redact(detail))
+        box.setText(text)
+        box.setDetailedText(redact(error.detail))
         box.open()
 
     # -- shutdown -----------------------------------------------------------------------------
@@ -789,6 +787,41 @@ class EtosApp:
         if self._follows_color_scheme:
             self.qt_app.styleHints().colorSchemeChanged.disconnect(self._on_color_scheme_changed)
             self._follows_color_scheme = False
+
+
+def fatal_text(error: EtosError, data_dir: Path) -> str:
+    """Which fatal start-up error ``error`` is, in words, and that nothing was changed."""
+    reason = error.params.get("reason")
+    database = paths.database_path(data_dir)
+    if reason == "corrupt":
+        what = QCoreApplication.translate(
+            "EtosApp", "The database file {path} is damaged and cannot be read."
+        ).format(path=database)
+    elif reason == "foreign":
+        what = QCoreApplication.translate(
+            "EtosApp", "The file {path} is another program's database, not ETOS Desktop's."
+        ).format(path=database)
+    elif reason == "newer_schema":
+        what = QCoreApplication.translate(
+            "EtosApp",
+            "The database {path} was written by a newer version of ETOS Desktop; "
+            "start that version to open it.",
+        ).format(path=database)
+    elif reason in ("permission", "read_only"):
+        what = QCoreApplication.translate(
+            "EtosApp", "ETOS Desktop has no permission to write in its data folder {folder}."
+        ).format(folder=data_dir)
+    elif reason == "disk_full":
+        what = QCoreApplication.translate("EtosApp", "The disk of the data folder is full.")
+    else:
+        what = QCoreApplication.translate("EtosApp", "The data could not be opened.")
+    unchanged = QCoreApplication.translate("EtosApp", "Nothing was changed.")
+    return f"{what} {unchanged}"
+
+
+def from_command_line() -> bool:
+    """Whether this run was started from a terminal (it prints there instead of a window)."""
+    return sys.stdin is not None and sys.stdin.isatty()
 
 
 def _settings_problem_text(settings: SettingsStore) -> str:
@@ -911,30 +944,106 @@ def show_first_frame(argv: Sequence[str]) -> tuple[QApplication, EtosApp, Any]:
 def claim_data_folder(*, self_check: bool) -> Any:
     """Be the one app running on the data folder, or show the running one and exit 0.
 
+    A running app that does not answer (frozen) is said to, with Wait and Quit it.
+
     Returns:
         The claim (an ``InstanceGuard``); ``None`` for a self-check, which runs beside an open
         app on purpose (package smoke tests).
 
     Raises:
-        SystemExit: 0 when the running app was asked to show its window; 1 when it holds the
-            folder but does not answer (a second app must not open the same database).
+        SystemExit: 0 when the running app showed its window; 1 when the folder cannot be
+            written, or the running app does not answer and the user closed (a second app
+            must not open the same database).
     """
     if self_check:
         return None
+    from etos_desktop.core.errors import StorageError
     from etos_desktop.ui.single_instance import InstanceGuard, ask_running_to_show
 
-    data_dir = paths.data_dir(os.environ)
-    guard = InstanceGuard(data_dir)
-    if guard.claim():
-        return guard
-    if ask_running_to_show(data_dir):
-        raise SystemExit(0)
-    print(
-        f"ETOS Desktop is already running on {data_dir} but does not answer; "
-        "close it (or end its process) and start again.",
-        file=sys.stderr,
+    data_dir = paths.data_dir(os.environ, create=False)
+    try:
+        guard = InstanceGuard(data_dir)
+        if guard.claim():
+            return guard
+    except StorageError as exc:
+        # A folder that cannot be written (read-only, no permission) is not another app.
+        log.error("start-up failed: %s %s", exc.code, exc.detail)
+        _refuse_start(fatal_text(exc, data_dir), exc.detail)
+        raise SystemExit(1) from None
+    while True:
+        if ask_running_to_show(data_dir):
+            raise SystemExit(0)
+        choice = _ask_about_unresponsive(guard)
+        if choice == "quit":
+            from etos_desktop.ui.single_instance import end_process
+
+            pid = guard.holder_pid()
+            if pid is not None and end_process(pid) and guard.claim():
+                return guard
+        elif choice != "wait":
+            raise SystemExit(1)
+
+
+def _refuse_start(text: str, detail: str) -> None:
+    """Say that the app cannot start, before its window exists.
+
+    It is printed, and shown in a window unless this run came from a terminal.
+    """
+    print(f"ETOS Desktop cannot start: {text}", file=sys.stderr)
+    if from_command_line():
+        return
+    box = QMessageBox(QMessageBox.Icon.Critical, "", text, QMessageBox.StandardButton.Ok)
+    box.setWindowTitle(QCoreApplication.translate("EtosApp", "ETOS Desktop cannot start"))
+    box.setDetailedText(redact(detail))
+    # No event loop runs yet (qasync starts after the first frame): exec() is the only wait.
+    box.exec()
+
+
+def _ask_about_unresponsive(guard: Any) -> str:
+    """Ask what to do about a running app that does not answer: "wait", "quit" or "close"."""
+    text = QCoreApplication.translate(
+        "EtosApp", "ETOS Desktop is already running but does not respond."
     )
-    raise SystemExit(1)
+    print(f"{text} ({guard.data_dir})", file=sys.stderr)
+    if from_command_line():
+        return "close"
+    box = QMessageBox(QMessageBox.Icon.Warning, "ETOS Desktop", text)
+    box.setInformativeText(
+        QCoreApplication.translate(
+            "EtosApp", "It may be busy. Wait for it, or quit it and start again."
+        )
+    )
+    wait = box.addButton(
+        QCoreApplication.translate("EtosApp", "Wait"), QMessageBox.ButtonRole.AcceptRole
+    )
+    quit_it = None
+    if os.name == "posix":  # ending a process by its id: only SIGTERM/SIGKILL are relied on
+        quit_it = box.addButton(
+            QCoreApplication.translate("EtosApp", "Quit it"), QMessageBox.ButtonRole.DestructiveRole
+        )
+    box.addButton(QMessageBox.StandardButton.Close)
+    box.setDefaultButton(wait)
+    # Before the event loop exists (as in ``_refuse_start``).
+    box.exec()
+    if box.clickedButton() is wait:
+        return "wait"
+    if quit_it is None or box.clickedButton() is not quit_it:
+        return "close"
+    confirm = QMessageBox(
+        QMessageBox.Icon.Question,
+        "ETOS Desktop",
+        QCoreApplication.translate("EtosApp", "Quit the ETOS Desktop that does not respond?"),
+    )
+    confirm.setInformativeText(
+        QCoreApplication.translate("EtosApp", "What it has not saved yet is lost.")
+    )
+    yes = confirm.addButton(
+        QCoreApplication.translate("EtosApp", "Quit ETOS Desktop"),
+        QMessageBox.ButtonRole.DestructiveRole,
+    )
+    confirm.addButton(QMessageBox.StandardButton.Cancel)
+    confirm.exec()
+    return "quit" if confirm.clickedButton() is yes else "wait"
 
 
 def install_asyncgen_hooks(loop: Any) -> None:

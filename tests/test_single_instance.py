@@ -8,6 +8,7 @@ that was killed does not keep the next launch out.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -15,6 +16,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -168,3 +170,50 @@ def test_a_short_temporary_folder_keeps_the_plain_name(
 ) -> None:
     monkeypatch.setenv("TMPDIR", "/tmp")
     assert server_name(tmp_path / "data").startswith("etos-desktop-")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+def test_a_frozen_first_app_is_said_not_to_respond_and_can_be_quit(tmp_path: Path) -> None:
+    """A stopped process's socket still accepts connections (the kernel's backlog): only its
+    answer counts. Without one, the second launch says so, waits when told, and quits it."""
+    data_dir = tmp_path / "data"
+    with FakeOpenAIServer() as server, _running_app(data_dir, server) as first:
+        first.send_signal(signal.SIGSTOP)
+        # Reaped as soon as it ends, as a desktop's launcher would: a zombie still holds its pid.
+        reaper = threading.Thread(target=first.wait, daemon=True)
+        reaper.start()
+        try:
+            second = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "tests.helpers.start_driver",
+                    "Wait",
+                    "Quit it",
+                    "Quit ETOS Desktop",
+                ],
+                env=_env(data_dir, server),
+                cwd=REPO_ROOT,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=STARTUP,
+                check=False,
+            )
+            assert second.stdout.strip(), second.stderr[-3000:]
+            report = json.loads(second.stdout.strip().splitlines()[-1])
+            titles = [box["text"] for box in report["boxes"]]
+            frozen = "ETOS Desktop is already running but does not respond."
+            assert titles[:2] == [frozen, frozen], report
+            assert {"Wait", "Quit it"} <= set(report["boxes"][0]["buttons"])
+            assert len(report["boxes"]) == 3  # the confirmation
+            # Quit it ended the frozen app, and this launch then started in its place.
+            reaper.join(timeout=15)
+            assert first.returncode is not None
+            assert first.returncode < 0
+            assert report["window_shown"], report
+        finally:
+            if first.poll() is None:
+                first.send_signal(signal.SIGCONT)
+            else:
+                first.communicate()  # the reaper's wait() leaves its pipes open

@@ -4,7 +4,8 @@ Two processes on one data folder would write one database and one settings file 
 sides. The first launch locks ``instance.lock`` in the data folder (a ``QLockFile``: the lock of
 a process that died is taken over) and listens on a local socket named after the folder; a
 second launch finds the lock taken, asks the first, over that socket, to show its window, and
-exits 0. A launch on another data folder (every test has its own) is not affected.
+exits 0 once the first answers that it did. A launch on another data folder (every test has its
+own) is not affected.
 """
 
 from __future__ import annotations
@@ -22,8 +23,13 @@ log = logging.getLogger(__name__)
 
 #: What a second launch sends.
 _SHOW = b"show\n"
-#: How long a second launch keeps trying to reach the first (which may still be starting).
+#: What the first answers once its window is shown.
+_SHOWN = b"ok\n"
+#: How long a second launch keeps trying to reach the first (which may still be starting), and
+#: then how long it waits for the answer. A stopped process's socket still accepts connections
+#: and takes the request (the kernel's backlog and buffer): only the answer counts.
 _REACH_SECONDS = 5.0
+_ANSWER_SECONDS = 5.0
 #: The longest Unix socket path every supported system takes (macOS: 104 bytes with the NUL).
 _MAX_SOCKET_PATH = 103
 
@@ -70,15 +76,36 @@ class InstanceGuard(QObject):
         self._lock.setStaleLockTime(0)
         self._server: object = None
 
+    def holder_pid(self) -> int | None:
+        """The process id written in the lock by the app that holds it, if it can be read."""
+        # PySide6 returns (pid, host name, app name), and no tuple when there is no lock file.
+        info = self._lock.getLockInfo()
+        pid = info[0] if isinstance(info, tuple) and info else 0
+        return int(pid) if isinstance(pid, int) and pid > 0 else None
+
     @property
     def listening(self) -> bool:
         """Whether later launches can reach this one (the local socket is up)."""
         return self._server is not None
 
     def claim(self) -> bool:
-        """Take the folder; ``False`` when a running app has it."""
+        """Take the folder; ``False`` when a running app has it.
+
+        Raises:
+            StorageError: The lock file cannot be written (a read-only folder, no permission):
+                that is no sign of another app.
+        """
         if not self._lock.tryLock(0):
-            return False
+            if self._lock.error() == QLockFile.LockError.LockFailedError:
+                return False
+            from etos_desktop.core.errors import StorageError
+
+            reason = (
+                "permission" if self._lock.error() == QLockFile.LockError.PermissionError else "io"
+            )
+            raise StorageError(
+                f"{self.data_dir / 'instance.lock'} cannot be created", reason=reason
+            )
         # QLockFile writes it with the umask's mode; every file in the data folder is 0600.
         paths.make_private_file(self.data_dir / "instance.lock")
         return True
@@ -118,6 +145,8 @@ class InstanceGuard(QObject):
         if bytes(socket.readAll().data()).startswith(_SHOW.strip()):
             log.info("another launch on this data folder: showing the window")
             self.show_requested.emit()
+            socket.write(_SHOWN)
+            socket.flush()
         socket.disconnectFromServer()
 
     def release(self) -> None:
@@ -130,11 +159,14 @@ class InstanceGuard(QObject):
             self._lock.unlock()
 
 
-def ask_running_to_show(data_dir: Path, *, seconds: float = _REACH_SECONDS) -> bool:
+def ask_running_to_show(
+    data_dir: Path, *, seconds: float = _REACH_SECONDS, answer_seconds: float = _ANSWER_SECONDS
+) -> bool:
     """Ask the app running on ``data_dir`` to show its window; ``False`` if it did not answer.
 
     Runs before this launch shows anything, so it may wait for the first app to start
-    listening (a second launch right after the first).
+    listening (a second launch right after the first). Only the first app's answer that it
+    showed its window counts, within ``answer_seconds`` of reaching it.
     """
     try:
         from PySide6.QtNetwork import QLocalSocket
@@ -147,9 +179,55 @@ def ask_running_to_show(data_dir: Path, *, seconds: float = _REACH_SECONDS) -> b
         socket.connectToServer(name)
         if socket.waitForConnected(500):
             socket.write(_SHOW)
-            sent = socket.waitForBytesWritten(1000)
-            socket.waitForDisconnected(1000)
-            return sent
+            socket.waitForBytesWritten(1000)
+            answer = b""
+            answer_by = time.monotonic() + answer_seconds
+            while not answer.endswith(b"\n") and time.monotonic() < answer_by:
+                if socket.bytesAvailable() or socket.waitForReadyRead(100):
+                    answer += bytes(socket.readAll().data())
+                elif socket.state() == QLocalSocket.LocalSocketState.UnconnectedState:
+                    break
+            socket.abort()
+            return answer == _SHOWN
         if time.monotonic() > deadline:
             return False
         time.sleep(0.1)
+
+
+def end_process(pid: int, *, seconds: float = 5.0) -> bool:
+    """End the app ``pid`` that does not respond: SIGTERM, then SIGKILL after ``seconds``.
+
+    SIGCONT goes with SIGTERM: a stopped process only acts on SIGTERM once it runs again.
+
+    Returns:
+        Whether the process is gone.
+    """
+    import signal
+
+    def alive() -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:  # another user's process: not ours to end
+            return True
+        return True
+
+    try:
+        os.kill(pid, signal.SIGTERM)
+        if hasattr(signal, "SIGCONT"):
+            os.kill(pid, signal.SIGCONT)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    # Not our child, so there is nothing to wait on: its existence is polled.
+    deadline = time.monotonic() + seconds
+    while alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if alive() and hasattr(signal, "SIGKILL"):
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + seconds
+        while alive() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    return not alive()

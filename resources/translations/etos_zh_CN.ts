@@ -1121,8 +1121,64 @@ Why it was chosen: {reason}</source>
         <translation>ETOS Desktop 无法启动</translation>
     </message>
     <message>
+        <source>The database file {path} is damaged and cannot be read.</source>
+        <translation>数据库文件 {path} 已损坏，无法读取。</translation>
+    </message>
+    <message>
+        <source>The file {path} is another program&apos;s database, not ETOS Desktop&apos;s.</source>
+        <translation>文件 {path} 是其他程序的数据库，不属于 ETOS Desktop。</translation>
+    </message>
+    <message>
+        <source>The database {path} was written by a newer version of ETOS Desktop; start that version to open it.</source>
+        <translation>数据库 {path} 由更新版本的 ETOS Desktop 写入；请用该版本打开。</translation>
+    </message>
+    <message>
+        <source>ETOS Desktop has no permission to write in its data folder {folder}.</source>
+        <translation>ETOS Desktop 没有写入其数据文件夹 {folder} 的权限。</translation>
+    </message>
+    <message>
+        <source>The disk of the data folder is full.</source>
+        <translation>数据文件夹所在的磁盘已满。</translation>
+    </message>
+    <message>
+        <source>The data could not be opened.</source>
+        <translation>无法打开数据。</translation>
+    </message>
+    <message>
+        <source>Nothing was changed.</source>
+        <translation>未做任何更改。</translation>
+    </message>
+    <message>
+        <source>ETOS Desktop is already running but does not respond.</source>
+        <translation>ETOS Desktop 已在运行，但没有响应。</translation>
+    </message>
+    <message>
+        <source>It may be busy. Wait for it, or quit it and start again.</source>
+        <translation>它可能正忙。请等待，或退出它后重新启动。</translation>
+    </message>
+    <message>
+        <source>Wait</source>
+        <translation>等待</translation>
+    </message>
+    <message>
+        <source>Quit it</source>
+        <translation>退出它</translation>
+    </message>
+    <message>
+        <source>Quit the ETOS Desktop that does not respond?</source>
+        <translation>退出没有响应的 ETOS Desktop？</translation>
+    </message>
+    <message>
+        <source>What it has not saved yet is lost.</source>
+        <translation>它尚未保存的内容将会丢失。</translation>
+    </message>
+    <message>
+        <source>Quit ETOS Desktop</source>
+        <translation>退出 ETOS Desktop</translation>
+    </message>
+    <message>
         <source>The data could not be opened. Nothing was changed.</source>
-        <translation>无法打开数据。没有做任何改动。</translation>
+        <translation type="vanished">无法打开数据。没有做任何改动。</translation>
     </message>
     <message>
         <source>The settings file could not be read; it was kept as {name} and the defaults are used.</source>

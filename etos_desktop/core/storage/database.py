@@ -27,7 +27,7 @@ from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.errors import StorageError
 from etos_desktop.core.settings.paths import make_private_dir
 from etos_desktop.core.storage.backups import tidy_folder
-from etos_desktop.core.storage.migrations import migrate
+from etos_desktop.core.storage.migrations import LATEST_VERSION, migrate
 from etos_desktop.core.storage.tables import MessageRow, MessageStatus
 
 log = logging.getLogger(__name__)
@@ -37,6 +37,12 @@ T = TypeVar("T")
 # index (-shm, 32 KiB at a time: SQLITE_IOERR_SHMSIZE, seen on a full tmpfs with 0 and 4 KiB
 # free). With less than two such steps left, an I/O error is taken for the disk being full.
 _FULL_BELOW = 64 * 1024
+
+#: ``PRAGMA application_id`` of an ETOS Desktop database ("ETOS"); older files have 0.
+APPLICATION_ID = 0x45544F53
+#: Tables every ETOS Desktop database has from schema 1 on: a file with 0 as its application id
+#: and other tables is another program's.
+_OWN_TABLES = frozenset({"conversation", "message"})
 
 _ENVIRONMENT_HINTS = (
     "disk is full",
@@ -108,6 +114,8 @@ def _as_storage_error(exc: Exception, folder: Path) -> StorageError:
         return StorageError(detail, reason="io")
     if not any(hint in text for hint in _ENVIRONMENT_HINTS):
         return StorageError(detail, reason="database")
+    if "readonly" in text or "read-only" in text:
+        return StorageError(detail, reason="read_only")
     return StorageError(detail, reason="io")
 
 
@@ -116,6 +124,53 @@ def _free_bytes(folder: Path) -> int | None:
         return shutil.disk_usage(folder).free
     except OSError:
         return None
+
+
+def check_is_ours(path: Path) -> None:
+    """Refuse a file that is damaged, another program's, or newer than this program, read-only.
+
+    Runs before anything writes to the file (switching it to WAL rewrites its header and adds
+    ``-wal``/``-shm`` files), so a refused file is left byte for byte as it was.
+
+    Raises:
+        StorageError: ``reason`` ``"corrupt"``, ``"foreign"`` or ``"newer_schema"``.
+    """
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, isolation_level=None)
+    except sqlite3.OperationalError:
+        raise
+    except sqlite3.DatabaseError as exc:
+        raise StorageError(f"{path.name}: {exc}", reason="corrupt") from exc
+    try:
+        app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        tables = {
+            str(row[0])
+            for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            if not str(row[0]).startswith("sqlite_")
+        }
+        if app_id not in (0, APPLICATION_ID) or (
+            app_id == 0 and tables and not tables >= _OWN_TABLES
+        ):
+            raise StorageError(
+                f"{path.name} is another program's database (application id {app_id}, "
+                f"tables {', '.join(sorted(tables))})",
+                reason="foreign",
+            )
+        if version > LATEST_VERSION:
+            raise StorageError(
+                f"database schema {version} is newer than this program ({LATEST_VERSION})",
+                reason="newer_schema",
+            )
+        result = conn.execute("PRAGMA quick_check").fetchone()
+        if result is None or result[0] != "ok":
+            raise StorageError(f"integrity check failed: {result}", reason="corrupt")
+    except sqlite3.OperationalError:
+        raise
+    except sqlite3.DatabaseError as exc:
+        raise StorageError(f"{path.name}: {exc}", reason="corrupt") from exc
+    finally:
+        conn.close()
 
 
 class Database:
@@ -171,15 +226,16 @@ class Database:
             # Before the pre-migration copy and the daily job (which runs on this thread).
             for stale in tidy_folder(self.backup_dir):
                 log.info("removed %s, left by a backup that was cut short", stale.name)
+        if self.path.is_file() and self.path.stat().st_size > 0:
+            check_is_ours(self.path)
         raw = sqlite3.connect(self.path, isolation_level=None)
         try:
             raw.execute("PRAGMA journal_mode=WAL")
             raw.execute("PRAGMA foreign_keys=ON")
             _secure_delete(raw)
-            result = raw.execute("PRAGMA quick_check").fetchone()
-            if result is None or result[0] != "ok":
-                raise StorageError(f"integrity check failed: {result}", reason="corrupt")
             migrate(raw, self.backup_dir, now=self.clock.now())
+            if raw.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+                raw.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         finally:
             raw.close()
         self._restrict_modes()
