@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QEvent, QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent
+from PySide6.QtGui import QAction, QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QDialog,
     QLabel,
@@ -60,6 +60,9 @@ class _MemoryAction:
 
 
 TextFactory = Callable[[], str]
+
+#: The narrowest the status bar's notice gets (it takes 2/5 of the window).
+_NOTICE_MIN_WIDTH = 160
 
 
 def _factory(text: str | TextFactory) -> TextFactory:
@@ -307,9 +310,21 @@ class MainWindow(QMainWindow):
         return self.tr("%n reply(ies) cut off by the last exit were kept as interrupted", "", count)
 
     def _render_notice(self) -> None:
-        if self._notice is not None:
-            self.notice_label.setText(self._notice[0]())
-            self.notice_label.setToolTip(self._notice[1]())
+        if self._notice is None:
+            return
+        full = self._notice[0]()
+        # At most 2/5 of the window, cut in the middle (the path's start and its end stay):
+        # a long notice left no room for the status bar's messages (issue 19). All of it is
+        # in the tooltip.
+        width = max(_NOTICE_MIN_WIDTH, self.width() * 2 // 5)
+        self.notice_label.setMaximumWidth(width)
+        metrics = self.notice_label.fontMetrics()
+        self.notice_label.setText(metrics.elidedText(full, Qt.TextElideMode.ElideMiddle, width))
+        self.notice_label.setToolTip(self._notice[1]() or full)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._render_notice()
 
     # -- wiring -------------------------------------------------------------------------------
 

@@ -621,7 +621,9 @@ async def test_a_failing_embedder_choice_is_shown_not_lost(
     try:
         await asyncio.wait_for(asyncio.gather(app._embedder_task, return_exceptions=True), 10)
         await asyncio.sleep(0)
-        assert "Matching memories by meaning could not be started" in app.window.notice_label.text()
+        notice = app.window.notice_label
+        assert notice.text().startswith("⚠ Matching memories")  # cut to fit, if need be
+        assert "Matching memories by meaning could not be started" in notice.toolTip()
         assert len(ui_guard.error_logs) == 1
     finally:
         await stop_app(app)

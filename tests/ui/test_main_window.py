@@ -55,7 +55,8 @@ async def test_starts_with_empty_data_dir_and_environment_provider(etos: EtosApp
     assert "Environment" in window.provider_label.text()
     assert "fake-chat" in window.provider_label.text()
     # Keys go to the 0600 file in this environment, and the window says so.
-    assert "secrets.json" in window.notice_label.text() or etos.secrets.using_file_fallback is False
+    notice = window.notice_label.text() + window.notice_label.toolTip()
+    assert "secrets.json" in notice or etos.secrets.using_file_fallback is False
     assert (Path(etos.data_dir) / "etos.db").exists()
 
 
@@ -596,3 +597,23 @@ async def test_a_session_leaves_the_data_folder_owner_only(
     }
     expected = {name: 0o700 if (data_dir / name).is_dir() else 0o600 for name in modes}
     assert modes == expected
+
+
+async def test_a_long_notice_leaves_room_for_status_messages_at_800x600(etos: EtosApp):
+    """Issue 19: status-bar messages ran into the keyring notice."""
+    window = etos.window
+    window.resize(800, 600)
+    long_path = "/home/someone/.local/share/etos-desktop/" + "very-long-folder-name/" * 4
+    window.set_notice(f"⚠ API keys are kept in {long_path}secrets.json (no system keyring found)")
+    await asyncio.sleep(0.05)
+    bar = window.statusBar()
+    message = "Saved to memory (merged into #123)"
+    bar.showMessage(message, 5000)
+    await asyncio.sleep(0.05)
+    permanent = window.notice_label.width() + window.provider_label.width()
+    room = bar.width() - permanent
+    assert room >= bar.fontMetrics().horizontalAdvance(message) + 20
+    assert window.notice_label.width() <= window.width() * 2 // 5
+    assert "…" in window.notice_label.text()
+    assert window.notice_label.text().startswith("⚠ API keys are kept in")
+    assert "secrets.json" in window.notice_label.toolTip()
