@@ -621,6 +621,8 @@ class EtosApp:
         name = chosen or DEFAULT_PERSONA_NAME[lang]
         prompt = self.settings.get_str("persona.prompt") or DEFAULT_PERSONA_PROMPT[lang]
         self.window.global_persona = (name, prompt)
+        if self.controller is not None:
+            self.controller.persona_choice = (chosen, lang)
         self.window.chat.set_persona(chosen, lang)
         self.refresh_companion()
         if self.controller is not None and self.controller.current is not None:

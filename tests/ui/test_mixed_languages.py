@@ -12,13 +12,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel
 
 from etos_desktop.app import EtosApp
 from etos_desktop.core.settings import paths
 from etos_desktop.core.settings.store import SettingsStore
 from tests.helpers.chat_app import history, idle, send, start_app, stop_app
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Text
+from tests.helpers.ui_driver import cancel_file_chooser, choose_file, find_dialog, wait_until
 
 
 @pytest.fixture
@@ -74,3 +75,49 @@ async def test_a_chinese_conversation_names_the_companion_xiaoyi(
     reply = next(r for r in await history(chinese) if r.role == "assistant")
     assert server.chat_requests()[-1].body["messages"][0]["content"].startswith("你的名字是小忆。")
     assert _author(chinese, reply.id) == "小忆"
+
+
+async def test_the_markdown_export_and_its_file_chooser_are_chinese(
+    chinese: EtosApp, server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    server.script(Text("好的。"))
+    await send(chinese, "你好")
+    chinese.window.export_md_action.trigger()
+    chooser = await find_dialog(QFileDialog)
+    labels = {
+        label: chooser.labelText(label)
+        for label in (
+            QFileDialog.DialogLabel.LookIn,
+            QFileDialog.DialogLabel.FileName,
+            QFileDialog.DialogLabel.FileType,
+            QFileDialog.DialogLabel.Accept,
+            QFileDialog.DialogLabel.Reject,
+        )
+    }
+    # Answered before asserting: a chooser left open would hang the app's shutdown.
+    target = tmp_path / "chat.md"
+    await choose_file(str(target))
+    await wait_until(target.exists)
+    await idle(chinese)
+    assert labels == {
+        QFileDialog.DialogLabel.LookIn: "查找范围(&L)：",
+        QFileDialog.DialogLabel.FileName: "文件名称(&N)：",
+        QFileDialog.DialogLabel.FileType: "文件类型(&T)：",
+        QFileDialog.DialogLabel.Accept: "保存(&S)",
+        QFileDialog.DialogLabel.Reject: "取消",
+    }
+    headings = [
+        line.split(" — ")[0] for line in target.read_text("utf-8").splitlines() if line[:3] == "## "
+    ]
+    assert headings == ["## 你", "## 小忆"]
+
+
+async def test_the_import_file_chooser_is_chinese(chinese: EtosApp) -> None:
+    from etos_desktop.ui import dialogs
+
+    chinese.controller.spawn(dialogs.choose_open_path(chinese.window, "打开", "JSON (*.json)"))
+    chooser = await find_dialog(QFileDialog)
+    labels = [chooser.labelText(QFileDialog.DialogLabel.LookIn)]
+    labels.append(chooser.labelText(QFileDialog.DialogLabel.FileType))
+    await cancel_file_chooser()
+    assert labels == ["查找范围(&L)：", "文件类型(&T)："]
