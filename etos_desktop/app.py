@@ -617,17 +617,20 @@ class EtosApp:
         from etos_desktop.core.context.prompts import DEFAULT_PERSONA_NAME, DEFAULT_PERSONA_PROMPT
 
         lang = self.ui_language
-        name = self.settings.get_str("persona.name") or DEFAULT_PERSONA_NAME[lang]
+        chosen = self.settings.get_str("persona.name")
+        name = chosen or DEFAULT_PERSONA_NAME[lang]
         prompt = self.settings.get_str("persona.prompt") or DEFAULT_PERSONA_PROMPT[lang]
         self.window.global_persona = (name, prompt)
-        self.refresh_companion(name)
+        if self.controller is not None:
+            self.controller.persona_choice = (chosen, lang)
+        self.window.chat.set_persona(chosen, lang)
+        self.refresh_companion()
         if self.controller is not None and self.controller.current is not None:
             self.window.chat.set_conversation_header(self.controller.current)
 
-    def refresh_companion(self, name: str) -> None:
-        """Show the companion's name and avatar beside its replies, and the memory state."""
+    def refresh_companion(self) -> None:
+        """Show the companion's avatar beside its replies, and the memory state."""
         chat = self.window.chat
-        chat.set_companion(name, chat.companion_avatar)
         path = self.settings.get_str("persona.avatar")
         if path != self._avatar_path or chat.companion_avatar is None:
             self._avatar_path = path
@@ -646,7 +649,7 @@ class EtosApp:
         image = await asyncio.get_running_loop().run_in_executor(None, load_avatar_image, path)
         if path == self._avatar_path:
             chat = self.window.chat
-            chat.set_companion(chat.companion_name, None if image.isNull() else image)
+            chat.set_companion_avatar(None if image.isNull() else image)
 
     # -- dialogs ------------------------------------------------------------------------------
 

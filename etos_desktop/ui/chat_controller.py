@@ -30,6 +30,7 @@ from etos_desktop.core.chat.events import (
 )
 from etos_desktop.core.chat.export import conversation_to_json, conversation_to_markdown
 from etos_desktop.core.chat.service import ChatService
+from etos_desktop.core.context.prompts import companion_name
 from etos_desktop.core.errors import InvalidInput, UserFacingError
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.errors import MemoryNotFound
@@ -37,6 +38,7 @@ from etos_desktop.core.memory.tools import SaveRequest
 from etos_desktop.core.storage.files import write_private_text
 from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+from etos_desktop.ui.error_text import status_text
 from etos_desktop.ui.task_set import Reporter, TaskSet
 
 log = logging.getLogger(__name__)
@@ -131,6 +133,9 @@ class ChatController(QObject):
         chat.approver = self._approve
         self.search_text = ""
         self.show_archived = False
+        #: The persona name set in Settings ("" for none) and the UI language ("zh"/"en"),
+        #: set by the app: with a conversation's messages they give the companion's name.
+        self.persona_choice: tuple[str, str] = ("", "en")
 
     # -- task plumbing ------------------------------------------------------------------------
 
@@ -568,6 +573,12 @@ class ChatController(QObject):
             await memory.edit(memory_id, text=text)
             self.memory_changed.emit()
 
+    def companion_name(self, conversation: ConversationRow, messages: list[MessageRow]) -> str:
+        """The companion's name in ``conversation``: the one its prompt gives (DESIGN §4)."""
+        chosen, ui_language = self.persona_choice
+        user_texts = [m.content for m in messages if m.role == "user"]
+        return companion_name(user_texts, ui_language, conversation.persona_name, chosen)
+
     # -- export -------------------------------------------------------------------------------
 
     def export(self, conversation_id: int, path: Path, fmt: str) -> asyncio.Task[Any]:
@@ -586,6 +597,14 @@ class ChatController(QObject):
                 conversation_to_json(conversation, messages), ensure_ascii=False, indent=2
             )
         else:
-            text = conversation_to_markdown(conversation, messages)
+            text = conversation_to_markdown(
+                conversation,
+                messages,
+                you=self.tr("You"),
+                assistant=self.companion_name(conversation, messages),
+                untitled=self.tr("Conversation"),
+                empty=self.tr("(empty)"),
+                status=status_text,
+            )
         await asyncio.to_thread(write_private_text, path, text)
         return path

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from etos_desktop.core.context.prompts import companion_name
 from etos_desktop.core.errors import EtosError
 from etos_desktop.core.text.cleaning import neutralise_bidi
 from etos_desktop.ui import dialogs
@@ -291,6 +292,11 @@ class ChatPanel(QWidget):
         self.render_interval_ms = render_interval_ms
         self.companion_name = "Etos"
         self.companion_avatar: QImage | None = None
+        # What the companion's name is judged from, as the prompt judges it: the name set in
+        # Settings, the UI language, the conversation's own name and the user's messages shown.
+        self._persona_choice = ("", "en")
+        self._conversation_persona: str | None = None
+        self._user_texts: dict[int, str] = {}
         self._widgets: dict[int, MessageWidget] = {}
         self._reply_of: dict[int, int] = {}  # assistant message id -> user message id
         self._reply_widget_for_user: dict[int, int] = {}
@@ -499,15 +505,34 @@ class ChatPanel(QWidget):
             if widget.is_user:
                 widget.setMaximumWidth(self.bubble_width())
 
-    def set_companion(self, name: str, avatar: QImage | None) -> None:
-        """The companion's name and avatar (``None``: its initial) beside its replies."""
-        self.companion_name = name
+    def set_persona(self, chosen_name: str, ui_language: str) -> None:
+        """The name set in Settings ("" for none) and the UI language the default name is in.
+
+        The name shown is the one the conversation's prompt gives: the conversation's own, else
+        this one, else the default name in the conversation's language (``companion_name``).
+        """
+        self._persona_choice = (chosen_name, ui_language)
+        self._show_companion_name()
+
+    def set_companion_avatar(self, avatar: QImage | None) -> None:
+        """The companion's avatar (``None``: its initial) beside its replies."""
         self.companion_avatar = avatar
         for widget in self._widgets.values():
             if widget.is_assistant:
-                widget.set_author(name)
                 widget.set_avatar(avatar)
-        self.welcome.set_companion(name, avatar)
+        self.welcome.set_companion(self.companion_name, avatar)
+
+    def _show_companion_name(self) -> None:
+        chosen, ui_language = self._persona_choice
+        texts = [text for _id, text in sorted(self._user_texts.items())]
+        name = companion_name(texts, ui_language, self._conversation_persona, chosen)
+        if name == self.companion_name:
+            return
+        self.companion_name = name
+        for widget in self._widgets.values():
+            if widget.is_assistant:
+                widget.set_author(name)
+        self.welcome.set_companion(name, self.companion_avatar)
 
     def set_memory_state(self, *, enabled: bool, count: int | None = None) -> None:
         """What the welcome says about memory: on or off, and how many memories there are."""
@@ -626,12 +651,14 @@ class ChatPanel(QWidget):
             if note.parentWidget() is self.messages:
                 self._discard(note)
         self._widgets.clear()
+        self._user_texts.clear()
         self._reply_of.clear()
         self._reply_widget_for_user.clear()
         self._first_id = None
         self.cancel_edit()
         self.banner.hide()
         self._temporary_conversation = conversation is not None and conversation.temporary
+        self._conversation_persona = None
         if conversation is None:
             self._untitled = True
             self.title.setText(self.tr("New conversation"))
@@ -645,6 +672,10 @@ class ChatPanel(QWidget):
         self.empty_label.setProperty("loading", False)
         self.empty_label.clear()
         self.empty_label.hide()
+        for row in messages:
+            if row.role == "user":
+                self._user_texts[row.id or 0] = row.content
+        self._show_companion_name()
         for row in messages:
             self._add_widget(row, at_top=False)
         self._first_id = messages[0].id if messages else None
@@ -685,6 +716,9 @@ class ChatPanel(QWidget):
         self.placeholder.setVisible(shown or self.empty_label.isVisibleTo(self.placeholder))
 
     def set_conversation_header(self, conversation: ConversationRow) -> None:
+        """Show the conversation's title, model, temporary state and companion's name."""
+        self._conversation_persona = conversation.persona_name
+        self._show_companion_name()
         self._untitled = not conversation.title
         self.title.setText(conversation.title or self.tr("New conversation"))
         self._temporary_conversation = conversation.temporary
@@ -699,6 +733,10 @@ class ChatPanel(QWidget):
         """Insert an older page above what is shown, keeping the view where it was."""
         bar = self.scroll.verticalScrollBar()
         distance_from_bottom = bar.maximum() - bar.value()
+        for row in messages:
+            if row.role == "user":
+                self._user_texts[row.id or 0] = row.content
+        self._show_companion_name()
         for row in reversed(messages):
             self._add_widget(row, at_top=True)
         if messages:
@@ -786,6 +824,8 @@ class ChatPanel(QWidget):
     # -- live events --------------------------------------------------------------------------
 
     def add_user_message(self, row: MessageRow) -> None:
+        self._user_texts[row.id or 0] = row.content
+        self._show_companion_name()
         self._add_widget(row, at_top=False)
         self.temporary.setEnabled(False)
         self._stick_to_bottom = True
@@ -813,6 +853,8 @@ class ChatPanel(QWidget):
 
     def _forget(self, message_id: int) -> None:
         self._widgets.pop(message_id, None)
+        if self._user_texts.pop(message_id, None) is not None:
+            self._show_companion_name()
         user_id = self._reply_of.pop(message_id, None)
         if user_id is not None and self._reply_widget_for_user.get(user_id) == message_id:
             del self._reply_widget_for_user[user_id]

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from PySide6.QtCore import QStandardPaths, Qt
+from PySide6.QtCore import QCoreApplication, QStandardPaths, Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
 
 if TYPE_CHECKING:
@@ -113,6 +113,19 @@ def suggested_file_name(title: str, suffix: str, *, fallback: str) -> str:
     return f"{name or fallback}{suffix}"
 
 
+def _label_in_ui_language(dialog: QFileDialog) -> None:
+    # Qt's qtbase_zh_CN.qm (PySide6 6.11/6.12) still has "Look in:" and "Files of type:" from
+    # before Qt added their mnemonics, so "&Look in:" and "Files of &type:" stay English under
+    # 中文; the dialog's other words are translated. These two are the app's own words.
+    dialog.setLabelText(
+        QFileDialog.DialogLabel.LookIn, QCoreApplication.translate("FileChooser", "&Look in:")
+    )
+    dialog.setLabelText(
+        QFileDialog.DialogLabel.FileType,
+        QCoreApplication.translate("FileChooser", "Files of &type:"),
+    )
+
+
 async def choose_save_path(
     parent: QWidget, caption: str, name_filter: str, file_name: str
 ) -> str | None:
@@ -131,6 +144,7 @@ async def choose_save_path(
     suggested = str(Path(folder) / file_name) if folder else file_name
     dialog = QFileDialog(parent, caption, suggested, name_filter)
     dialog.setObjectName("saveFileDialog")
+    _label_in_ui_language(dialog)
     dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     return await await_dialog(dialog, lambda result: _chosen(dialog, result), None)
@@ -144,6 +158,7 @@ async def choose_open_path(parent: QWidget, caption: str, name_filter: str) -> s
     """
     dialog = QFileDialog(parent, caption, start_folder(), name_filter)
     dialog.setObjectName("openFileDialog")
+    _label_in_ui_language(dialog)
     dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     return await await_dialog(dialog, lambda result: _chosen(dialog, result), None)

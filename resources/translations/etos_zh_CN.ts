@@ -203,6 +203,18 @@
         <source>The conversation was not exported.</source>
         <translation>对话未能导出。</translation>
     </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>(empty)</source>
+        <translation>（空）</translation>
+    </message>
 </context>
 <context>
     <name>ChatPanel</name>
@@ -1199,6 +1211,17 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Something went wrong. Your messages are saved.</source>
         <translation>出错了。你的消息都已保存。</translation>
+    </message>
+</context>
+<context>
+    <name>FileChooser</name>
+    <message>
+        <source>&amp;Look in:</source>
+        <translation>查找范围(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>Files of &amp;type:</source>
+        <translation>文件类型(&amp;T)：</translation>
     </message>
 </context>
 <context>

@@ -157,12 +157,13 @@ async def test_language_switches_live_in_every_open_window(etos: EtosApp) -> Non
     assert inspector.windowTitle() == "发送了什么"
     assert shortcuts.windowTitle() == "键盘快捷键"
     assert about.windowTitle() == "关于 ETOS Desktop"
-    # The companion's default name follows the UI language too.
-    assert chat.companion_name == "小忆"
-    assert reply.findChild(type(chat.title), "messageRole") is None or True
+    # The companion's default name is the conversation's language's, as in its prompt: this
+    # conversation is English; a new one has no message, so the UI language decides.
+    assert chat.companion_name == "Etos"
     window.new_action.trigger()
     await idle(etos)
     assert chat.title.full_text() == "新对话"
+    assert chat.companion_name == "小忆"
     assert chat.welcome.title.text() == "你好，我是小忆。"
 
     english = dialog.general_page.editors["ui.language"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from etos_desktop import __version__
@@ -49,16 +49,25 @@ def conversation_to_markdown(
     *,
     you: str = "You",
     assistant: str = "Assistant",
+    untitled: str = "Conversation",
+    empty: str = "(empty)",
+    status: Callable[[str, str | None], str] | None = None,
 ) -> str:
     """A readable Markdown transcript of a conversation's current history.
+
+    The words around the messages are the UI's (core has no translations): the UI passes them
+    in its language.
 
     Args:
         conversation: The conversation.
         messages: Its current history, in order.
         you: Heading for the user's messages (the UI passes a translated word).
         assistant: Heading for replies (the UI passes the companion's name).
+        untitled: The title of a conversation that has none.
+        empty: Shown for a message with no text.
+        status: Words for a message's status and error code (default: the status itself).
     """
-    title = conversation.title or "Conversation"
+    title = conversation.title or untitled
     lines = [f"# {title}", "", f"*{conversation.created_at:%Y-%m-%d %H:%M} UTC*", ""]
     for message in messages:
         if message.role not in ("user", "assistant"):
@@ -66,9 +75,10 @@ def conversation_to_markdown(
         who = you if message.role == "user" else assistant
         lines.append(f"## {who} — {message.created_at:%Y-%m-%d %H:%M}")
         lines.append("")
-        lines.append(message.content.rstrip() or "*(empty)*")
+        lines.append(message.content.rstrip() or f"*{empty}*")
         if message.status not in ("complete",):
+            words = status(message.status, message.error_code) if status else message.status
             lines.append("")
-            lines.append(f"*({message.status})*")
+            lines.append(f"*({words or message.status})*")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -47,11 +47,15 @@ from etos_desktop.core.context.assembler import (
     assemble_context,
     head_tokens,
 )
-from etos_desktop.core.context.language import Language, conversation_language
+from etos_desktop.core.context.language import (
+    RECENT_USER_TEXTS,
+    Language,
+    conversation_language,
+)
 from etos_desktop.core.context.model_limits import context_window_for
 from etos_desktop.core.context.prompts import (
-    DEFAULT_PERSONA_NAME,
     DEFAULT_PERSONA_PROMPT,
+    persona_name,
     system_prompt,
 )
 from etos_desktop.core.context.tokens import estimate_message_tokens
@@ -474,11 +478,7 @@ class ChatService:
 
     def _persona(self, conversation: ConversationRow, lang: Language) -> tuple[str, str]:
         """The persona's name and prompt for a conversation (its own, the global, the default)."""
-        name = (
-            conversation.persona_name
-            or self._settings.get_str("persona.name")
-            or DEFAULT_PERSONA_NAME[lang]
-        )
+        name = persona_name(lang, conversation.persona_name, self._settings.get_str("persona.name"))
         prompt = (
             conversation.persona_prompt
             or self._settings.get_str("persona.prompt")
@@ -567,7 +567,7 @@ class ChatService:
             history.extend(messages_to_wire(row))
         previous_user = user_texts[-1] if user_texts else None
         user_texts.append(user.content)
-        lang = conversation_language(user_texts[-20:], self._ui_language())
+        lang = conversation_language(user_texts[-RECENT_USER_TEXTS:], self._ui_language())
         persona_name, persona_prompt = self._persona(conversation, lang)
         context_window = context_window_for(
             resolved.model, self._settings.model_context_overrides()

@@ -20,6 +20,10 @@ Language = Literal["zh", "en"]
 #: the message: "帮我 debug 这个 function" (0.24) is Chinese, "What does 加油 mean?" (0.14) is not.
 ZH_CJK_SHARE: Final = 0.2
 
+#: How many of the user's latest messages decide a conversation's language: the prompt and the
+#: screen judge the same ones, so the companion has one name in both.
+RECENT_USER_TEXTS: Final = 20
+
 
 def language_for_locale(locale: str) -> Language:
     """Map a UI locale name to a prompt language.

@@ -6,11 +6,11 @@ These are text for the model, not UI text: they are chosen by the conversation's
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Final
 
-from etos_desktop.core.context.language import Language
+from etos_desktop.core.context.language import RECENT_USER_TEXTS, Language, conversation_language
 
 #: Base rules every companion conversation starts with; part of the static system prefix.
 BASE_RULES: Final[Mapping[Language, str]] = MappingProxyType(
@@ -67,6 +67,40 @@ DEFAULT_PERSONA_PROMPT: Final[Mapping[Language, str]] = MappingProxyType(
         ),
     }
 )
+
+
+def persona_name(lang: Language, *chosen: str | None) -> str:
+    """The companion's name: the first one the user chose, else the default name in ``lang``.
+
+    Args:
+        lang: The conversation's language.
+        chosen: The names the user set, the first that wins first (the conversation's own,
+            then Settings'); ``None`` or blank means not set.
+
+    Returns:
+        The name, the same in the prompt and beside the replies.
+    """
+    for name in chosen:
+        if name and name.strip():
+            return name.strip()
+    return DEFAULT_PERSONA_NAME[lang]
+
+
+def companion_name(user_texts: Sequence[str], ui_language: str, *chosen: str | None) -> str:
+    """The companion's name in a conversation, judged as its prompt judges it.
+
+    Args:
+        user_texts: The user's messages in the conversation, oldest first (the latest
+            ``RECENT_USER_TEXTS`` decide its language).
+        ui_language: The UI language, the language of a conversation with no usable message.
+        chosen: The names the user set, as for :func:`persona_name`.
+
+    Returns:
+        The name.
+    """
+    lang = conversation_language(user_texts[-RECENT_USER_TEXTS:], ui_language)
+    return persona_name(lang, *chosen)
+
 
 _NAME_LINE: Final[Mapping[Language, str]] = MappingProxyType(
     {"en": "Your name is {name}.", "zh": "你的名字是{name}。"}

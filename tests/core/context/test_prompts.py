@@ -2,13 +2,15 @@ import re
 
 import pytest
 
-from etos_desktop.core.context.language import Language
+from etos_desktop.core.context.language import RECENT_USER_TEXTS, Language
 from etos_desktop.core.context.prompts import (
     BASE_RULES,
     DEFAULT_PERSONA_NAME,
     DEFAULT_PERSONA_PROMPT,
     MEMORY_IN_USER_MESSAGE_NOTE,
     USER_MESSAGE_HEADING,
+    companion_name,
+    persona_name,
     system_prompt,
 )
 from etos_desktop.core.context.tokens import cjk_share
@@ -72,3 +74,19 @@ def test_system_prompt_is_deterministic_and_format_safe() -> None:
     first = system_prompt("en", "{name}", "Uses {braces}.")
     assert first == system_prompt("en", "{name}", "Uses {braces}.")
     assert "Your name is {name}." in first
+
+
+def test_the_companions_name_is_the_users_else_the_default_in_the_conversations_language():
+    english = ["How are you?", "Tell me more."]
+    assert companion_name(english, "zh") == "Etos"
+    assert companion_name(["你好吗？"], "en") == "小忆"
+    # No message with a letter: the UI language decides.
+    assert companion_name([], "zh") == "小忆"
+    assert companion_name(["👍"], "en") == "Etos"
+    # A name the user set wins: the conversation's, then Settings'; blank is not a name.
+    assert companion_name(english, "zh", "Ada", "Bo") == "Ada"
+    assert companion_name(english, "zh", None, " Bo ") == "Bo"
+    assert companion_name(english, "zh", "  ", "") == "Etos"
+    # Only the latest messages count, as in the prompt.
+    assert companion_name(["你好"] * 30 + ["Hi there"] * RECENT_USER_TEXTS, "zh") == "Etos"
+    assert persona_name("zh", None, "") == "小忆"
