@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import pytest
 
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.migrations import LATEST_VERSION
+from tests.helpers.mount_namespace import can_mount_privately
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,14 +53,7 @@ def _drive(command: list[str], data_dir: Path, *answers: str) -> dict[str, Any]:
 
 
 def _can_bind_read_only() -> bool:
-    if not sys.platform.startswith("linux") or os.geteuid() != 0:
-        return False
-    if shutil.which("unshare") is None or shutil.which("mount") is None:
-        return False
-    probe = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", "true"], capture_output=True, check=False
-    )
-    return probe.returncode == 0
+    return can_mount_privately()
 
 
 @pytest.mark.skipif(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -20,6 +19,7 @@ import pytest
 
 from etos_desktop.core.errors import StorageError
 from etos_desktop.ui.error_text import failure_text
+from tests.helpers.mount_namespace import can_mount_privately
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -119,15 +119,7 @@ CHILD = textwrap.dedent(
 
 
 def _can_mount_tmpfs() -> bool:
-    if not sys.platform.startswith("linux") or os.geteuid() != 0:
-        return False
-    if shutil.which("unshare") is None or shutil.which("mount") is None:
-        return False
-    # Root in a container may still lack CAP_SYS_ADMIN for a new mount namespace.
-    probe = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", "true"], capture_output=True, check=False
-    )
-    return probe.returncode == 0
+    return can_mount_privately()
 
 
 pytestmark = [
