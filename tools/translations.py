@@ -213,22 +213,40 @@ def translation_problems(message: Message) -> list[str]:
 # -- what lupdate cannot read ---------------------------------------------------------------------
 
 
-def unreadable_calls(root: Path) -> list[str]:
+class Sources:
+    """The package's Python files, each read once and parsed only when a check needs it.
+
+    Most files (all of ``core/``) hold no translation call; a file is parsed only when its text
+    names what a check looks for, which keeps ``check`` (run by several tests) cheap.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.texts = {name: (root / name).read_text(encoding="utf-8") for name in sources(root)}
+        self._trees: dict[str, ast.Module] = {}
+
+    def trees(self, *words: str) -> dict[str, ast.Module]:
+        """The parsed files whose text contains one of ``words``."""
+        found = {}
+        for name, text in self.texts.items():
+            if any(word in text for word in words):
+                if name not in self._trees:
+                    self._trees[name] = ast.parse(text)
+                found[name] = self._trees[name]
+        return found
+
+
+def unreadable_calls(root: Path, files: Sources | None = None) -> list[str]:
     """Texts passed to translation in a way lupdate does not extract.
 
     A helper that wraps ``translate(context, text)`` hides literal texts passed to it; and
     ``window.tr("…")`` is extracted under the context "window", not the class of ``window``.
     """
-    trees = {name: ast.parse((root / name).read_text(encoding="utf-8")) for name in sources(root)}
-    helpers = {
-        node.name
-        for tree in trees.values()
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef)
-        and any(_translates_a_variable(c) for c in ast.walk(node))
-    }
+    files = files or Sources(root)
+    helpers: set[str] = set()
+    for tree in files.trees("translate").values():
+        _find_helpers(tree, [], helpers)
     problems = []
-    for name, tree in trees.items():
+    for name, tree in files.trees(".tr(", *helpers).items():
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
@@ -246,10 +264,20 @@ def unreadable_calls(root: Path) -> list[str]:
                     f"{name}:{node.lineno}: {ast.unparse(func)}() is extracted under the "
                     f"context {ast.unparse(func.value)!r}: use QCoreApplication.translate()"
                 )
-    return problems
+    return sorted(problems)
 
 
-def code_messages(root: Path) -> set[tuple[str, str, str, bool]]:
+def _find_helpers(node: ast.AST, functions: list[str], helpers: set[str]) -> None:
+    """Add to ``helpers`` every function that (itself or nested in it) translates a variable."""
+    if isinstance(node, ast.FunctionDef):
+        functions = [*functions, node.name]
+    if functions and _translates_a_variable(node):
+        helpers.update(functions)
+    for child in ast.iter_child_nodes(node):
+        _find_helpers(child, functions, helpers)
+
+
+def code_messages(root: Path, files: Sources | None = None) -> set[tuple[str, str, str, bool]]:
     """The messages the code's translation calls hold, read with Python's own parser.
 
     ``self.tr(text, disambiguation, n)`` (context: the enclosing class),
@@ -259,9 +287,9 @@ def code_messages(root: Path) -> set[tuple[str, str, str, bool]]:
     such as ``len(x)``, and never takes a ``translate()`` for a plural (measured with
     PySide6 6.11), so plurals go through ``self.tr()``.
     """
+    files = files or Sources(root)
     found: set[tuple[str, str, str, bool]] = set()
-    for name in sources(root):
-        tree = ast.parse((root / name).read_text(encoding="utf-8"))
+    for tree in files.trees(".tr(", "translate", "QT_TRANSLATE_NOOP").values():
         _collect(tree, [], found)
     return found
 
@@ -341,7 +369,8 @@ def summary(root: Path) -> list[str]:
 
 def check(root: Path) -> list[str]:
     """Everything that is out of date or wrong; empty when the translations are current."""
-    problems = unreadable_calls(root)
+    files = Sources(root)
+    problems = unreadable_calls(root, files)
     with tempfile.TemporaryDirectory(prefix="etos-translations-") as scratch:
         for catalogue in CATALOGUES:
             committed = root / catalogue.ts
@@ -353,7 +382,7 @@ def check(root: Path) -> list[str]:
             extract(root, catalogue, fresh)
             problems += _stale(catalogue, messages(committed), messages(fresh))
             if not catalogue.plural_only:
-                problems += _missed_by_lupdate(code_messages(root), messages(fresh))
+                problems += _missed_by_lupdate(code_messages(root, files), messages(fresh))
             compiled = Path(scratch) / catalogue.qm.name
             compile_ts(committed, compiled)
             qm = root / catalogue.qm

@@ -16,6 +16,7 @@ went stale.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import json
@@ -75,6 +76,8 @@ log = logging.getLogger(__name__)
 KEYWORD_CANDIDATES: Final = 200
 #: Vector matches considered per query, at least (4 × k when that is more).
 VECTOR_CANDIDATES: Final = 100
+#: How many recent query vectors the engine keeps (a few hundred KB at 512 dimensions).
+QUERY_VECTOR_CACHE: Final = 128
 #: Memories from a named period ("last week") added to the candidates, newest first. Any other
 #: candidate from the period is marked as in it too (by its dates). 1,000 made a two-month
 #: window over a 10k store cost 0.6 s of reading and scoring (tests/bench/retrieval_speed.py).
@@ -230,6 +233,11 @@ class MemoryEngine:
         self._state_lock = threading.Lock()
         self._dirty: set[int] = set()
         self._rebuild = False
+        # The newest query vectors, by (embedder, text): a retried or regenerated turn and a
+        # question searched in several modes embed once (the built-in model takes 10-60 ms).
+        self._query_vectors: collections.OrderedDict[tuple[int, str], FloatArray] = (
+            collections.OrderedDict()
+        )
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -302,8 +310,28 @@ class MemoryEngine:
             self._embedder = embedder
             self._tuning = tuning or tuning_for(embedder.key if embedder else None)
             self._rebuild = True
+            self._query_vectors.clear()
 
     # -- internals ------------------------------------------------------------------------------
+
+    def _query_vector(self, embedder: Embedder, query: str) -> FloatArray:
+        """``query`` embedded as a query, from the cache of the newest ones when it is there."""
+        key = (id(embedder), query)
+        with self._state_lock:
+            cached = self._query_vectors.get(key)
+            if cached is not None:
+                self._query_vectors.move_to_end(key)
+                return cached
+        # An embedder trained with query/passage prefixes (E5) embeds queries apart.
+        encode = getattr(embedder, "embed_query", embedder.embed)
+        vector = numpy.asarray(encode([query]), dtype=numpy.float32)[0]
+        vector.setflags(write=False)
+        with self._state_lock:
+            if self._embedder is embedder:
+                self._query_vectors[key] = vector
+                while len(self._query_vectors) > QUERY_VECTOR_CACHE:
+                    self._query_vectors.popitem(last=False)
+        return vector
 
     def _call(self, fn: Callable[[Any], Any]) -> Any:
         if self._db.on_db_thread():
@@ -1199,9 +1227,7 @@ class MemoryEngine:
         query_vector: FloatArray | None = None
         if search_mode is not SearchMode.KEYWORD and embedder is not None and query.strip():
             try:
-                # An embedder trained with query/passage prefixes (E5) embeds queries apart.
-                encode = getattr(embedder, "embed_query", embedder.embed)
-                query_vector = numpy.asarray(encode([query]), dtype=numpy.float32)[0]
+                query_vector = self._query_vector(embedder, query)
             except ProviderError:
                 if search_mode is SearchMode.VECTOR:
                     raise

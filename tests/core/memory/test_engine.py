@@ -111,3 +111,24 @@ def test_saved_and_edited_text_is_cleaned(engine: MemoryEngine) -> None:
     engine.edit(memory_id, text="Drinks\x00 green\x9b tea\r\nin the morning")
     assert engine.get(memory_id).content == "Drinks green tea\nin the morning"
     assert engine.search("green", mode="keyword")[0].id == memory_id
+
+
+def test_a_query_searched_again_is_embedded_once(tmp_path: Path) -> None:
+    """Search in several modes, a retry, a regenerated turn: the query's vector is reused."""
+    embedder = HashEmbedder(256)
+    with MemoryEngine.open(tmp_path / "m.db", embedder=embedder, clock=FakeClock()) as engine:
+        engine.save("My sister's greyhound is called Biscotti.", "fact")
+        before = embedder.calls
+        first = engine.search("What is the greyhound called?", mode="vector", apply_floor=False)
+        again = engine.search("What is the greyhound called?", mode="hybrid", apply_floor=False)
+        assert embedder.calls == before + 1
+        assert [h.id for h in first][:1] == [h.id for h in again][:1] != []
+        engine.search("Which dog is it?", mode="vector")
+        assert embedder.calls == before + 2
+        # Another embedder's vectors are another space: nothing cached is reused.
+        other = HashEmbedder(256, key="hash:other")
+        engine.set_embedder(other)
+        engine.reembed()
+        engine.search("What is the greyhound called?", mode="vector")
+        assert embedder.calls == before + 2
+        assert other.calls >= 2
