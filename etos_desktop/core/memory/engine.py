@@ -324,7 +324,7 @@ class MemoryEngine:
                 return cached
         # An embedder trained with query/passage prefixes (E5) embeds queries apart.
         encode = getattr(embedder, "embed_query", embedder.embed)
-        vector = numpy.asarray(encode([query]), dtype=numpy.float32)[0]
+        vector: FloatArray = numpy.asarray(encode([query]), dtype=numpy.float32)[0]
         vector.setflags(write=False)
         with self._state_lock:
             if self._embedder is embedder:
