@@ -136,6 +136,7 @@ async def test_a_huge_import_file_is_refused_before_it_is_read(
     assert access.max_content_chars == 1000
 
 
+@pytest.mark.logs(r"^ERROR etos_desktop\.core\.memory\.access: a supersede listener failed$")
 async def test_a_save_that_supersedes_is_told_with_its_source_and_get_many_reads_by_id(
     access: MemoryAccess,
 ):

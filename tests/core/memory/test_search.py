@@ -179,6 +179,7 @@ def test_archived_and_expired_are_never_returned(
     assert [h.id for h in hits] == [live]
 
 
+@pytest.mark.logs(r"embedding failed, memory kept for keyword search only")
 def test_memories_without_a_vector_fall_back_to_keyword(tmp_path: Path, clock: FakeClock) -> None:
     embedder = FlakyEmbedder()
     with MemoryEngine.open(tmp_path / "m.db", embedder=embedder, clock=clock) as engine:
@@ -196,6 +197,10 @@ def test_memories_without_a_vector_fall_back_to_keyword(tmp_path: Path, clock: F
         assert "vector" in engine.search("allergic peanuts")[0].parts
 
 
+@pytest.mark.logs(
+    r"embedding failed, memory kept for keyword search only",
+    r"query embedding failed; keyword search only",
+)
 def test_query_embedding_failure(tmp_path: Path, clock: FakeClock) -> None:
     embedder = FlakyEmbedder()
     with MemoryEngine.open(tmp_path / "m.db", embedder=embedder, clock=clock) as engine:

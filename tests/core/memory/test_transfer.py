@@ -575,6 +575,7 @@ class FailingEmbedder(HashEmbedder):
         raise ProviderError("embedding server down")
 
 
+@pytest.mark.logs(r"embedding failed, memory kept for keyword search only")
 def test_an_embedder_failure_keeps_the_import_for_keyword_search(
     tmp_path: Path, clock: FakeClock
 ) -> None:

@@ -425,6 +425,7 @@ def test_default_backend_comes_from_keyring(data: Path, monkeypatch: pytest.Monk
     assert memory.entries == {(SERVICE, "p1"): KEY}
 
 
+@pytest.mark.logs(r"keyring unavailable \(RuntimeError\)")
 def test_broken_keyring_installation_falls_back(
     data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -474,6 +475,7 @@ def test_keys_saved_while_keyring_was_down_are_found_and_migrated(data: Path) ->
     assert store.get("p1") is None
 
 
+@pytest.mark.logs(r"could not remove an old key from")
 def test_stale_file_copy_that_cannot_be_cleaned_does_not_fail_set(
     data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -496,6 +498,7 @@ def test_stale_file_copy_that_cannot_be_cleaned_does_not_fail_set(
     [b"{broken", b"[]", b'{"keys": 5}', b"\xff\xfe"],
     ids=["json", "list", "keys", "utf8"],
 )
+@pytest.mark.logs(r"unreadable key file moved to ")
 def test_corrupt_fallback_file_is_moved_aside(data: Path, content: bytes) -> None:
     path = data / "secrets.json"
     path.write_bytes(content)

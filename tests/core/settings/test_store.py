@@ -128,6 +128,7 @@ def test_save_creates_missing_parent(tmp_path: Path) -> None:
     [b"{not json", b"[1, 2, 3]", b'"text"', b"\xff\xfe\x00garbage", b""],
     ids=["broken", "list", "string", "not-utf8", "empty"],
 )
+@pytest.mark.logs(r"settings\.store: settings file .*; moved to settings\.json\.corrupt-")
 def test_corrupt_file_is_moved_aside_and_defaults_used(settings_file: Path, content: bytes) -> None:
     settings_file.write_bytes(content)
     store = _reloaded(settings_file)
@@ -143,6 +144,7 @@ def test_corrupt_file_is_moved_aside_and_defaults_used(settings_file: Path, cont
     assert json.loads(settings_file.read_text(encoding="utf-8"))["settings"] == {}
 
 
+@pytest.mark.logs(r"settings\.store: settings file .*; moved to settings\.json\.corrupt-")
 def test_corrupt_backup_name_never_overwrites_an_earlier_one(settings_file: Path) -> None:
     settings_file.write_bytes(b"first{")
     _reloaded(settings_file)
@@ -155,6 +157,7 @@ def test_corrupt_backup_name_never_overwrites_an_earlier_one(settings_file: Path
     assert store.corrupt_backup == second
 
 
+@pytest.mark.logs(r"settings file .*unreadable: .*; moved to settings\.json\.corrupt-")
 def test_unreadable_file_is_moved_aside(settings_file: Path) -> None:
     # A directory where the file should be: reading it fails with an OSError on every OS.
     settings_file.mkdir()
@@ -166,6 +169,7 @@ def test_unreadable_file_is_moved_aside(settings_file: Path) -> None:
     assert (store.corrupt_backup / "inside").read_text() == "user data"
 
 
+@pytest.mark.logs(r"settings file .*chat\.temperature: out_of_range; using the default")
 def test_invalid_values_fall_back_to_defaults(settings_file: Path) -> None:
     settings_file.write_text(
         json.dumps(
@@ -192,6 +196,7 @@ def test_invalid_values_fall_back_to_defaults(settings_file: Path) -> None:
     assert settings_file.exists()
 
 
+@pytest.mark.logs(r"settings file .*'settings' is not an object; using defaults")
 def test_sections_of_the_wrong_type_are_reported(settings_file: Path) -> None:
     settings_file.write_text(
         json.dumps(
@@ -252,6 +257,7 @@ def test_unknown_keys_are_preserved(settings_file: Path) -> None:
     assert document["providers"][0]["chat_model"] == "gpt-4o"
 
 
+@pytest.mark.logs(r"settings file .*provider #1 is not an object; skipped")
 def test_bad_provider_entries_are_skipped(settings_file: Path) -> None:
     good = _provider("ok").to_dict()
     settings_file.write_text(
@@ -558,6 +564,7 @@ def test_model_context_validation(store: SettingsStore, model: str, tokens: int,
     assert caught.value.params["key"] == key
 
 
+@pytest.mark.logs(r"settings file .*context size for 'bad' is invalid; skipped")
 def test_invalid_model_context_in_file_is_skipped(settings_file: Path) -> None:
     settings_file.write_text(
         json.dumps({"model_context": {"good": 32768, "bad": "big", "tiny": 5}}), encoding="utf-8"
