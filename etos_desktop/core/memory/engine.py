@@ -49,7 +49,6 @@ from etos_desktop.core.memory.records import (
     MemoryKind,
     MemorySource,
     Revision,
-    RevisionAction,
     SaveResult,
 )
 from etos_desktop.core.memory.search import Candidate, Hit, KeywordScorer, SearchMode, rank
@@ -58,7 +57,7 @@ from etos_desktop.core.memory.tuning import Tuning, tuning_for
 from etos_desktop.core.memory.vectors import FloatArray, VectorIndex, chunk_texts
 from etos_desktop.core.storage import traces
 from etos_desktop.core.storage.database import Database, checkpoint
-from etos_desktop.core.storage.tables import MemoryRow
+from etos_desktop.core.storage.tables import MemoryRow, RevisionAction
 from etos_desktop.core.text.segmentation import (
     STOP_TERMS,
     duplicate_key,

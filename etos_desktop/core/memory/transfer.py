@@ -52,11 +52,11 @@ from etos_desktop.core.memory.errors import (
     MemoryTooLong,
 )
 from etos_desktop.core.memory.policy import check_content
-from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource, RevisionAction
+from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource
 from etos_desktop.core.memory.vectors import FloatArray
 from etos_desktop.core.profile import transfer as profile_transfer
 from etos_desktop.core.profile.records import Profile
-from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow
+from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, RevisionAction
 from etos_desktop.core.summaries import transfer as summary_transfer
 from etos_desktop.core.summaries.records import Summary
 from etos_desktop.core.text.cleaning import clean_text
