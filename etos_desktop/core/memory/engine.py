@@ -41,7 +41,6 @@ from etos_desktop.core.memory.gating import (
     asks_only_what_was_said,
     refers_back,
 )
-from etos_desktop.core.memory.policy import check_content
 from etos_desktop.core.memory.records import (
     DeletedMemory,
     Memory,
@@ -58,6 +57,7 @@ from etos_desktop.core.memory.vectors import FloatArray, VectorIndex, chunk_text
 from etos_desktop.core.storage import traces
 from etos_desktop.core.storage.database import Database, checkpoint
 from etos_desktop.core.storage.tables import MemoryRow, RevisionAction
+from etos_desktop.core.text.checks import check_content
 from etos_desktop.core.text.segmentation import (
     STOP_TERMS,
     duplicate_key,

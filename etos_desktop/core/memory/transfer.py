@@ -51,7 +51,6 @@ from etos_desktop.core.memory.errors import (
     MemorySecret,
     MemoryTooLong,
 )
-from etos_desktop.core.memory.policy import check_content
 from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource
 from etos_desktop.core.memory.vectors import FloatArray
 from etos_desktop.core.profile import transfer as profile_transfer
@@ -59,6 +58,7 @@ from etos_desktop.core.profile.records import Profile
 from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, RevisionAction
 from etos_desktop.core.summaries import transfer as summary_transfer
 from etos_desktop.core.summaries.records import Summary
+from etos_desktop.core.text.checks import check_content
 from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.secrets import secret_reason
 from etos_desktop.core.text.segmentation import duplicate_key
@@ -437,7 +437,7 @@ class InvalidEntry:
         index: Its position in the file's ``memories`` list (0-based).
         reason: An :data:`EntryProblem`.
         field: The offending field, when one is to blame.
-        secret: For ``secret``: what kind of secret it looks like (``policy.SECRET_REASONS``).
+        secret: For ``secret``: what kind of secret it looks like (``core.text.secrets.SECRET_REASONS``).
         excerpt: The start of its content (empty when the content is the problem: a secret or
             a non-text value is never repeated).
     """

@@ -29,10 +29,10 @@ from typing import Any, Final, Literal
 from sqlmodel import Session, col, select
 
 from etos_desktop.core.errors import InvalidInput
-from etos_desktop.core.memory.policy import check_content
 from etos_desktop.core.storage.tables import ConversationRow, SessionSummaryRow
 from etos_desktop.core.summaries import store
 from etos_desktop.core.summaries.records import Summary, SummarySource
+from etos_desktop.core.text.checks import check_content
 from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.segmentation import duplicate_key
 
