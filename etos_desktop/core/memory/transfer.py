@@ -45,12 +45,7 @@ from sqlmodel import Session, col, select
 
 from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.memory import fts, store
-from etos_desktop.core.memory.errors import (
-    MemoryLimitReached,
-    MemoryRejected,
-    MemorySecret,
-    MemoryTooLong,
-)
+from etos_desktop.core.memory.errors import MemoryLimitReached
 from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource
 from etos_desktop.core.memory.vectors import FloatArray
 from etos_desktop.core.profile import transfer as profile_transfer
@@ -58,7 +53,7 @@ from etos_desktop.core.profile.records import Profile
 from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, RevisionAction
 from etos_desktop.core.summaries import transfer as summary_transfer
 from etos_desktop.core.summaries.records import Summary
-from etos_desktop.core.text.checks import check_content
+from etos_desktop.core.text.checks import MemoryRejected, MemorySecret, MemoryTooLong, check_content
 from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.secrets import secret_reason
 from etos_desktop.core.text.segmentation import duplicate_key

@@ -34,9 +34,8 @@ from PySide6.QtWidgets import (
 )
 
 from etos_desktop.core.memory import transfer
-from etos_desktop.core.memory.errors import MemoryRejected
 from etos_desktop.core.memory.records import Memory, MemoryKind, Revision
-from etos_desktop.core.text.checks import check_content
+from etos_desktop.core.text.checks import MemoryRejected, check_content
 from etos_desktop.ui.dialogs import await_dialog, await_result
 from etos_desktop.ui.markdown_render import escape_invisible
 from etos_desktop.ui.memory_text import (

@@ -14,12 +14,12 @@ from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.memory import transfer
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.engine import MemoryEngine
-from etos_desktop.core.memory.errors import MemorySecret
 from etos_desktop.core.profile.access import ProfileAccess
 from etos_desktop.core.profile.errors import ProfilePinsTooLong, ProfileStale, ProfileTooLong
 from etos_desktop.core.profile.records import PinnedLine
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.migrations import MIGRATIONS, migrate
+from etos_desktop.core.text.checks import MemorySecret
 
 TEXT = "## Identity\n- Mia, engineer in Berlin\n\n## Goals\n- Run a marathon"
 PIN = PinnedLine("- Mia, engineer in Berlin", "identity")
