@@ -516,7 +516,7 @@ class EtosApp:
         return (default.id, default.base_url, default.embedding_model)
 
     def _tuning_for(self, key: str | None) -> Any:
-        from etos_desktop.core.memory.tuning import tuning_for, with_strictness
+        from etos_desktop.core.retrieval.tuning import tuning_for, with_strictness
 
         self._strictness = self.settings.get_str("memory.strictness")
         return with_strictness(tuning_for(key), self._strictness)
@@ -554,7 +554,7 @@ class EtosApp:
         """
         import asyncio
 
-        from etos_desktop.core.memory.embedders import EndpointSettings, choose_embedder
+        from etos_desktop.core.providers.embedders import EndpointSettings, choose_embedder
 
         if self.memory is None or self.registry is None:
             return

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from etos_desktop.core.memory import transfer
-from etos_desktop.core.memory.embedding import Embedder
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.records import (
     DeletedMemory,
@@ -33,9 +32,10 @@ from etos_desktop.core.memory.records import (
     SaveResult,
 )
 from etos_desktop.core.memory.search import Hit
-from etos_desktop.core.memory.tuning import Tuning
 from etos_desktop.core.profile.records import Profile
 from etos_desktop.core.profile.transfer import ProfilePlan
+from etos_desktop.core.providers.embedding import Embedder
+from etos_desktop.core.retrieval.tuning import Tuning
 from etos_desktop.core.summaries.records import Summary
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ ProfileSource = Callable[[], Profile]
 #: Told on the event loop after a save ended an older memory: the result and the save's source.
 SupersedeListener = Callable[[SaveResult, str], None]
 
-#: Key prefixes of the embedders the app builds (``embedders.py``).
+#: Key prefixes of the embedders the app builds (``core/providers/embedders.py``).
 _BUILTIN_PREFIX = "use-m3:"
 _ENDPOINT_PREFIX = "openai:"
 

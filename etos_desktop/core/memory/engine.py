@@ -34,13 +34,7 @@ from sqlmodel import col, select
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.errors import InvalidInput, ProviderError
 from etos_desktop.core.memory import fts, store, transfer
-from etos_desktop.core.memory.embedding import Embedder
 from etos_desktop.core.memory.errors import MemoryLimitReached, MemoryNotFound
-from etos_desktop.core.memory.gating import (
-    addresses_user,
-    asks_only_what_was_said,
-    refers_back,
-)
 from etos_desktop.core.memory.records import (
     DeletedMemory,
     Memory,
@@ -52,8 +46,14 @@ from etos_desktop.core.memory.records import (
 )
 from etos_desktop.core.memory.search import Candidate, Hit, KeywordScorer, SearchMode, rank
 from etos_desktop.core.memory.slots import change_cue, same_slot
-from etos_desktop.core.memory.tuning import Tuning, tuning_for
-from etos_desktop.core.memory.vectors import FloatArray, VectorIndex, chunk_texts
+from etos_desktop.core.providers.embedding import Embedder
+from etos_desktop.core.retrieval.gating import (
+    addresses_user,
+    asks_only_what_was_said,
+    refers_back,
+)
+from etos_desktop.core.retrieval.tuning import Tuning, tuning_for
+from etos_desktop.core.retrieval.vectors import FloatArray, VectorIndex, chunk_texts
 from etos_desktop.core.storage import traces
 from etos_desktop.core.storage.database import Database, checkpoint
 from etos_desktop.core.storage.tables import MemoryRow, RevisionAction

@@ -24,9 +24,9 @@ from typing import Final
 from etos_desktop.core.context.assembler import ContextBlock, TraceMemory
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.memory.access import MemoryAccess
-from etos_desktop.core.memory.gating import RecallCue, addresses_user, recall_cue, refers_back
 from etos_desktop.core.memory.records import Memory
 from etos_desktop.core.memory.search import Hit
+from etos_desktop.core.retrieval.gating import RecallCue, addresses_user, recall_cue, refers_back
 from etos_desktop.core.time_words import TimeWindow
 
 #: How much of the previous message and of the current one goes into the query.

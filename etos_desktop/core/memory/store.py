@@ -20,7 +20,7 @@ from sqlmodel import Session, SQLModel, col, delete, select
 
 from etos_desktop.core.memory import fts
 from etos_desktop.core.memory.search import Candidate
-from etos_desktop.core.memory.vectors import FloatArray, VectorRow, timestamp, to_blob
+from etos_desktop.core.retrieval.vectors import FloatArray, VectorRow, timestamp, to_blob
 from etos_desktop.core.storage.tables import (
     MemoryRevisionRow,
     MemoryRow,

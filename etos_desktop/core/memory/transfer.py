@@ -47,9 +47,9 @@ from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.memory import fts, store
 from etos_desktop.core.memory.errors import MemoryLimitReached
 from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource
-from etos_desktop.core.memory.vectors import FloatArray
 from etos_desktop.core.profile import transfer as profile_transfer
 from etos_desktop.core.profile.records import Profile
+from etos_desktop.core.retrieval.vectors import FloatArray
 from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, RevisionAction
 from etos_desktop.core.summaries import transfer as summary_transfer
 from etos_desktop.core.summaries.records import Summary
