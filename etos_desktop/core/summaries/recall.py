@@ -21,7 +21,7 @@ import numpy
 
 from etos_desktop.core.context.assembler import ContextBlock
 from etos_desktop.core.context.language import Language
-from etos_desktop.core.memory.retrieval import MEMORY_BLOCK_LABEL
+from etos_desktop.core.retrieval.block import MEMORY_BLOCK_LABEL
 from etos_desktop.core.retrieval.gating import recall_cue
 from etos_desktop.core.retrieval.tuning import Tuning
 from etos_desktop.core.retrieval.vectors import FloatArray
