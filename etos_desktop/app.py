@@ -397,10 +397,7 @@ class EtosApp:
         self.summaries = SummaryAccess(
             self.db, clock=clock, embedding=lambda: (engine.embedder, engine.tuning)
         )
-        # Summaries travel in the memory export and import (one document, one transaction).
-        self.memory.set_summaries(self.summaries.transfer_state)
         self.profile = ProfileAccess(self.db, clock=clock)
-        self.memory.set_profile(self.profile.transfer_state)
         chat = ChatService(
             repo,
             self.registry,
