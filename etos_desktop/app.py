@@ -397,10 +397,7 @@ class EtosApp:
         self.summaries = SummaryAccess(
             self.db, clock=clock, embedding=lambda: (engine.embedder, engine.tuning)
         )
-        # Summaries travel in the memory export and import (one document, one transaction).
-        self.memory.set_summaries(self.summaries.transfer_state)
         self.profile = ProfileAccess(self.db, clock=clock)
-        self.memory.set_profile(self.profile.transfer_state)
         chat = ChatService(
             repo,
             self.registry,
@@ -516,7 +513,7 @@ class EtosApp:
         return (default.id, default.base_url, default.embedding_model)
 
     def _tuning_for(self, key: str | None) -> Any:
-        from etos_desktop.core.memory.tuning import tuning_for, with_strictness
+        from etos_desktop.core.retrieval.tuning import tuning_for, with_strictness
 
         self._strictness = self.settings.get_str("memory.strictness")
         return with_strictness(tuning_for(key), self._strictness)
@@ -554,7 +551,7 @@ class EtosApp:
         """
         import asyncio
 
-        from etos_desktop.core.memory.embedders import EndpointSettings, choose_embedder
+        from etos_desktop.core.providers.embedders import EndpointSettings, choose_embedder
 
         if self.memory is None or self.registry is None:
             return

@@ -177,7 +177,7 @@ async def check_embedder(app: EtosApp) -> str:
     import numpy
     import threadpoolctl
 
-    from etos_desktop.core.memory.embedders import UseEmbedder
+    from etos_desktop.core.providers.embedders import UseEmbedder
 
     await _embedder_chosen(app)
     chosen = app.memory.engine.embedder if app.memory is not None else None
@@ -206,7 +206,7 @@ async def check_memory_search(app: EtosApp) -> str:
     found with a question that shares none of its words, and deleted again. A store that holds
     memories is never written to: the question is searched read-only.
     """
-    from etos_desktop.core.memory.embedders import UseEmbedder
+    from etos_desktop.core.providers.embedders import UseEmbedder
 
     await _embedder_chosen(app)
     memory = app.memory

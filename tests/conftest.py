@@ -62,7 +62,7 @@ def usual_umask() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def use_embedder() -> Any:
     """The embedded USE model, loaded once for the whole run (≈1 s, ≈120 MB)."""
-    from etos_desktop.core.memory.embedders import UseEmbedder
+    from etos_desktop.core.providers.embedders import UseEmbedder
 
     embedder = UseEmbedder()
     embedder.load()

@@ -201,7 +201,7 @@ def _storage_words(error: EtosError) -> str:
 
 
 def _secret_kind(reason: str) -> str:
-    """Words for a kind of secret the memory write check recognises (``policy.SECRET_REASONS``)."""
+    """Words for a kind of secret the memory write check recognises (``core.text.secrets.SECRET_REASONS``)."""
     kinds = {
         "private_key": QCoreApplication.translate("ErrorText", "a private key"),
         "api_key": QCoreApplication.translate("ErrorText", "an API key"),

@@ -81,7 +81,7 @@ def report(label: str, intervals: list[float], extra: str = "") -> None:
 
 async def run_threads(threads: int, texts: list[str], batch: int) -> float:
     """Measure one fresh ``UseEmbedder``; returns its worst stall during the bulk embed, in ms."""
-    from etos_desktop.core.memory.embedders import UseEmbedder
+    from etos_desktop.core.providers.embedders import UseEmbedder
 
     embedder = UseEmbedder(threads=threads)
     recorder = TickRecorder()
@@ -108,7 +108,7 @@ async def run_threads(threads: int, texts: list[str], batch: int) -> float:
 
 
 async def run(args: argparse.Namespace) -> None:
-    from etos_desktop.core.memory.embedders import default_use_threads
+    from etos_desktop.core.providers.embedders import default_use_threads
 
     texts = memories(args.texts, args.long)
     print(

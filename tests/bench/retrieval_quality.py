@@ -858,7 +858,7 @@ def make_fused_embedder(use: CachingEmbedder, cache_file: Path | None, share: fl
 
 def make_use_embedder(cache_file: Path | None = None) -> CachingEmbedder:
     """The embedded USE, wrapped in the cache (kept in ``cache_file`` between runs if given)."""
-    from etos_desktop.core.memory.embedders import UseEmbedder
+    from etos_desktop.core.providers.embedders import UseEmbedder
 
     return CachingEmbedder(UseEmbedder(), cache_file)
 
@@ -914,7 +914,7 @@ def main() -> int:
 
         engine_module.chunk_texts = lambda text: [text]  # type: ignore[assignment]
     if args.embedder == "fused":
-        from etos_desktop.core.memory import tuning as tuning_module
+        from etos_desktop.core.retrieval import tuning as tuning_module
 
         fused = make_fused_embedder(use, args.e5_cache, args.use_share)
         # No calibrated values exist for a fused key: derive floors and the blend range from

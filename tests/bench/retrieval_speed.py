@@ -278,7 +278,7 @@ def main() -> int:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
 
-    from etos_desktop.core.memory.embedders import UseEmbedder
+    from etos_desktop.core.providers.embedders import UseEmbedder
 
     data = dataset_overlap.load_set(dataset_overlap.DEFAULT_SET)
     queries = [q["text"] for q in data["queries"]]

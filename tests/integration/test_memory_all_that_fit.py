@@ -15,8 +15,8 @@ import pytest
 from etos_desktop.core.chat.events import ReplyFinished
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.context.assembler import ContextTrace
-from etos_desktop.core.memory.retrieval import MEMORY_BLOCK_LABEL
 from etos_desktop.core.memory.standing import STANDING_MEMORY_LABEL
+from etos_desktop.core.retrieval.block import MEMORY_BLOCK_LABEL
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Text, background
 from tests.services.conftest import JobsEnv, jobs_env
 from tests.services.test_summary_injection import summarised_conversation

@@ -27,11 +27,11 @@ from etos_desktop.core.context.assembler import ContextTrace
 from etos_desktop.core.context.prompts import MEMORY_IN_USER_MESSAGE_NOTE, USER_MESSAGE_HEADING
 from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.memory.access import MemoryAccess
-from etos_desktop.core.memory.embedders import UseEmbedder
 from etos_desktop.core.memory.engine import MemoryEngine
-from etos_desktop.core.memory.retrieval import MEMORY_BLOCK_LABEL
 from etos_desktop.core.memory.tools import REFUSAL_TEXT, SaveRequest
 from etos_desktop.core.providers.config import ProviderConfig
+from etos_desktop.core.providers.embedders import UseEmbedder
+from etos_desktop.core.retrieval.block import MEMORY_BLOCK_LABEL
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text, ToolCall
 from tests.helpers.memory_scenario import INSTALL_QUESTION, PNPM, SAVE_PNPM
 from tests.helpers.sqlite_pages import SqliteFile

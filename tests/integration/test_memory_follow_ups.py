@@ -19,8 +19,8 @@ from typing import Any
 from etos_desktop.core.chat.events import MemorySaved, ReplyFinished
 from etos_desktop.core.context.assembler import ContextTrace
 from etos_desktop.core.memory.access import MemoryAccess
-from etos_desktop.core.memory.embedders import UseEmbedder
 from etos_desktop.core.memory.engine import MemoryEngine
+from etos_desktop.core.providers.embedders import UseEmbedder
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Text, ToolCall
 from tests.helpers.memory_scenario import PNPM
 from tests.helpers.stack import Stack, chat_stack

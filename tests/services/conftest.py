@@ -18,6 +18,7 @@ from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.profile.access import ProfileAccess
 from etos_desktop.core.summaries.access import SummaryAccess
+from etos_desktop.core.transfer.service import TransferService
 from etos_desktop.services.jobs import BackgroundJobs, summary_job_id
 from etos_desktop.services.scheduler import JobScheduler
 from tests.helpers.fake_openai_server import FakeOpenAIServer
@@ -36,6 +37,7 @@ class JobsEnv:
     data_dir: Path
     memory: MemoryAccess
     profile: ProfileAccess
+    transfer: TransferService
 
     async def new_conversation(self, title: str = "") -> int:
         row = await self.stack.repo.create_conversation(title)
@@ -98,8 +100,6 @@ async def jobs_env(
             embedding=lambda: (memory.engine.embedder, memory.engine.tuning),
         )
         profile = ProfileAccess(stack.db, clock=clock)
-        memory.set_summaries(summaries.transfer_state)
-        memory.set_profile(profile.transfer_state)
         chat = ChatService(
             stack.repo,
             stack.registry,
@@ -124,8 +124,19 @@ async def jobs_env(
             zone=zone,
         )
         await jobs.start()
+        transfer = TransferService(memory, summaries=summaries, profile=profile)
         env = JobsEnv(
-            stack, chat, summaries, jobs, scheduler, clock, server, data_dir, memory, profile
+            stack,
+            chat,
+            summaries,
+            jobs,
+            scheduler,
+            clock,
+            server,
+            data_dir,
+            memory,
+            profile,
+            transfer,
         )
         try:
             yield env

@@ -17,10 +17,10 @@ from typing import Any
 
 from etos_desktop.core.chat.events import MemorySaved
 from etos_desktop.core.clock import FakeClock
-from etos_desktop.core.memory import transfer
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.records import MemorySource
 from etos_desktop.core.profile import rule, sections
+from etos_desktop.core.transfer.document import export_json
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Text, ToolCall, background
 from tests.services.conftest import JobsEnv, jobs_env
 
@@ -188,13 +188,13 @@ async def test_only_the_users_supersessions_schedule_the_early_refresh(
         with MemoryEngine.open(other_path, clock=clock) as other:
             old = other.save("Drives a red car").id
             other.supersede(old, "Drives a blue car")
-            document = transfer.export_json(
+            document = export_json(
                 other.memories(include_inactive=True), exported_at=clock.now(), app_version="t"
             )
         path = tmp_path / "export.json"
         path.write_text(document, encoding="utf-8")
-        preview = await env.memory.preview_import_file(path, now=clock.now())
-        result = await env.memory.apply_import(preview)
+        preview = await env.transfer.preview_import_file(path, now=clock.now())
+        result = await env.transfer.apply_import(preview)
         assert len(result.added) == 2
         assert env.jobs.next_profile_refresh_at() == daily
         await env.jobs.settings_changed()

@@ -611,7 +611,7 @@ async def test_a_failing_embedder_choice_is_shown_not_lost(
     ui_guard,
 ):
     ui_guard.expect("no model files")
-    from etos_desktop.core.memory import embedders
+    from etos_desktop.core.providers import embedders
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("no model files")

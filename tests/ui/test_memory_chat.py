@@ -22,15 +22,10 @@ from PySide6.QtWidgets import QApplication, QDialog, QToolButton
 from etos_desktop.app import EtosApp
 from etos_desktop.core.context.prompts import MEMORY_IN_USER_MESSAGE_NOTE
 from etos_desktop.core.errors import EtosError, InvalidInput
-from etos_desktop.core.memory.embedders import UseEmbedder
-from etos_desktop.core.memory.errors import (
-    MemoryEmpty,
-    MemoryLimitReached,
-    MemoryNotFound,
-    MemorySecret,
-    MemoryTooLong,
-)
+from etos_desktop.core.memory.errors import MemoryLimitReached, MemoryNotFound
 from etos_desktop.core.memory.tools import REFUSAL_TEXT, SaveRequest
+from etos_desktop.core.providers.embedders import UseEmbedder
+from etos_desktop.core.text.checks import MemoryEmpty, MemorySecret, MemoryTooLong
 from etos_desktop.ui.chat_memory_dialogs import (
     ApprovalDialog,
     MemoryTextDialog,

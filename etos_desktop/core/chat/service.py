@@ -61,7 +61,6 @@ from etos_desktop.core.context.prompts import (
 from etos_desktop.core.context.tokens import estimate_message_tokens
 from etos_desktop.core.errors import BadRequest, InvalidInput, MessageTooLong, UserFacingError
 from etos_desktop.core.memory.access import MemoryAccess
-from etos_desktop.core.memory.gating import RecallCue, recall_cue
 from etos_desktop.core.memory.retrieval import (
     Retrieval,
     memory_block,
@@ -86,6 +85,7 @@ from etos_desktop.core.profile.injection import profile_block
 from etos_desktop.core.profile.records import Profile
 from etos_desktop.core.providers.base import ChatRequest, Message, ToolCallDelta, Usage
 from etos_desktop.core.providers.registry import ProviderSource, ResolvedProvider
+from etos_desktop.core.retrieval.gating import RecallCue, recall_cue
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow, MessageStatus

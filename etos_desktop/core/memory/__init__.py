@@ -1,6 +1,8 @@
-"""Long-term memory (DESIGN §5): store, write policy, segmentation, embeddings, search, gating.
+"""Long-term memory (DESIGN §5): the engine, its store and search, supersession, per-turn retrieval, the tools.
 
-May import ``core.storage``, ``core.clock``, ``core.errors``, ``core.providers`` and numpy; never
-Qt, qasync or APScheduler. The entry point is ``engine.MemoryEngine``; the FTS5 statements are in
-``fts.py`` and the per-embedder numbers in ``tuning.py``.
+May import ``core.storage``, ``core.clock``, ``core.errors``, ``core.providers``, ``core.context``,
+``core.text``, ``core.retrieval``, ``core.time_words`` and numpy; never another layer package
+(``core.summaries``, ``core.profile``) nor ``core.transfer``, which composes the layers' exports;
+never Qt, qasync or APScheduler. The entry point is ``engine.MemoryEngine``; the FTS5 statements
+are in ``fts.py``; the per-embedder numbers are in ``core/retrieval/tuning.py``.
 """

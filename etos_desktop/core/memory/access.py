@@ -3,27 +3,23 @@
 The engine is synchronous: its database work runs on the DB thread and its vector math in the
 caller's thread. This facade runs every call in a small worker pool, so the event loop (the UI
 thread) never waits on embedding, vector search or the disk. It is the only way the UI reaches
-the engine: besides the engine's own calls it reads and previews import files, builds export
-documents and describes the active embedder in parts the UI can put into words.
+the engine: besides the engine's own calls it describes the active embedder in parts the UI can
+put into words, and :meth:`MemoryAccess.run` runs composed work on the engine in the same pool
+(the export and import of every layer, ``core.transfer``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import dataclasses
 import functools
 import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
-from etos_desktop.core.memory import transfer
-from etos_desktop.core.memory.embedding import Embedder
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.records import (
     DeletedMemory,
@@ -33,10 +29,8 @@ from etos_desktop.core.memory.records import (
     SaveResult,
 )
 from etos_desktop.core.memory.search import Hit
-from etos_desktop.core.memory.tuning import Tuning
-from etos_desktop.core.profile.records import Profile
-from etos_desktop.core.profile.transfer import ProfilePlan
-from etos_desktop.core.summaries.records import Summary
+from etos_desktop.core.providers.embedding import Embedder
+from etos_desktop.core.retrieval.tuning import Tuning
 
 if TYPE_CHECKING:
     from etos_desktop.core.context.language import Language
@@ -46,17 +40,10 @@ T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-#: Reads every session summary and when their conversations were created (blocking: it runs
-#: in this object's worker threads and waits for the DB thread).
-SummarySource = Callable[[], tuple[list[Summary], dict[int, datetime]]]
-
-#: Reads the user profile (blocking, like ``SummarySource``).
-ProfileSource = Callable[[], Profile]
-
 #: Told on the event loop after a save ended an older memory: the result and the save's source.
 SupersedeListener = Callable[[SaveResult, str], None]
 
-#: Key prefixes of the embedders the app builds (``embedders.py``).
+#: Key prefixes of the embedders the app builds (``core/providers/embedders.py``).
 _BUILTIN_PREFIX = "use-m3:"
 _ENDPOINT_PREFIX = "openai:"
 
@@ -114,41 +101,16 @@ def describe_embedder(embedder: Embedder | None) -> EmbedderInfo | None:
     return EmbedderInfo("other", key.rsplit(":", 1)[0], embedder.dimension)
 
 
-def _read_import_file(path: Path) -> bytes:
-    """Read an import file, refusing a huge one before reading it (blocking).
-
-    Raises:
-        ImportInvalid: The file is larger than any export could be.
-        OSError: The file cannot be read.
-    """
-    if path.stat().st_size > transfer.MAX_IMPORT_BYTES:
-        raise transfer.ImportInvalid("file too large", reason="too_large")
-    return path.read_bytes()
-
-
 class MemoryAccess:
     """Runs ``MemoryEngine`` calls off the event loop.
 
     Args:
         engine: The engine (sharing the app's database).
         workers: Worker threads; two let a search run while a save embeds.
-        summaries: Reads the session summaries, which travel in the same export and import
-            (``None``: exports hold none, and a file's summaries are all new).
-        profile: Reads the user profile, which travels there too (``None``: exports hold none,
-            and an import leaves the profile alone).
     """
 
-    def __init__(
-        self,
-        engine: MemoryEngine,
-        *,
-        workers: int = 2,
-        summaries: SummarySource | None = None,
-        profile: ProfileSource | None = None,
-    ) -> None:
+    def __init__(self, engine: MemoryEngine, *, workers: int = 2) -> None:
         self.engine = engine
-        self._summaries = summaries
-        self._profile = profile
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=workers, thread_name_prefix="etos-memory"
         )
@@ -159,20 +121,6 @@ class MemoryAccess:
         """The longest memory text accepted (setting ``memory.max_content_chars``)."""
         return self.engine.max_content_chars
 
-    def set_summaries(self, summaries: SummarySource | None) -> None:
-        """Read the session summaries for exports and imports from ``summaries``."""
-        self._summaries = summaries
-
-    def set_profile(self, profile: ProfileSource | None) -> None:
-        """Read the user profile for exports and imports from ``profile``."""
-        self._profile = profile
-
-    def _local_profile(self) -> Profile | None:
-        return self._profile() if self._profile is not None else None
-
-    def _local_summaries(self) -> tuple[list[Summary], dict[int, datetime]]:
-        return self._summaries() if self._summaries is not None else ([], {})
-
     def set_embedder(self, embedder: Embedder | None, tuning: Tuning | None = None) -> None:
         """Switch the active embedder and its tuning (``MemoryEngine.set_embedder``; cheap)."""
         self.engine.set_embedder(embedder, tuning)
@@ -180,6 +128,15 @@ class MemoryAccess:
     async def _call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, functools.partial(fn, *args, **kwargs))
+
+    async def run(self, fn: Callable[[MemoryEngine], T]) -> T:
+        """Run ``fn(engine)`` in this object's worker threads, off the loop.
+
+        For work that composes several engine calls with blocking reads of its own (the export
+        and import of every layer, ``core.transfer``): like every call here, it may embed and
+        wait for the DB thread, and must not touch the event loop or Qt.
+        """
+        return await self._call(fn, self.engine)
 
     async def search(
         self, query: str, k: int = 5, mode: str = "hybrid", **options: Any
@@ -313,91 +270,6 @@ class MemoryAccess:
         embedder = self.engine.embedder
         embedded, total = await self._call(self.engine.embedding_status)
         return EmbeddingState(describe_embedder(embedder), embedded, total)
-
-    async def preview_import_file(self, path: Path, *, now: datetime) -> transfer.ImportPreview:
-        """Read, validate and preview an import file; nothing is written.
-
-        Args:
-            path: A memory export (``transfer.export_json``).
-            now: The current time (what counts as active).
-
-        Returns:
-            What importing it would add, update and skip.
-
-        Raises:
-            ImportInvalid: The file is not a usable memory export.
-            OSError: The file cannot be read.
-        """
-
-        def read() -> transfer.ImportPreview:
-            document = transfer.parse_import(
-                _read_import_file(path), now=now, max_content_chars=self.engine.max_content_chars
-            )
-            preview = self.engine.preview_import(document)
-            local, _created = self._local_summaries()
-            profile = (
-                transfer.plan_profile(document, self._local_profile())
-                if self._profile is not None
-                else ProfilePlan()
-            )
-            return dataclasses.replace(
-                preview, summaries=transfer.plan_summaries(document, local), profile=profile
-            )
-
-        return await self._call(read)
-
-    async def apply_import(self, preview: transfer.ImportPreview) -> transfer.ImportResult:
-        """Apply a preview in one transaction (``MemoryEngine.import_memories``)."""
-        return await self._call(self.engine.import_memories, preview)
-
-    async def export_json(self, *, now: datetime, app_version: str) -> tuple[str, int]:
-        """Every memory, session summary (archived ones too) and the profile as an export document.
-
-        Returns:
-            The JSON text and how many memories it holds.
-        """
-
-        def build() -> tuple[str, int]:
-            memories = self._all_by_id()
-            summaries, created = self._local_summaries()
-            text = transfer.export_json(
-                memories,
-                exported_at=now,
-                app_version=app_version,
-                summaries=summaries,
-                conversations_created=created,
-                profile=self._local_profile(),
-            )
-            return text, len(memories)
-
-        return await self._call(build)
-
-    async def export_markdown(
-        self, *, now: datetime, labels: transfer.MarkdownLabels, tz: tzinfo
-    ) -> tuple[str, int]:
-        """Every memory (archived ones too) as a Markdown document with the given words.
-
-        Returns:
-            The Markdown text and how many memories it holds.
-        """
-
-        def build() -> tuple[str, int]:
-            memories = self._all_by_id()
-            summaries, _created = self._local_summaries()
-            text = transfer.export_markdown(
-                memories,
-                exported_at=now,
-                labels=labels,
-                tz=tz,
-                summaries=summaries,
-                profile=self._local_profile(),
-            )
-            return text, len(memories)
-
-        return await self._call(build)
-
-    def _all_by_id(self) -> list[Memory]:
-        return sorted(self.engine.memories(include_inactive=True), key=lambda m: m.id)
 
     def close(self) -> None:
         """Stop the worker threads (blocking; waits for running calls)."""

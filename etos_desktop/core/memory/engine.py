@@ -30,19 +30,12 @@ from typing import Any, Final
 import numpy
 from sqlalchemy import or_
 from sqlalchemy import text as sql_text
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.errors import InvalidInput, ProviderError
 from etos_desktop.core.memory import fts, store, transfer
-from etos_desktop.core.memory.embedding import Embedder
 from etos_desktop.core.memory.errors import MemoryLimitReached, MemoryNotFound
-from etos_desktop.core.memory.gating import (
-    addresses_user,
-    asks_only_what_was_said,
-    refers_back,
-)
-from etos_desktop.core.memory.policy import check_content
 from etos_desktop.core.memory.records import (
     DeletedMemory,
     Memory,
@@ -50,16 +43,22 @@ from etos_desktop.core.memory.records import (
     MemoryKind,
     MemorySource,
     Revision,
-    RevisionAction,
     SaveResult,
 )
 from etos_desktop.core.memory.search import Candidate, Hit, KeywordScorer, SearchMode, rank
 from etos_desktop.core.memory.slots import change_cue, same_slot
-from etos_desktop.core.memory.tuning import Tuning, tuning_for
-from etos_desktop.core.memory.vectors import FloatArray, VectorIndex, chunk_texts
+from etos_desktop.core.providers.embedding import Embedder
+from etos_desktop.core.retrieval.gating import (
+    addresses_user,
+    asks_only_what_was_said,
+    refers_back,
+)
+from etos_desktop.core.retrieval.tuning import Tuning, tuning_for
+from etos_desktop.core.retrieval.vectors import FloatArray, VectorIndex, chunk_texts
 from etos_desktop.core.storage import traces
 from etos_desktop.core.storage.database import Database, checkpoint
-from etos_desktop.core.storage.tables import MemoryRow
+from etos_desktop.core.storage.tables import MemoryRow, RevisionAction
+from etos_desktop.core.text.checks import check_content
 from etos_desktop.core.text.segmentation import (
     STOP_TERMS,
     duplicate_key,
@@ -1361,24 +1360,28 @@ class MemoryEngine:
         )
         return {int(memory_id) for memory_id in session.exec(statement) if memory_id is not None}
 
-    # -- import (the format and the matching live in transfer.py) -----------------------------
+    # -- import (the entries and the matching live in transfer.py) ----------------------------
 
-    def preview_import(self, document: transfer.ImportDocument) -> transfer.ImportPreview:
-        """Say what importing a parsed file would add and update; nothing is written.
+    def preview_import(self, document: transfer.MemoryEntries) -> transfer.MemoryPlan:
+        """Say what importing a parsed file's memories would add and update; nothing is written.
 
         Args:
-            document: A file read by ``transfer.parse_import``.
+            document: The memories of a file (``core.transfer.document.parse_import`` reads one).
 
         Returns:
-            The preview to show, then to pass to :meth:`import_memories`.
+            The plan to show, then to pass to :meth:`import_memories`.
         """
         local = self._call(transfer.local_memories)
         return transfer.plan_import(document, local, now=self._now(), max_active=self.max_active)
 
     def import_memories(
-        self, preview: transfer.ImportPreview, *, actor: str = "import"
-    ) -> transfer.ImportResult:
-        """Apply an import preview in one transaction: all of it, or on any error nothing.
+        self,
+        preview: transfer.MemoryPlan,
+        *,
+        actor: str = "import",
+        alongside: Callable[[Session, datetime], None] | None = None,
+    ) -> transfer.MemoryImportResult:
+        """Apply an import plan in one transaction: all of it, or on any error nothing.
 
         New and changed texts are embedded first; if the embedder fails they are kept for
         keyword search until :meth:`reembed` gives them vectors.
@@ -1386,6 +1389,9 @@ class MemoryEngine:
         Args:
             preview: What :meth:`preview_import` returned.
             actor: Who is importing, for the histories.
+            alongside: Writes the other layers' part of the same import in the same
+                transaction, after the memories (with the session and the import's time, on the
+                DB thread); what it raises undoes the whole import.
 
         Returns:
             The ids added and updated.
@@ -1409,17 +1415,24 @@ class MemoryEngine:
             for index, group in zip(batch, chunks, strict=True):
                 vectors[index] = list(flat[offset : offset + len(group)])
                 offset += len(group)
-        result: transfer.ImportResult = self._call(
-            functools.partial(
-                transfer.write_import,
+        now = self._now()
+
+        def write(session: Session) -> transfer.MemoryImportResult:
+            written = transfer.write_import(
+                session,
                 preview=preview,
                 vectors=vectors,
                 vector_key=embedder.key if embedder is not None else "",
-                now=self._now(),
+                now=now,
                 actor=actor,
                 max_active=self.max_active,
             )
-        )
+            if alongside is not None:
+                alongside(session, now)
+            session.commit()
+            return written
+
+        result: transfer.MemoryImportResult = self._call(write)
         self._mark_dirty(*result.added, *result.updated)
         return result
 

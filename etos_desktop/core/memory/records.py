@@ -31,23 +31,6 @@ class MemorySource(StrEnum):
     CONSOLIDATION = "consolidation"
 
 
-class RevisionAction(StrEnum):
-    """What a revision did to its memory."""
-
-    CREATE = "create"
-    EDIT = "edit"
-    #: A near-duplicate was saved: the memory took the new wording.
-    MERGE = "merge"
-    ARCHIVE = "archive"
-    RESTORE = "restore"
-    #: The memory was ended by a newer one (``superseded_by``).
-    SUPERSEDE = "supersede"
-    #: The tombstone: the memory and its texts are gone.
-    DELETE = "delete"
-    #: A delete was undone (the snapshot held in memory was written back).
-    UNDELETE = "undelete"
-
-
 @dataclass(frozen=True)
 class Memory:
     """One memory as stored.

@@ -41,8 +41,8 @@ from enum import StrEnum
 import numpy
 
 from etos_desktop.core.memory.slots import change_cue, is_cjk, same_slot
-from etos_desktop.core.memory.tuning import Tuning
-from etos_desktop.core.memory.vectors import FloatArray
+from etos_desktop.core.retrieval.tuning import Tuning
+from etos_desktop.core.retrieval.vectors import FloatArray
 from etos_desktop.core.text.segmentation import rough_units
 
 #: A memory of about this many index tokens (an English sentence of a dozen words, a Chinese one

@@ -19,10 +19,14 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, SQLModel, col, delete, select
 
 from etos_desktop.core.memory import fts
-from etos_desktop.core.memory.records import RevisionAction
 from etos_desktop.core.memory.search import Candidate
-from etos_desktop.core.memory.vectors import FloatArray, VectorRow, timestamp, to_blob
-from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, MemoryVectorRow
+from etos_desktop.core.retrieval.vectors import FloatArray, VectorRow, timestamp, to_blob
+from etos_desktop.core.storage.tables import (
+    MemoryRevisionRow,
+    MemoryRow,
+    MemoryVectorRow,
+    RevisionAction,
+)
 from etos_desktop.core.storage.traces import chunks
 from etos_desktop.core.text.segmentation import index_text
 

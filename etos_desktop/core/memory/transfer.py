@@ -1,12 +1,13 @@
-"""Export and import of long-term memories: a versioned JSON document and a Markdown export.
+"""Long-term memories in the export document: their entries, checked, matched and written.
 
-Export holds every memory (active, archived, superseded, expired) with its fields, never a
-revision, a vector, an origin conversation or anything about deleted memories. Import is
-strict: :func:`parse_import` refuses a file that is not an export of this app (or is too big,
-malformed or hostile) with :class:`ImportInvalid` and checks every entry like a new memory
-(its texts cleaned, then length and secrets); :func:`plan_import` matches the entries against the local memories and
-says what would be added and updated (:class:`ImportPreview`); ``MemoryEngine.import_memories``
-then writes the preview in one transaction — all of it or, on any error, nothing.
+The export document (``core/transfer/document.py``) holds every memory (active, archived,
+superseded, expired) with its fields, never a revision, a vector, an origin conversation or
+anything about deleted memories; this module writes and reads that ``"memories"`` list. Every
+entry is checked like a new memory (its texts cleaned, then length and secrets):
+:func:`parse_entries` keeps the valid ones and says why the others are refused;
+:func:`plan_import` matches them against the local memories and says what would be added and
+updated (:class:`MemoryPlan`); ``MemoryEngine.import_memories`` then writes the plan in one
+transaction — all of it or, on any error, nothing — with whatever the other layers write in it.
 
 Matching an entry to a local memory, in this order:
 
@@ -21,10 +22,6 @@ else is added with its original dates, kind and source. ``superseded_by`` links 
 of the file are carried over to the new or matched ids; a link to an entry that is not imported
 is dropped for new memories and left as it was for updated ones.
 
-Session summaries travel in the same document (``"summaries"``) and the same transaction; their
-format and matching are in ``core/summaries/transfer.py``. So does the user profile with its
-pinned lines (``"profile"``, ``core/profile/transfer.py``).
-
 Pure functions apart from :func:`local_memories` and :func:`write_import`, which take a session
 and run on the DB thread.
 """
@@ -33,8 +30,7 @@ from __future__ import annotations
 
 import json
 import math
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Any, Final, Literal
@@ -45,48 +41,20 @@ from sqlmodel import Session, col, select
 
 from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.memory import fts, store
-from etos_desktop.core.memory.errors import (
-    MemoryLimitReached,
-    MemoryRejected,
-    MemorySecret,
-    MemoryTooLong,
-)
-from etos_desktop.core.memory.policy import check_content
-from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource, RevisionAction
-from etos_desktop.core.memory.vectors import FloatArray
-from etos_desktop.core.profile import transfer as profile_transfer
-from etos_desktop.core.profile.records import Profile
-from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow
-from etos_desktop.core.summaries import transfer as summary_transfer
-from etos_desktop.core.summaries.records import Summary
+from etos_desktop.core.memory.errors import MemoryLimitReached
+from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource
+from etos_desktop.core.retrieval.vectors import FloatArray
+from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, RevisionAction
+from etos_desktop.core.text.checks import MemoryRejected, MemorySecret, MemoryTooLong, check_content
 from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.secrets import secret_reason
 from etos_desktop.core.text.segmentation import duplicate_key
 
-#: The ``format`` value of a memory export.
-FORMAT: Final = "etos-desktop.memories"
-#: The export format version this code writes and the newest it reads.
-VERSION: Final = 1
-#: The largest import file read, in bytes (an export of 100k long memories is about 60 MB).
-MAX_IMPORT_BYTES: Final = 64 * 1024 * 1024
-#: The most entries one import may hold.
-MAX_IMPORT_ENTRIES: Final = 100_000
 #: The most tags one memory may carry on import, and the longest tag.
 MAX_TAGS: Final = 50
 MAX_TAG_CHARS: Final = 100
 #: The largest id accepted from a file (SQLite's integer range, with room to spare).
 _MAX_ID: Final = 2**62
-
-#: Why a whole file was refused (``ImportInvalid.params["reason"]``).
-FileProblem = Literal[
-    "too_large",  # over MAX_IMPORT_BYTES
-    "not_json",  # not UTF-8 JSON, or nested too deep to read safely
-    "not_an_export",  # valid JSON, but not a memory export of this app
-    "unsupported_version",  # written by a newer version of the app
-    "bad_structure",  # the export's own structure is broken (``memories`` not a list…)
-    "too_many",  # over MAX_IMPORT_ENTRIES entries
-    "duplicate_id",  # two entries claim the same id
-]
 
 #: Why one entry was skipped (``InvalidEntry.reason``).
 EntryProblem = Literal[
@@ -99,16 +67,6 @@ EntryProblem = Literal[
 ]
 
 
-class ImportInvalid(InvalidInput):
-    """The import file cannot be used at all; nothing was changed.
-
-    ``params["reason"]`` is a :data:`FileProblem`; ``params["version"]`` is set for
-    ``unsupported_version``.
-    """
-
-    code = "memory_import_invalid"
-
-
 class ImportStale(InvalidInput):
     """Memories changed between the preview and the import; nothing was changed.
 
@@ -116,6 +74,18 @@ class ImportStale(InvalidInput):
     """
 
     code = "memory_import_stale"
+
+
+class DuplicateEntryId(ValueError):
+    """Two entries of the file claim the same id (the file is refused: links would be guessed).
+
+    Attributes:
+        entry_id: The id.
+    """
+
+    def __init__(self, entry_id: int) -> None:
+        super().__init__(f"id {entry_id} appears twice")
+        self.entry_id = entry_id
 
 
 # -- export ---------------------------------------------------------------------------------
@@ -155,28 +125,15 @@ def export_record(memory: Memory) -> dict[str, Any]:
     }
 
 
-def export_document(
-    memories: Iterable[Memory],
-    *,
-    exported_at: datetime,
-    app_version: str = "",
-    summaries: Iterable[Summary] = (),
-    conversations_created: Mapping[int, datetime] | None = None,
-    profile: Profile | None = None,
-) -> dict[str, Any]:
-    """The export document of some memories (usually all of them, archived ones included).
+def export_records(memories: Iterable[Memory]) -> list[dict[str, Any]]:
+    """The memories as the export's ``"memories"`` list (usually all of them, archived ones too).
 
     Args:
         memories: The memories, in the order they should appear (ascending id is usual).
-        exported_at: When the export was made.
-        app_version: The version of the app writing it (informational).
-        summaries: The session summaries (every one).
-        conversations_created: When each summary's conversation was created, by id.
-        profile: The user profile with its pinned lines.
 
     Returns:
-        ``{"format", "version", "exported_at", "app_version", "memories": [...],
-        "summaries": [...], "profile": {...} or null}``.
+        One entry each (:func:`export_record`); a ``superseded_by`` link to a memory that is
+        not among them is dropped.
     """
     records = [export_record(m) for m in memories]
     known = {r["id"] for r in records}
@@ -184,45 +141,14 @@ def export_document(
         # A link to a memory outside the export would point into someone else's numbers.
         if record["superseded_by"] not in known:
             record["superseded_by"] = None
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "exported_at": _iso(exported_at),
-        "app_version": app_version,
-        "memories": records,
-        "summaries": summary_transfer.export_records(summaries, conversations_created or {}),
-        "profile": profile_transfer.export_record(profile),
-    }
-
-
-def export_json(
-    memories: Iterable[Memory],
-    *,
-    exported_at: datetime,
-    app_version: str = "",
-    summaries: Iterable[Summary] = (),
-    conversations_created: Mapping[int, datetime] | None = None,
-    profile: Profile | None = None,
-) -> str:
-    """The export document as indented UTF-8 JSON text (see :func:`export_document`)."""
-    document = export_document(
-        memories,
-        exported_at=exported_at,
-        app_version=app_version,
-        summaries=summaries,
-        conversations_created=conversations_created,
-        profile=profile,
-    )
-    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    return records
 
 
 @dataclass(frozen=True)
-class MarkdownLabels:
-    """The words of a Markdown export; the UI passes translated ones.
+class MemoryMarkdownLabels:
+    """The words of the memories' part of a Markdown export; the UI passes translated ones.
 
     Attributes:
-        title: The document's heading.
-        exported: The line under it; ``{date}`` and ``{count}`` are filled in.
         kinds: Section heading per memory kind.
         archived: Heading of the part holding archived, superseded and expired memories.
         empty: Shown when there are no memories.
@@ -234,8 +160,6 @@ class MarkdownLabels:
         expired: Note on a memory whose validity ended without being archived.
     """
 
-    title: str = "Memories"
-    exported: str = "Exported {date} · {count} memories"
     kinds: Mapping[str, str] = field(
         default_factory=lambda: {
             MemoryKind.FACT: "Facts",
@@ -253,75 +177,34 @@ class MarkdownLabels:
     trigger: str = "recall when"
     superseded_by: str = "superseded by #{id}"
     expired: str = "expired"
-    #: The session summaries section: its heading, an untitled conversation, notes.
-    summaries: str = "Session summaries"
-    untitled: str = "Untitled conversation"
-    earlier_summary: str = "earlier version"
-    archived_summary: str = "archived"
-    #: The heading of the user profile's section.
-    profile: str = "User profile"
 
 
-_MARKDOWN_SPECIAL_RE = re.compile(r"([\\`*_\[\]<>#|~])")
-
-
-def _md_text(text: str) -> str:
-    # Escape what Markdown would interpret; keep line breaks inside the list item.
-    escaped = _MARKDOWN_SPECIAL_RE.sub(r"\\\1", text.strip())
-    return "  \n  ".join(line.rstrip() for line in escaped.splitlines() or [""])
-
-
-def export_markdown(
-    memories: Iterable[Memory],
+def markdown_lines(
+    memories: Sequence[Memory],
     *,
-    exported_at: datetime,
-    labels: MarkdownLabels | None = None,
-    tz: tzinfo = UTC,
-    summaries: Sequence[Summary] = (),
-    profile: Profile | None = None,
-) -> str:
-    """A readable Markdown export: active memories grouped by kind, then the archived ones.
-
-    Session summaries and the user profile, if given, follow in sections of their own.
-
-    Not meant to be imported back (use :func:`export_json`).
+    now: datetime,
+    words: MemoryMarkdownLabels,
+    tz: tzinfo,
+    escape: Callable[[str], str],
+) -> list[str]:
+    """The memories' part of the Markdown export: active ones grouped by kind, then the others.
 
     Args:
         memories: The memories.
-        exported_at: When the export was made.
-        labels: The words to use (default English).
+        now: When the export is made (what counts as active).
+        words: The words to use.
         tz: The time zone dates are written in.
-        summaries: The session summaries.
-        profile: The user profile (its headings are moved one level down).
+        escape: Escapes text for Markdown (the document's).
 
     Returns:
-        The Markdown text.
+        The lines, ending with an empty one; ``words.empty`` alone when there are no memories.
     """
-    words = labels or MarkdownLabels()
-    summary_lines = summary_transfer.markdown_lines(
-        summaries,
-        heading=words.summaries,
-        untitled=words.untitled,
-        earlier=words.earlier_summary,
-        archived=words.archived_summary,
-        tz=tz,
-        escape=_md_text,
-    )
-    summary_lines += _profile_lines(profile, words.profile)
     items = list(memories)
-    lines = [
-        f"# {words.title}",
-        "",
-        words.exported.format(
-            date=exported_at.astimezone(tz).strftime("%Y-%m-%d %H:%M"), count=len(items)
-        ),
-        "",
-    ]
     if not items:
-        lines += [words.empty, "", *summary_lines]
-        return "\n".join(lines)
-    active = [m for m in items if m.is_active(exported_at)]
-    inactive = [m for m in items if not m.is_active(exported_at)]
+        return [words.empty, ""]
+    lines: list[str] = []
+    active = [m for m in items if m.is_active(now)]
+    inactive = [m for m in items if not m.is_active(now)]
     kind_order = [*words.kinds, *sorted({m.kind for m in items} - set(words.kinds))]
 
     def entry(memory: Memory) -> list[str]:
@@ -333,13 +216,13 @@ def export_markdown(
         ]
         if memory.superseded_by is not None:
             meta.append(words.superseded_by.format(id=memory.superseded_by))
-        elif memory.archived_at is None and not memory.is_active(exported_at):
+        elif memory.archived_at is None and not memory.is_active(now):
             meta.append(words.expired)
-        out = [f"- {_md_text(memory.content)}", f"  *({' · '.join(meta)})*"]
+        out = [f"- {escape(memory.content)}", f"  *({' · '.join(meta)})*"]
         if memory.tags:
-            out.append(f"  {words.tags}: {', '.join(_md_text(t) for t in memory.tags)}")
+            out.append(f"  {words.tags}: {', '.join(escape(t) for t in memory.tags)}")
         if memory.trigger_context:
-            out.append(f"  {words.trigger}: {_md_text(memory.trigger_context)}")
+            out.append(f"  {words.trigger}: {escape(memory.trigger_context)}")
         return out
 
     def section(group: list[Memory], level: str) -> None:
@@ -356,19 +239,7 @@ def export_markdown(
     if inactive:
         lines.extend([f"## {words.archived}", ""])
         section(inactive, "###")
-    lines.extend(summary_lines)
-    return "\n".join(lines)
-
-
-def _profile_lines(profile: Profile | None, heading: str) -> list[str]:
-    if profile is None or profile.empty:
-        return []
-    # The profile is Markdown already: its "## Section" headings go one level under ours.
-    body = [
-        f"#{line}" if line.lstrip().startswith("#") else line
-        for line in profile.content.splitlines()
-    ]
-    return [f"## {heading}", "", *body, ""]
+    return lines
 
 
 # -- parsing --------------------------------------------------------------------------------
@@ -437,7 +308,7 @@ class InvalidEntry:
         index: Its position in the file's ``memories`` list (0-based).
         reason: An :data:`EntryProblem`.
         field: The offending field, when one is to blame.
-        secret: For ``secret``: what kind of secret it looks like (``policy.SECRET_REASONS``).
+        secret: For ``secret``: what kind of secret it looks like (``core.text.secrets.SECRET_REASONS``).
         excerpt: The start of its content (empty when the content is the problem: a secret or
             a non-text value is never repeated).
     """
@@ -450,24 +321,16 @@ class InvalidEntry:
 
 
 @dataclass(frozen=True)
-class ImportDocument:
-    """A parsed import file: its valid entries and the entries that were refused.
+class MemoryEntries:
+    """The ``"memories"`` of a parsed file: its valid entries and the entries that were refused.
 
     Attributes:
         entries: The valid entries, in file order.
         invalid: The refused entries, in file order.
-        exported_at: When the file says it was exported, if it says.
-        summaries: The valid session summary entries.
-        invalid_summaries: The refused summary entries.
     """
 
     entries: tuple[ImportEntry, ...]
     invalid: tuple[InvalidEntry, ...]
-    exported_at: datetime | None = None
-    summaries: tuple[summary_transfer.SummaryEntry, ...] = ()
-    invalid_summaries: tuple[summary_transfer.SummaryProblem, ...] = ()
-    #: The file's ``"profile"`` as read (checked when it is planned against the local one).
-    profile: Any = None
 
 
 class _EntryError(Exception):
@@ -478,33 +341,6 @@ class _EntryError(Exception):
         self.reason = reason
         self.field = field
         self.secret = secret
-
-
-def _reject_constant(name: str) -> Any:
-    # NaN and Infinity are not JSON; Python would accept them.
-    raise ValueError(f"{name} is not allowed")
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            # Two values for one field: which one a reader uses differs between programs.
-            raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
-def _load_json(data: bytes | str) -> Any:
-    if len(data) > MAX_IMPORT_BYTES:
-        raise ImportInvalid(f"larger than {MAX_IMPORT_BYTES} bytes", reason="too_large")
-    try:
-        text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
-        return json.loads(
-            text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys
-        )
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ImportInvalid(f"not readable JSON: {exc}"[:300], reason="not_json") from exc
 
 
 def _parse_datetime(value: object, name: str, *, optional: bool) -> datetime | None:
@@ -639,11 +475,13 @@ def _excerpt(raw: object, reason: str, length: int = 80) -> str:
     return content if len(content) <= length else content[: length - 1] + "…"
 
 
-def parse_import(data: bytes | str, *, now: datetime, max_content_chars: int) -> ImportDocument:
-    """Read and check an import file.
+def parse_entries(
+    raw_entries: Sequence[object], *, now: datetime, max_content_chars: int
+) -> MemoryEntries:
+    """Check the ``"memories"`` list of an import file.
 
     Args:
-        data: The file's bytes (UTF-8, a BOM is allowed) or text.
+        raw_entries: The list, as read.
         now: The time given to entries without dates.
         max_content_chars: The longest content (and trigger context) accepted.
 
@@ -651,36 +489,8 @@ def parse_import(data: bytes | str, *, now: datetime, max_content_chars: int) ->
         The valid entries and the refused ones with their reasons.
 
     Raises:
-        ImportInvalid: The file as a whole cannot be used (``params["reason"]`` says why).
+        DuplicateEntryId: Two entries claim the same id (the caller refuses the file).
     """
-    document = _load_json(data)
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise ImportInvalid("not a memory export of ETOS Desktop", reason="not_an_export")
-    version = document.get("version")
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise ImportInvalid(f"bad version {version!r}"[:100], reason="not_an_export")
-    if version > VERSION:
-        raise ImportInvalid(
-            f"version {version} is newer than {VERSION}",
-            reason="unsupported_version",
-            version=version,
-        )
-    raw_entries = document.get("memories")
-    if not isinstance(raw_entries, list):
-        raise ImportInvalid("'memories' is not a list", reason="bad_structure")
-    if len(raw_entries) > MAX_IMPORT_ENTRIES:
-        raise ImportInvalid(
-            f"{len(raw_entries)} entries > {MAX_IMPORT_ENTRIES}",
-            reason="too_many",
-            count=len(raw_entries),
-            limit=MAX_IMPORT_ENTRIES,
-        )
-    exported_at: datetime | None
-    try:
-        exported_at = _parse_datetime(document.get("exported_at"), "exported_at", optional=True)
-    except _EntryError as exc:
-        raise ImportInvalid("bad exported_at", reason="bad_structure") from exc
-
     entries: list[ImportEntry] = []
     invalid: list[InvalidEntry] = []
     seen_ids: set[int] = set()
@@ -692,7 +502,7 @@ def parse_import(data: bytes | str, *, now: datetime, max_content_chars: int) ->
         if isinstance(raw_id, int) and not isinstance(raw_id, bool):
             if raw_id in seen_ids:
                 # Links (superseded_by) could not be resolved: refuse rather than guess.
-                raise ImportInvalid(f"id {raw_id} appears twice", reason="duplicate_id", id=raw_id)
+                raise DuplicateEntryId(raw_id)
             seen_ids.add(raw_id)
         try:
             entries.append(_parse_entry(index, raw, now, max_content_chars))
@@ -706,22 +516,7 @@ def parse_import(data: bytes | str, *, now: datetime, max_content_chars: int) ->
                     excerpt=_excerpt(raw, exc.reason),
                 )
             )
-    try:
-        summaries, invalid_summaries = summary_transfer.parse_entries(
-            document.get("summaries"), now
-        )
-    except ValueError as exc:
-        raise ImportInvalid("'summaries' is not a list", reason="bad_structure") from exc
-    if len(summaries) + len(invalid_summaries) > MAX_IMPORT_ENTRIES:
-        raise ImportInvalid("too many summaries", reason="too_many", limit=MAX_IMPORT_ENTRIES)
-    return ImportDocument(
-        tuple(entries),
-        tuple(invalid),
-        exported_at,
-        summaries,
-        invalid_summaries,
-        document.get("profile"),
-    )
+    return MemoryEntries(tuple(entries), tuple(invalid))
 
 
 # -- planning -------------------------------------------------------------------------------
@@ -745,8 +540,8 @@ class PlannedUpdate:
 
 
 @dataclass(frozen=True)
-class ImportPreview:
-    """What an import would do; ``MemoryEngine.import_memories`` applies it.
+class MemoryPlan:
+    """What an import would do to the memories; ``MemoryEngine.import_memories`` applies it.
 
     Attributes:
         to_add: Entries that become new memories.
@@ -756,8 +551,6 @@ class ImportPreview:
         active_before: Active memories now.
         active_after: Active memories after the import.
         max_active: The limit of active memories.
-        summaries: What happens to the session summaries of the file.
-        profile: What happens to the user profile.
     """
 
     to_add: tuple[ImportEntry, ...]
@@ -767,8 +560,6 @@ class ImportPreview:
     active_before: int
     active_after: int
     max_active: int
-    summaries: summary_transfer.SummaryPlan = field(default_factory=summary_transfer.SummaryPlan)
-    profile: profile_transfer.ProfilePlan = field(default_factory=profile_transfer.ProfilePlan)
 
     @property
     def over_limit(self) -> bool:
@@ -777,10 +568,8 @@ class ImportPreview:
 
     @property
     def has_changes(self) -> bool:
-        """Whether applying would change anything (memories, summaries or the profile)."""
-        return bool(
-            self.to_add or self.to_update or self.summaries.has_changes or self.profile.has_changes
-        )
+        """Whether applying would change any memory."""
+        return bool(self.to_add or self.to_update)
 
 
 def _entry_active(entry: ImportEntry, now: datetime) -> bool:
@@ -833,22 +622,22 @@ def _successor(
 
 
 def plan_import(
-    document: ImportDocument,
+    document: MemoryEntries,
     local: Sequence[tuple[Memory, str]],
     *,
     now: datetime,
     max_active: int,
-) -> ImportPreview:
+) -> MemoryPlan:
     """Match the entries of a parsed file to the local memories (see the module doc).
 
     Args:
-        document: The parsed file.
+        document: The file's memories.
         local: Every local memory (archived ones too) with its duplicate key.
         now: The current time (for what counts as active).
         max_active: The limit of active memories.
 
     Returns:
-        The preview.
+        The plan.
     """
     by_id = {memory.id: memory for memory, _ in local}
     by_key: dict[str, list[Memory]] = {}
@@ -894,7 +683,7 @@ def plan_import(
         becomes = target["archived_at"] is None and (until is None or until > now)
         active_after += int(becomes) - int(was)
     active_after += sum(1 for entry in adds if _entry_active(entry, now))
-    return ImportPreview(
+    return MemoryPlan(
         to_add=tuple(adds),
         to_update=tuple(updates),
         unchanged=tuple(unchanged),
@@ -905,35 +694,7 @@ def plan_import(
     )
 
 
-def plan_summaries(
-    document: ImportDocument, local: Sequence[Summary]
-) -> summary_transfer.SummaryPlan:
-    """Match the session summaries of a parsed file to the local ones.
-
-    Args:
-        document: The parsed file.
-        local: Every local session summary.
-
-    Returns:
-        What the import does to the summaries (``ImportPreview.summaries``).
-    """
-    return summary_transfer.plan(document.summaries, document.invalid_summaries, local)
-
-
-def plan_profile(document: ImportDocument, local: Profile | None) -> profile_transfer.ProfilePlan:
-    """Check the file's user profile and match it against the local one.
-
-    Args:
-        document: The parsed file.
-        local: The local profile.
-
-    Returns:
-        What the import does to the profile (``ImportPreview.profile``).
-    """
-    return profile_transfer.plan(document.profile, local)
-
-
-def texts_to_embed(preview: ImportPreview) -> dict[int, str]:
+def texts_to_embed(preview: MemoryPlan) -> dict[int, str]:
     """The contents that need vectors, by entry index: new memories and changed texts."""
     texts = {entry.index: entry.content for entry in preview.to_add}
     for update in preview.to_update:
@@ -946,22 +707,16 @@ def texts_to_embed(preview: ImportPreview) -> dict[int, str]:
 
 
 @dataclass(frozen=True)
-class ImportResult:
-    """What an import wrote.
+class MemoryImportResult:
+    """What an import wrote to the memories.
 
     Attributes:
         added: The ids of the new memories, in file order.
         updated: The ids of the changed memories, in file order.
-        summaries_added: The ids of the new session summaries.
-        summaries_updated: How many local summaries changed.
-        profile_replaced: The file's profile became the profile.
     """
 
     added: tuple[int, ...]
     updated: tuple[int, ...]
-    summaries_added: tuple[int, ...] = ()
-    summaries_updated: int = 0
-    profile_replaced: bool = False
 
 
 def local_memories(session: Session) -> list[tuple[Memory, str]]:
@@ -1019,14 +774,14 @@ def _insert(session: Session, rows: Sequence[MemoryRow], *, actor: str, now: dat
 def write_import(
     session: Session,
     *,
-    preview: ImportPreview,
+    preview: MemoryPlan,
     vectors: Mapping[int, Sequence[FloatArray]],
     vector_key: str,
     now: datetime,
     actor: str,
     max_active: int,
-) -> ImportResult:
-    """Write a preview in one transaction (runs on the DB thread; commits only on success).
+) -> MemoryImportResult:
+    """Write a preview in the caller's transaction (runs on the DB thread; the caller commits).
 
     Args:
         session: A session on the DB thread.
@@ -1042,7 +797,7 @@ def write_import(
         The ids added and updated.
 
     Raises:
-        ImportStale: A matched memory (or the profile) was changed or deleted since the preview.
+        ImportStale: A matched memory was changed or deleted since the preview.
         MemoryLimitReached: The import would exceed ``max_active`` active memories.
     """
     plans = preview.to_update
@@ -1129,13 +884,7 @@ def write_import(
             reason="limit",
             limit=max_active,
         )
-    summaries_added = summary_transfer.write(session, preview.summaries, now)
-    profile_replaced = profile_transfer.write(session, preview.profile, now)
-    session.commit()
-    return ImportResult(
+    return MemoryImportResult(
         added=tuple(row.id for row in new_rows if row.id is not None),
         updated=tuple(plan.memory.id for plan in plans),
-        summaries_added=tuple(summaries_added),
-        summaries_updated=len(preview.summaries.to_update),
-        profile_replaced=profile_replaced,
     )

@@ -1,8 +1,8 @@
 """Async access to the user profile for code on the event loop (the UI, the chat, the jobs).
 
 Every read and write runs on the DB worker thread (``Database.run``). The user's own changes
-are checked here: the length limits, pinned lines that are in the text, and the memory write
-filter's secret check (a secret is refused, never stored).
+are checked here: the length limits, pinned lines that are in the text, and the secrets filter
+every stored text passes (a secret is refused, never stored).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from etos_desktop.core.clock import Clock, SystemClock
-from etos_desktop.core.memory.errors import MemorySecret
 from etos_desktop.core.profile import sections, store
 from etos_desktop.core.profile.errors import ProfilePinsTooLong, ProfileTooLong
 from etos_desktop.core.profile.records import (
@@ -23,6 +22,7 @@ from etos_desktop.core.profile.records import (
     ProfileSource,
 )
 from etos_desktop.core.storage.database import Database
+from etos_desktop.core.text.checks import MemorySecret
 from etos_desktop.core.text.secrets import secret_reason
 
 T = TypeVar("T")
@@ -41,7 +41,7 @@ def check_edit(content: str, pinned: Sequence[PinnedLine]) -> tuple[str, tuple[P
     Raises:
         ProfileTooLong: Over ``sections.MAX_PROFILE_CHARS``.
         ProfilePinsTooLong: The pins over ``sections.MAX_PINNED_CHARS`` together.
-        MemorySecret: The text holds what the memory filter takes for a secret.
+        MemorySecret: The text holds what the secrets filter takes for a secret.
     """
     text = sections.normalised(content)
     if len(text) > sections.MAX_PROFILE_CHARS:

@@ -10,7 +10,8 @@
     EtosError (core.errors)
     └── ProfileRejected         a refresh's reply broke the output rules (params: reason)
 
-A secret in the user's own text is refused with the memory filter's ``MemorySecret``.
+A secret in the user's own text is refused with the write checks' ``MemorySecret``
+(``core.text.checks``).
 """
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ from sqlalchemy import func as sa_func
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from etos_desktop.core.memory.records import RevisionAction
 from etos_desktop.core.profile.errors import ProfileStale, RevisionNotFound
 from etos_desktop.core.profile.records import (
     Material,
@@ -27,16 +26,17 @@ from etos_desktop.core.profile.records import (
     id_list,
     pins_to_json,
 )
+from etos_desktop.core.storage.lookups import conversation_titles, current_summary_ids
 from etos_desktop.core.storage.tables import (
     ConversationRow,
     MemoryRevisionRow,
     MemoryRow,
     MessageRow,
     ProfileRevisionRow,
+    RevisionAction,
     SessionSummaryRow,
     UserProfileRow,
 )
-from etos_desktop.core.summaries import store as summary_store
 
 #: The id of the one profile row.
 PROFILE_ID = 1
@@ -238,13 +238,13 @@ def material(session: Session, since: datetime | None, now: datetime) -> Materia
     or expired memories are not material. Newest first.
     """
     items: list[MaterialItem] = []
-    current = summary_store._current_ids(session)
+    current = current_summary_ids(session)
     if current:
         query = select(SessionSummaryRow).where(col(SessionSummaryRow.id).in_(current))
         if since is not None:
             query = query.where(col(SessionSummaryRow.updated_at) > since)
         rows = session.exec(query).all()
-        titles = summary_store._titles(session, (r.conversation_id for r in rows))
+        titles = conversation_titles(session, (r.conversation_id for r in rows))
         for row in rows:
             title = (
                 titles.get(row.conversation_id, row.conversation_title)

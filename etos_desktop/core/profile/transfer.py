@@ -1,7 +1,8 @@
-"""The user profile in the memory export document and its import (DESIGN §9).
+"""The user profile in the export document and its import (DESIGN §9).
 
-The export (``core/memory/transfer.py``) carries a ``"profile"`` object beside ``"memories"``
-and ``"summaries"``: the text, its pinned lines with their sections, and when it last changed.
+The export document (``core/transfer/document.py``) carries a ``"profile"`` object beside
+``"memories"`` and ``"summaries"``: the text, its pinned lines with their sections, and when it
+last changed; the Markdown export gives it a section of its own (:func:`markdown_lines`).
 The import checks it like a profile the user wrote (cleaning, length, pinned lines, secrets)
 and, when it differs from the local profile, makes it the profile in the same transaction as the
 memories — as a new revision with the source ``imported``, so the local text stays in the
@@ -74,6 +75,23 @@ def export_record(profile: Profile | None) -> dict[str, Any] | None:
         if profile.updated_at is None
         else profile.updated_at.astimezone(UTC).isoformat(),
     }
+
+
+def markdown_lines(profile: Profile | None, heading: str) -> list[str]:
+    """The profile's section of the Markdown export (none for an empty profile).
+
+    Args:
+        profile: The profile.
+        heading: The section's heading.
+    """
+    if profile is None or profile.empty:
+        return []
+    # The profile is Markdown already: its "## Section" headings go one level under ours.
+    body = [
+        f"#{line}" if line.lstrip().startswith("#") else line
+        for line in profile.content.splitlines()
+    ]
+    return [f"## {heading}", "", *body, ""]
 
 
 class _Bad(Exception):

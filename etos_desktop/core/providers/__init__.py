@@ -1,1 +1,1 @@
-"""Model providers: the protocol, presets, keys, and the openai-backed implementation."""
+"""Model providers: the chat and embedding protocols, presets, keys, the openai-backed implementation and the embedders."""

@@ -1,1 +1,1 @@
-"""SQLite storage: tables, engine, migrations, the DB worker thread and repositories."""
+"""SQLite storage: tables, engine, migrations, the DB worker thread, repositories, shared lookups."""

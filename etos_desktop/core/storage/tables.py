@@ -135,6 +135,27 @@ class MemoryRow(SQLModel, table=True):
     )
 
 
+class RevisionAction(StrEnum):
+    """What a revision did to its memory (``MemoryRevisionRow.action``).
+
+    Here beside its table, not in ``core/memory``: the profile reads the memories' histories
+    too (when the user last stated a change, ``core/profile/store.py``).
+    """
+
+    CREATE = "create"
+    EDIT = "edit"
+    #: A near-duplicate was saved: the memory took the new wording.
+    MERGE = "merge"
+    ARCHIVE = "archive"
+    RESTORE = "restore"
+    #: The memory was ended by a newer one (``superseded_by``).
+    SUPERSEDE = "supersede"
+    #: The tombstone: the memory and its texts are gone.
+    DELETE = "delete"
+    #: A delete was undone (the snapshot held in memory was written back).
+    UNDELETE = "undelete"
+
+
 class MemoryRevisionRow(SQLModel, table=True):
     """One change to a memory: its visible history.
 
@@ -147,7 +168,7 @@ class MemoryRevisionRow(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     memory_id: int = Field(index=True)
     created_at: datetime
-    #: create / edit / merge / archive / restore / supersede / delete / undelete
+    #: A ``RevisionAction`` value.
     action: str
     #: Who or what made the change: user / assistant / import / consolidation / system.
     actor: str

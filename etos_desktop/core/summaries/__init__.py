@@ -1,1 +1,6 @@
-"""Session summaries (DESIGN §6): the rule, the detached generation's text, storage, injection and recall; Qt-free."""
+"""Session summaries (DESIGN §6): the rule, the detached generation's text, storage, injection and recall; Qt-free.
+
+May import ``core.storage``, ``core.context``, ``core.retrieval``, ``core.text``, ``core.providers``
+and the other shared modules of ``core``; never another layer package (``core.memory``,
+``core.profile``) nor ``core.transfer``.
+"""

@@ -19,14 +19,14 @@ import numpy
 
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.errors import InvalidInput, ProviderError
-from etos_desktop.core.memory.embedding import Embedder
-from etos_desktop.core.memory.policy import check_content
-from etos_desktop.core.memory.tuning import Tuning, tuning_for
-from etos_desktop.core.memory.vectors import FloatArray, from_blob, to_blob
+from etos_desktop.core.providers.embedding import Embedder
+from etos_desktop.core.retrieval.tuning import Tuning, tuning_for
+from etos_desktop.core.retrieval.vectors import FloatArray, from_blob, to_blob
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.summaries import store, transfer
 from etos_desktop.core.summaries.recall import RECALL_COUNT, SummaryHit, rank_summaries
 from etos_desktop.core.summaries.records import DeletedSummary, Summary, SummaryActivity
+from etos_desktop.core.text.checks import check_content
 from etos_desktop.core.time_words import resolve_time_window
 
 log = logging.getLogger(__name__)

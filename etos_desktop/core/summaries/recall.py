@@ -21,10 +21,10 @@ import numpy
 
 from etos_desktop.core.context.assembler import ContextBlock
 from etos_desktop.core.context.language import Language
-from etos_desktop.core.memory.gating import recall_cue
-from etos_desktop.core.memory.retrieval import MEMORY_BLOCK_LABEL
-from etos_desktop.core.memory.tuning import Tuning
-from etos_desktop.core.memory.vectors import FloatArray
+from etos_desktop.core.retrieval.block import MEMORY_BLOCK_LABEL
+from etos_desktop.core.retrieval.gating import recall_cue
+from etos_desktop.core.retrieval.tuning import Tuning
+from etos_desktop.core.retrieval.vectors import FloatArray
 from etos_desktop.core.summaries.injection import UNTITLED
 from etos_desktop.core.summaries.records import Summary
 from etos_desktop.core.summaries.writing import summary_date

@@ -17,6 +17,7 @@ from sqlmodel import Session, col, delete, select
 
 from etos_desktop.core.storage import traces
 from etos_desktop.core.storage.database import checkpoint
+from etos_desktop.core.storage.lookups import conversation_titles, current_summary_ids
 from etos_desktop.core.storage.tables import (
     ConversationRow,
     MessageRow,
@@ -251,40 +252,9 @@ def error_count(session: Session, conversation_id: int) -> int:
 # -- reading for people and prompts ---------------------------------------------------------
 
 
-def _current_ids(session: Session) -> set[int]:
-    """The ids of every conversation's current summary (imported orphans are each their own)."""
-    rows = session.exec(
-        select(
-            SessionSummaryRow.id, SessionSummaryRow.conversation_id, SessionSummaryRow.created_at
-        )
-        .where(col(SessionSummaryRow.archived_at).is_(None))
-        .order_by(col(SessionSummaryRow.created_at), col(SessionSummaryRow.id))
-    ).all()
-    newest: dict[int, int] = {}
-    ids: set[int] = set()
-    for summary_id, conversation_id, _created in rows:
-        if summary_id is None:
-            continue
-        if conversation_id is None:
-            ids.add(int(summary_id))
-        else:
-            newest[int(conversation_id)] = int(summary_id)
-    return ids | set(newest.values())
-
-
-def _titles(session: Session, conversation_ids: Iterable[int | None]) -> dict[int, str]:
-    wanted = {i for i in conversation_ids if i is not None}
-    if not wanted:
-        return {}
-    rows = session.exec(
-        select(ConversationRow.id, ConversationRow.title).where(col(ConversationRow.id).in_(wanted))
-    ).all()
-    return {int(i): str(t or "") for i, t in rows if i is not None}
-
-
 def _summaries(session: Session, rows: Sequence[SessionSummaryRow]) -> list[Summary]:
-    current = _current_ids(session)
-    titles = _titles(session, (r.conversation_id for r in rows))
+    current = current_summary_ids(session)
+    titles = conversation_titles(session, (r.conversation_id for r in rows))
     return [
         Summary.from_row(
             r,
@@ -330,7 +300,7 @@ def for_injection(
     """
     if count <= 0:
         return []
-    ids = _current_ids(session)
+    ids = current_summary_ids(session)
     if not ids:
         return []
     query = (
@@ -351,7 +321,7 @@ def for_injection(
 
 def recall_candidates(session: Session, exclude_conversation_id: int | None) -> list[Summary]:
     """Every current summary of another conversation (what a recall question searches)."""
-    ids = _current_ids(session)
+    ids = current_summary_ids(session)
     rows = session.exec(select(SessionSummaryRow).where(col(SessionSummaryRow.id).in_(ids))).all()
     return [
         s
@@ -439,7 +409,7 @@ def delete_many(session: Session, summary_ids: Sequence[int]) -> list[DeletedSum
         select(SessionSummaryRow).where(col(SessionSummaryRow.id).in_(list(summary_ids)))
     ).all()
     ids = [r.id for r in rows if r.id is not None]
-    current = _current_ids(session)
+    current = current_summary_ids(session)
     uncovered = {
         r.conversation_id for r in rows if r.id in current and r.conversation_id is not None
     }

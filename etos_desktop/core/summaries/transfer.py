@@ -1,6 +1,6 @@
-"""Session summaries in the memory export document and its import (DESIGN §9).
+"""Session summaries in the export document and its import (DESIGN §9).
 
-The export of all memory layers (``core/memory/transfer.py``) carries a ``"summaries"`` list
+The export of all memory layers (``core/transfer/document.py``) carries a ``"summaries"`` list
 beside ``"memories"``: every summary, archived ones and earlier versions too, with the title of
 its conversation and, to find that conversation again in the same database, the conversation's
 id and creation time. Import is strict like the memories' import: every entry is checked (types,
@@ -29,10 +29,10 @@ from typing import Any, Final, Literal
 from sqlmodel import Session, col, select
 
 from etos_desktop.core.errors import InvalidInput
-from etos_desktop.core.memory.policy import check_content
 from etos_desktop.core.storage.tables import ConversationRow, SessionSummaryRow
 from etos_desktop.core.summaries import store
 from etos_desktop.core.summaries.records import Summary, SummarySource
+from etos_desktop.core.text.checks import check_content
 from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.segmentation import duplicate_key
 
@@ -369,7 +369,7 @@ def markdown_lines(
         earlier: The note on an earlier version.
         archived: The note on an archived summary.
         tz: The time zone dates are written in.
-        escape: Escapes text for Markdown (the memory export's).
+        escape: Escapes text for Markdown (the document's).
     """
     if not summaries:
         return []

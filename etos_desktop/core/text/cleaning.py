@@ -1,7 +1,7 @@
 r"""Cleaning: one rule for text that enters the app, one for text it shows. Pure functions.
 
 ``clean_text`` is applied wherever text comes in to be stored: what the user types, the model's
-``save_memory`` arguments, every memory write (``memory.policy.check_content``, so Settings edits
+``save_memory`` arguments, every memory write (``text.checks.check_content``, so Settings edits
 and imports too), and every summary and profile, written by the model, edited or imported
 (issue 19). A chat reply is stored as the model sent it; the chat view has its own display
 hygiene. The rule drops what no reader wants and some programs choke on: NUL (C code, Qt among

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.errors import EtosError
+from etos_desktop.core.transfer.service import TransferService
 from etos_desktop.ui.dialogs import await_dialog
 from etos_desktop.ui.error_text import describe, failure_text
 from etos_desktop.ui.settings.general_page import GeneralPage, ui_language
@@ -137,7 +138,9 @@ class SettingsDialog(QDialog):
         }
         self.memory_page: MemoryPage | None = None
         if memory is not None:
-            self.memory_page = MemoryPage(memory, settings, parent=self.stack)
+            # Summaries and the profile travel in the memory export and import: one file.
+            transfer = TransferService(memory, summaries=summaries, profile=profile)
+            self.memory_page = MemoryPage(memory, settings, transfer=transfer, parent=self.stack)
             self._pages["memory"] = self.memory_page
         self.summaries_page: SummariesPage | None = None
         if summaries is not None:

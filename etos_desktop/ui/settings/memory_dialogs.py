@@ -33,10 +33,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from etos_desktop.core.memory import transfer
-from etos_desktop.core.memory.errors import MemoryRejected
-from etos_desktop.core.memory.policy import check_content
 from etos_desktop.core.memory.records import Memory, MemoryKind, Revision
+from etos_desktop.core.memory.transfer import InvalidEntry
+from etos_desktop.core.text.checks import MemoryRejected, check_content
+from etos_desktop.core.transfer.document import ImportPreview
 from etos_desktop.ui.dialogs import await_dialog, await_result
 from etos_desktop.ui.markdown_render import escape_invisible
 from etos_desktop.ui.memory_text import (
@@ -51,7 +51,7 @@ from etos_desktop.ui.settings.page import error_label, set_state
 from etos_desktop.ui.theme import colors
 
 
-def entry_problem_text(problem: transfer.InvalidEntry) -> str:
+def entry_problem_text(problem: InvalidEntry) -> str:
     """Why one entry of an import file is skipped."""
     field_names = {
         "content": QCoreApplication.translate("MemoryDialogs", "text"),
@@ -283,7 +283,7 @@ async def open_editor(
 class ImportPreviewDialog(QDialog):
     """What an import would add, update and skip, with Import and Cancel."""
 
-    def __init__(self, preview: transfer.ImportPreview, parent: QWidget | None = None) -> None:
+    def __init__(self, preview: ImportPreview, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("memoryImportPreview")
         self.preview = preview
@@ -415,7 +415,7 @@ class ImportPreviewDialog(QDialog):
         super().changeEvent(event)
 
 
-async def confirm_import(parent: QWidget, preview: transfer.ImportPreview) -> bool:
+async def confirm_import(parent: QWidget, preview: ImportPreview) -> bool:
     """Show the import preview; ``True`` when the user chose Import."""
     dialog = ImportPreviewDialog(preview, parent)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

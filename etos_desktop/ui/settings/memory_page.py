@@ -44,11 +44,11 @@ from PySide6.QtWidgets import (
 from etos_desktop import __version__
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.errors import EtosError, StorageError
-from etos_desktop.core.memory import transfer
 from etos_desktop.core.memory.records import DeletedMemory, Memory, MemoryKind, MemorySource
 from etos_desktop.core.settings.schema import spec_for
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.core.storage.files import write_private_text
+from etos_desktop.core.transfer.markdown import MarkdownLabels
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.error_text import failure_text
 from etos_desktop.ui.memory_text import (
@@ -79,6 +79,7 @@ from etos_desktop.ui.settings.page import (
 
 if TYPE_CHECKING:
     from etos_desktop.core.memory.access import EmbedderInfo, EmbeddingState, MemoryAccess
+    from etos_desktop.core.transfer.service import TransferService
 
 #: The settings this page edits (saved with the dialog's Save, like every other page).
 SETTING_KEYS: Final = (
@@ -107,6 +108,7 @@ class MemoryPage(SettingsPage):
     Args:
         memory: The app's memory access (all work runs off the UI thread).
         settings: The settings store (``memory.*`` keys).
+        transfer: Export and import of every memory layer (the Import and Export actions).
         clock: The current time (what counts as active).
         parent: The parent widget.
 
@@ -125,12 +127,14 @@ class MemoryPage(SettingsPage):
         memory: MemoryAccess,
         settings: SettingsStore,
         *,
+        transfer: TransferService,
         clock: Clock | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("memoryPage")
         self._memory = memory
+        self._transfer = transfer
         self._settings = settings
         self._clock: Clock = clock or SystemClock()
         self._busy = False
@@ -842,9 +846,9 @@ class MemoryPage(SettingsPage):
             return
         now = self._clock.now()
         if kind == "json":
-            text, count = await self._memory.export_json(now=now, app_version=__version__)
+            text, count = await self._transfer.export_json(now=now, app_version=__version__)
         else:
-            text, count = await self._memory.export_markdown(
+            text, count = await self._transfer.export_markdown(
                 now=now, labels=self._markdown_labels(), tz=_local_zone()
             )
         try:
@@ -860,8 +864,8 @@ class MemoryPage(SettingsPage):
             lambda: self.tr("Exported %n memories to {path}.", "", count).format(path=path),
         )
 
-    def _markdown_labels(self) -> transfer.MarkdownLabels:
-        return transfer.MarkdownLabels(
+    def _markdown_labels(self) -> MarkdownLabels:
+        return MarkdownLabels(
             title=self.tr("Memories"),
             exported=self.tr("Exported {date} · {count} memories"),
             kinds={kind.value: self._kind_heading(kind.value) for kind in MemoryKind},
@@ -896,7 +900,7 @@ class MemoryPage(SettingsPage):
         if not path:
             return
         try:
-            preview = await self._memory.preview_import_file(Path(path), now=self._clock.now())
+            preview = await self._transfer.preview_import_file(Path(path), now=self._clock.now())
         except OSError as exc:
             self.set_status(
                 "error",
@@ -919,7 +923,7 @@ class MemoryPage(SettingsPage):
             return
         if not preview.has_changes or preview.over_limit:
             return
-        result = await self._memory.apply_import(preview)
+        result = await self._transfer.apply_import(preview)
         # Undoing an earlier delete now would bring back what the import may have just put
         # back: duplicates that take slots in what is sent (issue 19). The Undo is withdrawn.
         withdrawn = bool(self._undo) and bool(result.added or result.updated)

@@ -24,11 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from etos_desktop.core.memory.errors import MemoryRejected
-from etos_desktop.core.memory.policy import check_content
 from etos_desktop.core.summaries.access import MAX_EDIT_CHARS
 from etos_desktop.core.summaries.records import Summary
 from etos_desktop.core.summaries.writing import bounds_for, is_cjk_text, measure
+from etos_desktop.core.text.checks import MemoryRejected, check_content
 from etos_desktop.ui.dialogs import await_dialog
 from etos_desktop.ui.job_text import local_time
 from etos_desktop.ui.memory_text import memory_error_text, rich_escaped

@@ -6,7 +6,7 @@ import pytest
 
 from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.memory.engine import MemoryEngine
-from etos_desktop.core.memory.errors import MemoryEmpty, MemorySecret
+from etos_desktop.core.text.checks import MemoryEmpty, MemorySecret
 
 
 def test_a_refused_item_in_a_late_batch_writes_nothing(engine: MemoryEngine) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from etos_desktop.core.memory.gating import refers_back
 from etos_desktop.core.memory.retrieval import build_query
+from etos_desktop.core.retrieval.gating import refers_back
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.errors import InvalidInput, ProviderUnavailable
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.search import Candidate, SearchMode, idf, keyword_score, rank
-from etos_desktop.core.memory.tuning import Tuning
+from etos_desktop.core.retrieval.tuning import Tuning
 from tests.helpers.embedders import HashEmbedder
 
 MEMORIES = [

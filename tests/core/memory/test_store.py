@@ -15,14 +15,9 @@ from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.memory import fts
 from etos_desktop.core.memory.engine import MemoryEngine
-from etos_desktop.core.memory.errors import (
-    MemoryEmpty,
-    MemoryLimitReached,
-    MemoryNotFound,
-    MemorySecret,
-    MemoryTooLong,
-)
+from etos_desktop.core.memory.errors import MemoryLimitReached, MemoryNotFound
 from etos_desktop.core.storage import migrations
+from etos_desktop.core.text.checks import MemoryEmpty, MemorySecret, MemoryTooLong
 from etos_desktop.core.text.segmentation import index_text
 from tests.helpers.embedders import HashEmbedder
 

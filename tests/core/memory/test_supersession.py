@@ -15,8 +15,8 @@ import pytest
 
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.memory.engine import MemoryEngine
-from etos_desktop.core.memory.records import RevisionAction
 from etos_desktop.core.memory.slots import MEANING_MARGIN, change_cue, key_terms, same_slot
+from etos_desktop.core.storage.tables import RevisionAction
 
 
 @pytest.fixture

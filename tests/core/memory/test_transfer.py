@@ -17,16 +17,17 @@ from etos_desktop.core.memory import store, transfer
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.errors import MemoryLimitReached
 from etos_desktop.core.memory.records import Memory
-from etos_desktop.core.memory.transfer import (
+from etos_desktop.core.memory.transfer import ImportStale
+from etos_desktop.core.storage.tables import MemoryRevisionRow
+from etos_desktop.core.transfer.document import (
     FORMAT,
+    VERSION,
     ImportInvalid,
-    ImportStale,
-    MarkdownLabels,
+    export_document,
     export_json,
-    export_markdown,
     parse_import,
 )
-from etos_desktop.core.storage.tables import MemoryRevisionRow
+from etos_desktop.core.transfer.markdown import MarkdownLabels, export_markdown
 from tests.helpers.embedders import HashEmbedder
 
 SECRET = "my key is sk-" + "A1b2C3d4E5f6G7h8I9j0K1l2"
@@ -98,7 +99,7 @@ def other(tmp_path: Path, clock: FakeClock) -> Iterator[MemoryEngine]:
     eng.close()
 
 
-def do_import(engine: MemoryEngine, text: str | bytes) -> transfer.ImportResult:
+def do_import(engine: MemoryEngine, text: str | bytes) -> transfer.MemoryImportResult:
     document = parse_import(text, now=engine._now(), max_content_chars=engine.max_content_chars)
     return engine.import_memories(engine.preview_import(document))
 
@@ -110,7 +111,7 @@ def test_export_holds_every_memory_with_its_fields(engine: MemoryEngine, clock: 
     ids = populate(engine, clock)
     document = json.loads(roundtrip_file(engine, clock))
     assert document["format"] == FORMAT
-    assert document["version"] == transfer.VERSION
+    assert document["version"] == VERSION
     records = {r["id"]: r for r in document["memories"]}
     assert set(records) == set(ids.values())
     pnpm = records[ids["pnpm"]]
@@ -150,7 +151,7 @@ def test_export_drops_links_to_memories_outside_it(engine: MemoryEngine, clock: 
     old = engine.save("Lives in Berlin").id
     new = engine.supersede(old, "Lives in Shanghai")
     only_old = [m for m in all_memories(engine) if m.id == old]
-    record = transfer.export_document(only_old, exported_at=clock.now())["memories"][0]
+    record = export_document(only_old, exported_at=clock.now())["memories"][0]
     assert record["superseded_by"] is None
     assert new != old
 
@@ -245,7 +246,7 @@ def test_reimporting_an_unchanged_export_changes_nothing(
     assert len(preview.unchanged) == len(ids)
     assert {u.matched_by for u in preview.unchanged} == {"id"}
     assert not preview.has_changes
-    assert engine.import_memories(preview) == transfer.ImportResult((), ())
+    assert engine.import_memories(preview) == transfer.MemoryImportResult((), ())
     assert revision_count(engine) == revisions
 
 
@@ -396,7 +397,7 @@ def test_a_corrupt_or_hostile_file_is_refused_and_changes_nothing(
 
 
 def test_size_and_count_limits(monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> None:
-    monkeypatch.setattr(transfer, "MAX_IMPORT_ENTRIES", 2)
+    monkeypatch.setattr("etos_desktop.core.transfer.document.MAX_IMPORT_ENTRIES", 2)
     with pytest.raises(ImportInvalid) as caught:
         parse_import(
             _file(memories=[{"content": str(i)} for i in range(3)]),
@@ -404,7 +405,7 @@ def test_size_and_count_limits(monkeypatch: pytest.MonkeyPatch, clock: FakeClock
             max_content_chars=100,
         )
     assert caught.value.params["reason"] == "too_many"
-    monkeypatch.setattr(transfer, "MAX_IMPORT_BYTES", 50)
+    monkeypatch.setattr("etos_desktop.core.transfer.document.MAX_IMPORT_BYTES", 50)
     with pytest.raises(ImportInvalid) as caught:
         parse_import(
             _file(memories=[{"content": "x" * 40}]), now=clock.now(), max_content_chars=100

@@ -11,15 +11,18 @@ from pathlib import Path
 import pytest
 
 from etos_desktop.core.clock import FakeClock
-from etos_desktop.core.memory import transfer
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.engine import MemoryEngine
-from etos_desktop.core.memory.errors import MemorySecret
+from etos_desktop.core.memory.transfer import ImportStale
 from etos_desktop.core.profile.access import ProfileAccess
 from etos_desktop.core.profile.errors import ProfilePinsTooLong, ProfileStale, ProfileTooLong
 from etos_desktop.core.profile.records import PinnedLine
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.migrations import MIGRATIONS, migrate
+from etos_desktop.core.text.checks import MemorySecret
+from etos_desktop.core.transfer.document import FORMAT, ImportResult
+from etos_desktop.core.transfer.markdown import MarkdownLabels
+from etos_desktop.core.transfer.service import TransferService
 
 TEXT = "## Identity\n- Mia, engineer in Berlin\n\n## Goals\n- Run a marathon"
 PIN = PinnedLine("- Mia, engineer in Berlin", "identity")
@@ -29,16 +32,15 @@ class Side:
     def __init__(self, db: Database, clock: FakeClock) -> None:
         self.db = db
         self.profile = ProfileAccess(db, clock=clock)
-        self.memory = MemoryAccess(
-            MemoryEngine(db, clock=clock), profile=self.profile.transfer_state
-        )
+        self.memory = MemoryAccess(MemoryEngine(db, clock=clock))
+        self.transfer = TransferService(self.memory, profile=self.profile)
         self.clock = clock
 
-    async def import_text(self, text: str, tmp: Path) -> transfer.ImportResult:
+    async def import_text(self, text: str, tmp: Path) -> ImportResult:
         path = tmp / "import.json"
         path.write_text(text, encoding="utf-8")
-        preview = await self.memory.preview_import_file(path, now=self.clock.now())
-        return await self.memory.apply_import(preview)
+        preview = await self.transfer.preview_import_file(path, now=self.clock.now())
+        return await self.transfer.apply_import(preview)
 
     async def close(self) -> None:
         loop = asyncio.get_running_loop()
@@ -82,7 +84,7 @@ async def test_user_edits_are_checked_and_nothing_refused_is_stored(sides: tuple
 async def test_export_import_round_trip_with_pins(sides: tuple[Side, Side], tmp_path: Path):
     a, b = sides
     await a.profile.save(TEXT, (PIN,))
-    text, _ = await a.memory.export_json(now=a.clock.now(), app_version="t")
+    text, _ = await a.transfer.export_json(now=a.clock.now(), app_version="t")
     document = json.loads(text)
     assert document["profile"]["content"] == TEXT
     assert document["profile"]["pinned"] == [{"section": "identity", "text": PIN.text}]
@@ -94,12 +96,12 @@ async def test_export_import_round_trip_with_pins(sides: tuple[Side, Side], tmp_
     # The local text stays in the history.
     assert [r.source for r in await b.profile.revisions()] == ["imported", "manual"]
     # Importing the same file again changes nothing.
-    preview = await b.memory.preview_import_file(tmp_path / "import.json", now=b.clock.now())
+    preview = await b.transfer.preview_import_file(tmp_path / "import.json", now=b.clock.now())
     assert not preview.profile.has_changes
     assert not preview.has_changes
     # Markdown export shows it with its headings a level down.
-    markdown, _ = await a.memory.export_markdown(
-        now=a.clock.now(), labels=transfer.MarkdownLabels(), tz=a.clock.now().tzinfo
+    markdown, _ = await a.transfer.export_markdown(
+        now=a.clock.now(), labels=MarkdownLabels(), tz=a.clock.now().tzinfo
     )
     assert "## User profile\n\n### Identity\n- Mia, engineer in Berlin" in markdown
 
@@ -113,7 +115,7 @@ async def test_a_profile_is_stored_without_control_characters(
     saved = await a.profile.save(dirty, ())
     assert saved.content == TEXT
     document = {
-        "format": transfer.FORMAT,
+        "format": FORMAT,
         "version": 1,
         "memories": [],
         "profile": {
@@ -145,16 +147,16 @@ async def test_a_bad_profile_in_a_file_is_skipped_and_the_rest_imported(
     _a, b = sides
     await b.profile.save(TEXT, ())
     document = {
-        "format": transfer.FORMAT,
+        "format": FORMAT,
         "version": 1,
         "memories": [{"content": "Uses pnpm", "kind": "preference"}],
         "profile": profile,
     }
     path = tmp_path / "import.json"
     path.write_text(json.dumps(document), encoding="utf-8")
-    preview = await b.memory.preview_import_file(path, now=b.clock.now())
+    preview = await b.transfer.preview_import_file(path, now=b.clock.now())
     assert preview.profile.invalid == reason
-    result = await b.memory.apply_import(preview)
+    result = await b.transfer.apply_import(preview)
     assert len(result.added) == 1
     assert not result.profile_replaced
     assert (await b.profile.current()).content == TEXT
@@ -166,13 +168,13 @@ async def test_a_profile_changed_after_the_preview_fails_the_whole_import(
     a, b = sides
     await a.profile.save(TEXT, ())
     await a.memory.save("Uses pnpm", "preference")
-    text, _ = await a.memory.export_json(now=a.clock.now(), app_version="t")
+    text, _ = await a.transfer.export_json(now=a.clock.now(), app_version="t")
     path = tmp_path / "import.json"
     path.write_text(text, encoding="utf-8")
-    preview = await b.memory.preview_import_file(path, now=b.clock.now())
+    preview = await b.transfer.preview_import_file(path, now=b.clock.now())
     await b.profile.save("## Identity\n- changed meanwhile", ())
-    with pytest.raises(transfer.ImportStale.__mro__[1]):
-        await b.memory.apply_import(preview)
+    with pytest.raises(ImportStale.__mro__[1]):
+        await b.transfer.apply_import(preview)
     assert await b.memory.memories() == []
     assert (await b.profile.current()).content == "## Identity\n- changed meanwhile"
 

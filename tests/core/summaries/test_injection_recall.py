@@ -8,7 +8,7 @@ import numpy
 
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.context.assembler import ContextBlock, ContextInput, assemble_context
-from etos_desktop.core.memory.tuning import tuning_for
+from etos_desktop.core.retrieval.tuning import tuning_for
 from etos_desktop.core.summaries.injection import (
     SESSION_IDLE,
     SessionSnapshots,

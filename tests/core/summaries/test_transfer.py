@@ -10,12 +10,14 @@ from pathlib import Path
 import pytest
 
 from etos_desktop.core.clock import FakeClock
-from etos_desktop.core.memory import transfer
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.core.summaries.access import SummaryAccess
+from etos_desktop.core.transfer.document import FORMAT, VERSION, ImportInvalid, ImportResult
+from etos_desktop.core.transfer.markdown import MarkdownLabels
+from etos_desktop.core.transfer.service import TransferService
 
 TEXT = "The user planned a Kyoto trip and chose a hotel in Shijo."
 
@@ -25,9 +27,8 @@ class Side:
         self.db = db
         self.repo = ChatRepository(db)
         self.summaries = SummaryAccess(db, clock=clock)
-        self.memory = MemoryAccess(
-            MemoryEngine(db, clock=clock), summaries=self.summaries.transfer_state
-        )
+        self.memory = MemoryAccess(MemoryEngine(db, clock=clock))
+        self.transfer = TransferService(self.memory, summaries=self.summaries)
         self.clock = clock
 
     async def summarised(self, title: str, text: str) -> tuple[int, int]:
@@ -44,11 +45,11 @@ class Side:
         )
         return conversation.id, summary.id
 
-    async def import_text(self, text: str, tmp: Path) -> transfer.ImportResult:
+    async def import_text(self, text: str, tmp: Path) -> ImportResult:
         path = tmp / "import.json"
         path.write_text(text, encoding="utf-8")
-        preview = await self.memory.preview_import_file(path, now=self.clock.now())
-        return await self.memory.apply_import(preview)
+        preview = await self.transfer.preview_import_file(path, now=self.clock.now())
+        return await self.transfer.apply_import(preview)
 
     async def close(self) -> None:
         loop = asyncio.get_running_loop()
@@ -85,7 +86,7 @@ async def test_export_holds_every_summary_with_its_conversation(sides: tuple[Sid
         )
     ).id
     await a.summaries.archive([second])
-    text, _count = await a.memory.export_json(now=a.clock.now(), app_version="t")
+    text, _count = await a.transfer.export_json(now=a.clock.now(), app_version="t")
     document = json.loads(text)
     records = document["summaries"]
     assert [r["id"] for r in records] == [first, second]
@@ -100,7 +101,7 @@ async def test_round_trip_into_another_database_and_back(sides: tuple[Side, Side
     a, b = sides
     await a.memory.save("Uses pnpm", "preference")
     await a.summarised("Kyoto trip", TEXT)
-    text, _ = await a.memory.export_json(now=a.clock.now(), app_version="t")
+    text, _ = await a.transfer.export_json(now=a.clock.now(), app_version="t")
     result = await b.import_text(text, tmp_path)
     assert len(result.added) == 1
     assert len(result.summaries_added) == 1
@@ -112,11 +113,11 @@ async def test_round_trip_into_another_database_and_back(sides: tuple[Side, Side
     assert [s.content for s in await b.summaries.for_injection(None, 5)] == [TEXT]
     # Importing the same file again adds nothing.
     path = tmp_path / "import.json"
-    preview = await b.memory.preview_import_file(path, now=b.clock.now())
+    preview = await b.transfer.preview_import_file(path, now=b.clock.now())
     assert not preview.has_changes
     assert preview.summaries.unchanged == 1
     # And into the database it came from: every summary is already there.
-    preview = await a.memory.preview_import_file(path, now=a.clock.now())
+    preview = await a.transfer.preview_import_file(path, now=a.clock.now())
     assert preview.summaries.unchanged == 1
     assert not preview.summaries.has_changes
 
@@ -126,7 +127,7 @@ async def test_an_earlier_export_restores_text_and_state_in_one_transaction(
 ):
     a, _ = sides
     _cid, sid = await a.summarised("Kyoto trip", TEXT)
-    text, _ = await a.memory.export_json(now=a.clock.now(), app_version="t")
+    text, _ = await a.transfer.export_json(now=a.clock.now(), app_version="t")
     a.clock.advance(minutes=5)
     await a.summaries.edit(sid, "Edited away.")
     result = await a.import_text(text, tmp_path)
@@ -140,8 +141,8 @@ async def test_an_earlier_export_restores_text_and_state_in_one_transaction(
 def summaries_document(*entries: object) -> dict[str, object]:
     """An export holding these summary entries and no memories."""
     return {
-        "format": transfer.FORMAT,
-        "version": transfer.VERSION,
+        "format": FORMAT,
+        "version": VERSION,
         "memories": [],
         "summaries": list(entries),
     }
@@ -168,7 +169,7 @@ async def test_hostile_summary_entries_are_skipped_and_the_rest_imported(
     )
     path = tmp_path / "hostile.json"
     path.write_text(json.dumps(document), encoding="utf-8")
-    preview = await b.memory.preview_import_file(path, now=b.clock.now())
+    preview = await b.transfer.preview_import_file(path, now=b.clock.now())
     assert len(preview.summaries.to_add) == 1
     assert [(p.index, p.reason) for p in preview.summaries.invalid] == [
         (1, "not_an_object"),
@@ -180,7 +181,7 @@ async def test_hostile_summary_entries_are_skipped_and_the_rest_imported(
         (7, "bad_field"),
         (8, "bad_field"),
     ]
-    await b.memory.apply_import(preview)
+    await b.transfer.apply_import(preview)
     assert [s.content for s in await b.summaries.summaries()] == [TEXT]
 
 
@@ -207,11 +208,11 @@ async def test_summaries_that_are_not_a_list_refuse_the_file(
     _, b = sides
     path = tmp_path / "bad.json"
     path.write_text(
-        json.dumps({"format": transfer.FORMAT, "version": 1, "memories": [], "summaries": {}}),
+        json.dumps({"format": FORMAT, "version": 1, "memories": [], "summaries": {}}),
         encoding="utf-8",
     )
-    with pytest.raises(transfer.ImportInvalid) as refused:
-        await b.memory.preview_import_file(path, now=b.clock.now())
+    with pytest.raises(ImportInvalid) as refused:
+        await b.transfer.preview_import_file(path, now=b.clock.now())
     assert refused.value.params["reason"] == "bad_structure"
 
 
@@ -219,22 +220,22 @@ async def test_a_failing_import_writes_no_summary_either(sides: tuple[Side, Side
     a, b = sides
     await a.summarised("Kyoto trip", TEXT)
     await a.memory.save("Uses pnpm", "preference")
-    text, _ = await a.memory.export_json(now=a.clock.now(), app_version="t")
+    text, _ = await a.transfer.export_json(now=a.clock.now(), app_version="t")
     path = tmp_path / "import.json"
     path.write_text(text, encoding="utf-8")
-    preview = await b.memory.preview_import_file(path, now=b.clock.now())
+    preview = await b.transfer.preview_import_file(path, now=b.clock.now())
     b.memory.engine.max_active = 0  # the memories part fails at the limit check
     with pytest.raises(Exception, match="active memories"):
-        await b.memory.apply_import(preview)
+        await b.transfer.apply_import(preview)
     assert await b.summaries.summaries() == []
 
 
 async def test_markdown_export_has_a_summaries_section(sides: tuple[Side, Side]):
     a, _ = sides
     await a.summarised("Kyoto *trip*", TEXT)
-    text, _ = await a.memory.export_markdown(
+    text, _ = await a.transfer.export_markdown(
         now=a.clock.now(),
-        labels=transfer.MarkdownLabels(),
+        labels=MarkdownLabels(),
         tz=a.clock.now().tzinfo,  # type: ignore[arg-type]
     )
     assert "## Session summaries" in text

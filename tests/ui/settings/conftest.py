@@ -13,6 +13,7 @@ from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.settings.store import SettingsStore
+from etos_desktop.core.transfer.service import TransferService
 from etos_desktop.ui.settings.memory_page import MemoryPage
 from tests.helpers.embedders import HashEmbedder
 from tests.helpers.qt_async import expect_signal
@@ -57,7 +58,7 @@ PageOpener = Callable[[MemoryAccess, FakeClock], Awaitable[MemoryPage]]
 @pytest.fixture
 def open_page(qtbot: Any, settings: SettingsStore) -> PageOpener:
     async def opener(access: MemoryAccess, clock: FakeClock) -> MemoryPage:
-        page = MemoryPage(access, settings, clock=clock)
+        page = MemoryPage(access, settings, transfer=TransferService(access), clock=clock)
         qtbot.addWidget(page)
         page.resize(900, 600)
         refreshed = expect_signal(page.refreshed)

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDialog
 
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.memory.engine import MemoryEngine
-from etos_desktop.core.memory.transfer import parse_import
+from etos_desktop.core.transfer.document import ImportPreview, parse_import
 from etos_desktop.ui.settings.memory_dialogs import (
     ImportPreviewDialog,
     MemoryEditorDialog,
@@ -37,7 +37,8 @@ async def test_the_preview_shows_what_an_import_adds_updates_and_skips(
             ],
         }
     )
-    preview = engine.preview_import(parse_import(text, now=clock.now(), max_content_chars=100))
+    document = parse_import(text, now=clock.now(), max_content_chars=100)
+    preview = ImportPreview.of(engine.preview_import(document))
     dialog = ImportPreviewDialog(preview)
     qtbot.addWidget(dialog)
     assert dialog.summary_label.text() == "1 to add, 1 to update, 0 already here, 1 skipped"

@@ -781,7 +781,7 @@ async def test_the_markdown_export_heads_the_profile_in_the_ui_language(
     clock = FakeClock()
     async with jobs_env(tmp_path / "data", server, clock) as env:
         await env.profile.save(PROFILE, (PIN,))
-        page = MemoryPage(env.memory, env.stack.settings, clock=clock)
+        page = MemoryPage(env.memory, env.stack.settings, transfer=env.transfer, clock=clock)
         qtbot.addWidget(page)
         refreshed = expect_signal(page.refreshed)
         page.show()

@@ -6,7 +6,7 @@ import numpy
 import pytest
 
 from etos_desktop.core.clock import FakeClock
-from etos_desktop.core.memory.vectors import (
+from etos_desktop.core.retrieval.vectors import (
     CHUNK_CHARS,
     MAX_WINDOWS,
     VectorIndex,

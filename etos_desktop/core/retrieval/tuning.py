@@ -19,7 +19,7 @@ from typing import Final
 
 import numpy
 
-from etos_desktop.core.memory.embedding import Embedder
+from etos_desktop.core.providers.embedding import Embedder
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from etos_desktop.core.memory.tuning import (
+from etos_desktop.core.retrieval.tuning import (
     DEFAULTS,
     LEXICAL,
     UNKNOWN,
@@ -60,7 +60,7 @@ def test_calibrate_derives_a_floor_between_noise_and_signal() -> None:
 
 
 def test_strictness_moves_every_floor_and_balanced_changes_nothing():
-    from etos_desktop.core.memory.tuning import tuning_for, with_strictness
+    from etos_desktop.core.retrieval.tuning import tuning_for, with_strictness
 
     base = tuning_for("use-m3:512")
     assert with_strictness(base, "balanced") == base

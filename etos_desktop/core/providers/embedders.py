@@ -36,8 +36,8 @@ from etos_desktop.core.errors import (
     ProviderTimeout,
     ProviderUnavailable,
 )
-from etos_desktop.core.memory.embedding import Embedder
 from etos_desktop.core.providers.base import ChatProvider
+from etos_desktop.core.providers.embedding import Embedder
 
 __all__ = [
     "ENDPOINT_BATCH_SIZE",

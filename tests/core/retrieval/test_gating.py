@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from etos_desktop.core.memory.gating import (
+from etos_desktop.core.retrieval.gating import (
     RecallKind,
     addresses_user,
     is_recall_question,

@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from etos_desktop.core.memory.errors import MemoryEmpty, MemorySecret, MemoryTooLong
-from etos_desktop.core.memory.policy import check_content
+from etos_desktop.core.text.checks import MemoryEmpty, MemorySecret, MemoryTooLong, check_content
 from etos_desktop.core.text.secrets import SECRET_REASONS, cn_id_valid, luhn_valid, secret_reason
 
 # A valid-checksum resident ID made up for tests (region 110101, born 1990-03-07).

