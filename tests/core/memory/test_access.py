@@ -68,6 +68,7 @@ async def test_embedding_state_counts_what_the_active_embedder_covers(
     assert await access.embedding_state() == EmbeddingState(None, 0, 1)
 
 
+@pytest.mark.logs(r"^ERROR etos_desktop\.core\.memory\.access: a supersede listener failed$")
 async def test_a_save_that_supersedes_is_told_with_its_source_and_get_many_reads_by_id(
     access: MemoryAccess,
 ):
