@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace, TracebackType
 from typing import TYPE_CHECKING, Any
@@ -24,13 +24,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from etos_desktop import __version__
 from etos_desktop.core.errors import EtosError, redact
-from etos_desktop.core.settings import paths
-from etos_desktop.core.settings.store import (
-    DEFAULT_PROVIDER_KEY,
-    MODEL_CONTEXT_KEY,
-    PROVIDERS_KEY,
-    SettingsStore,
-)
+from etos_desktop.core.settings import key_groups, paths
+from etos_desktop.core.settings.store import EMBEDDINGS_ENDPOINT_KEY, SettingsStore
 from etos_desktop.resources import resource_path
 from etos_desktop.ui.gc_guard import GarbageCollector
 from etos_desktop.ui.main_window import MainWindow
@@ -53,24 +48,6 @@ log = logging.getLogger("etos_desktop")
 
 #: When the single-instance socket starts listening, after the window shows.
 _LISTEN_DELAY_MS = 300
-#: The settings that change how long a message may be (the composer's limit).
-MESSAGE_ROOM_KEYS = frozenset(
-    {
-        MODEL_CONTEXT_KEY,
-        PROVIDERS_KEY,
-        DEFAULT_PROVIDER_KEY,
-        "chat.max_output_tokens",
-        "memory.enabled",
-        "memory.per_message",
-        "memory.all_that_fit_tokens",
-        "profile.enabled",
-        "summaries.enabled",
-        "summaries.inject_count",
-        "persona.name",
-        "persona.prompt",
-    }
-)
-
 #: Modules imported off the UI thread once the window is visible (they take ~0.5 s together).
 HEAVY_MODULES = (
     "etos_desktop.core.providers.openai_provider",
@@ -225,15 +202,13 @@ class EtosApp:
         self.jobs_bridge: JobsBridge | None = None
         self._clock = clock
         self._background_jobs = background_jobs
-        self._summary_settings: tuple[object, ...] = ()
         self._embedder_task: Any = None
+        self._unsubscribe: list[Callable[[], None]] = []
+        self._reschedule_queued = False
         # Background work of the app itself (choosing the embedder…): failures are shown in the
         # status bar with what was not done, and logged once.
         self._tasks = TaskSet(report=self._on_task_failed)
         self._reembed_cancel = threading.Event()
-        self._embedder_mode = ""
-        self._strictness = "balanced"
-        self._endpoint: tuple[str, str, str] = ("", "", "")
         # Created by ``run_app`` on the running loop: asyncio is imported after the first frame.
         self.closed: Any = None
         self._settings_dialog: Any = None
@@ -385,14 +360,9 @@ class EtosApp:
             self.settings, self.secrets, self.env, self._provider_factory or make_provider
         )
         repo = ChatRepository(self.db)
-        engine = MemoryEngine(
-            self.db,
-            embedder=None,
-            clock=clock,
-            max_content_chars=self.settings.get_int("memory.max_content_chars"),
-            max_active=self.settings.get_int("memory.max_active"),
-        )
+        engine = MemoryEngine(self.db, embedder=None, clock=clock)
         self.memory = MemoryAccess(engine)
+        self._apply_memory_limits()
         # Summary recall matches by meaning with whatever embedder memory search uses now.
         self.summaries = SummaryAccess(
             self.db, clock=clock, embedding=lambda: (engine.embedder, engine.tuning)
@@ -408,20 +378,14 @@ class EtosApp:
             profile=self.profile,
         )
         self.controller = ChatController(repo, chat)
-        controller = self.controller
-        # The composer's length limit follows what sets it (model, reply reserve, blocks sent).
-        self._unsubscribe_room = self.settings.subscribe(
-            lambda key: controller.refresh_message_room() if key in MESSAGE_ROOM_KEYS else None
-        )
         if self._background_jobs:
             self._build_jobs(chat, clock)
+        self._follow_settings()
         self._probe = openai_provider.probe_local_servers
         if self._local_candidates is None:
             self._local_candidates = list(LOCAL_CANDIDATES)
         self.window.attach(self.controller)
-        self.window.chat.render_interval_ms = int(
-            self.settings.get("chat.stream_render_interval_ms")
-        )
+        self._apply_render_interval()
         self.refresh_providers()
         self.window.set_ready(True)
         # Kept as functions, so the notice is put into words again when the language changes.
@@ -448,7 +412,7 @@ class EtosApp:
             await self.controller.open_conversation(rows[0].id)
         if not self.registry.is_configured():
             self.open_settings("providers", first_run=True)
-        self._embedder_task = self._spawn_choose_embedder()
+        self.switch_embedder()
         self.window.chat.warm_up()
         self.garbage_collector.freeze_startup_objects()
         if self.jobs is not None:
@@ -486,37 +450,77 @@ class EtosApp:
         )
         self.jobs_bridge = JobsBridge(self.jobs, self.window)
         self.jobs_bridge.conversation_changed.connect(self._on_jobs_conversation_changed)
-        self._summary_settings = self._summary_signature()
-
-    def _summary_signature(self) -> tuple[object, ...]:
-        return tuple(
-            self.settings.get(key)
-            for key in (
-                "memory.enabled",
-                "summaries.enabled",
-                "summaries.min_user_turns",
-                "summaries.min_gap_minutes",
-                "profile.enabled",
-                "profile.refresh_hour",
-            )
-        )
 
     def _on_jobs_conversation_changed(self, conversation_id: int) -> None:
         if self.controller is not None:
             self.controller.conversation_updated(conversation_id)
 
-    def _endpoint_signature(self) -> tuple[str, str, str]:
-        """What picks the embeddings endpoint: the default provider and its embedding model."""
-        default = self.registry.default() if self.registry is not None else None
-        if default is None:
-            return ("", "", "")
-        return (default.id, default.base_url, default.embedding_model)
+    # -- following the settings ---------------------------------------------------------------
+
+    def _follow_settings(self) -> None:
+        """Subscribe each consumer to the settings it uses: the one key → action table.
+
+        For a key several rows follow, the rows run in this order (the language before what
+        shows words in it). A key that is not a setting raises ``KeyError`` here, at start-up.
+        """
+        assert self.controller is not None
+        get = self.settings.get_str
+        table: tuple[tuple[Iterable[str], Callable[[], object]], ...] = (
+            (["ui.language"], lambda: self.install_language(get("ui.language"))),
+            (["ui.theme"], lambda: self.apply_theme(get("ui.theme"))),
+            (["ui.font_size"], self.apply_font),
+            (key_groups.PROVIDER_VIEW, self.refresh_providers),
+            (key_groups.MESSAGE_ROOM, self.controller.refresh_message_room),
+            (["chat.stream_render_interval_ms"], self._apply_render_interval),
+            (["memory.embedder"], self.switch_embedder),
+            ([EMBEDDINGS_ENDPOINT_KEY], self._on_endpoint_changed),
+            (key_groups.RETRIEVAL_TUNING, self.retune_memory),
+            (key_groups.MEMORY_LIMITS, self._apply_memory_limits),
+            (key_groups.JOB_SCHEDULE, self._reschedule_jobs),
+        )
+        for keys, action in table:
+            self._unsubscribe.append(self.settings.subscribe(lambda _key, a=action: a(), keys))
+
+    def _apply_render_interval(self) -> None:
+        self.window.chat.render_interval_ms = self.settings.get_int(
+            "chat.stream_render_interval_ms"
+        )
+
+    def _apply_memory_limits(self) -> None:
+        if self.memory is not None:
+            self.memory.engine.max_content_chars = self.settings.get_int("memory.max_content_chars")
+            self.memory.engine.max_active = self.settings.get_int("memory.max_active")
+
+    def _on_endpoint_changed(self) -> None:
+        # Only "automatic" matching uses the provider's embedding model.
+        if self.settings.get_str("memory.embedder") == "auto":
+            self.switch_embedder()
+
+    def _reschedule_jobs(self) -> None:
+        # A Save sets its keys one after another: the jobs are derived again once, after them.
+        if self.jobs is not None and not self._reschedule_queued:
+            self._reschedule_queued = True
+            self._tasks.spawn(
+                self._reschedule(self.jobs),
+                QCoreApplication.translate(
+                    "EtosApp", "Summaries were not rescheduled for the new settings."
+                ),
+            )
+
+    async def _reschedule(self, jobs: BackgroundJobs) -> None:
+        self._reschedule_queued = False
+        await jobs.settings_changed()
+
+    def retune_memory(self) -> None:
+        """Apply the relevance setting to the embedder in use, which stays (no re-embedding)."""
+        if self.memory is not None:
+            embedder = self.memory.engine.embedder
+            self.memory.set_embedder(embedder, self._tuning_for(embedder.key if embedder else None))
 
     def _tuning_for(self, key: str | None) -> Any:
         from etos_desktop.core.retrieval.tuning import tuning_for, with_strictness
 
-        self._strictness = self.settings.get_str("memory.strictness")
-        return with_strictness(tuning_for(key), self._strictness)
+        return with_strictness(tuning_for(key), self.settings.get_str("memory.strictness"))
 
     def switch_embedder(self) -> Any:
         """Stop any re-embedding under way and choose the embedder again (setting changed)."""
@@ -556,8 +560,6 @@ class EtosApp:
         if self.memory is None or self.registry is None:
             return
         mode = self.settings.get_str("memory.embedder")
-        self._embedder_mode = mode
-        self._endpoint = self._endpoint_signature()
         if mode == "keywords":
             self.memory.set_embedder(None, self._tuning_for(None))
             return
@@ -672,7 +674,9 @@ class EtosApp:
                 clock=self._clock,
                 parent=self.window,
             )
-            dialog.settings_saved.connect(self._on_dialog_settings_saved)
+            # Settings follow by key (_follow_settings); memories edited on the pages reach
+            # the welcome's count here, until the data layers announce their own changes.
+            dialog.settings_saved.connect(self.window.refresh_memory_count)
             dialog.finished.connect(self._on_dialog_finished)
             self._settings_dialog = dialog
         if page:
@@ -684,25 +688,6 @@ class EtosApp:
 
     def _on_window_settings_requested(self, page: str) -> None:
         self.open_settings(page)
-
-    def _on_dialog_settings_saved(self) -> None:
-        if self.memory is not None and (
-            self.settings.get_str("memory.embedder") != self._embedder_mode
-            or self.settings.get_str("memory.strictness") != self._strictness
-            or self._endpoint_signature() != self._endpoint
-        ):
-            self.switch_embedder()
-        self.install_language(str(self.settings.get("ui.language")))
-        self.apply_theme(str(self.settings.get("ui.theme")))
-        self.refresh_providers()
-        if self.jobs is not None and self._summary_signature() != self._summary_settings:
-            self._summary_settings = self._summary_signature()
-            self._tasks.spawn(
-                self.jobs.settings_changed(),
-                QCoreApplication.translate(
-                    "EtosApp", "Summaries were not rescheduled for the new settings."
-                ),
-            )
 
     def _on_dialog_finished(self, _result: int) -> None:
         dialog, self._settings_dialog = self._settings_dialog, None
@@ -736,6 +721,8 @@ class EtosApp:
 
     async def shutdown(self) -> None:
         """Stop replies, close connections and the database."""
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
         if self.controller is not None:
             self.controller.stop()
             await self.controller.wait_idle()

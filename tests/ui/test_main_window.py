@@ -398,12 +398,10 @@ async def test_changing_the_embedder_setting_switches_and_embeds(etos: EtosApp):
     await etos.memory.save("I use pnpm for JavaScript projects", "preference")
     assert etos.memory.engine.embedder is None
     etos.settings.set("memory.embedder", "builtin")
-    etos._on_dialog_settings_saved()
     await asyncio.wait_for(etos._embedder_task, 60)
     assert etos.memory.engine.embedder.key == "use-m3:512"
     assert etos.memory.engine.embedding_status() == (1, 1)
     etos.settings.set("memory.embedder", "keywords")
-    etos._on_dialog_settings_saved()
     await asyncio.wait_for(etos._embedder_task, 10)
     assert etos.memory.engine.embedder is None
 
@@ -412,7 +410,6 @@ async def test_strictness_setting_changes_the_floors_in_use(etos: EtosApp):
     await asyncio.wait_for(etos._embedder_task, 10)
     base = etos.memory.engine.tuning.keyword_floor
     etos.settings.set("memory.strictness", "strict")
-    etos._on_dialog_settings_saved()
     await asyncio.wait_for(etos._embedder_task, 10)
     assert etos.memory.engine.tuning.keyword_floor > base
 
@@ -514,7 +511,6 @@ async def test_provider_embedding_model_becomes_the_memory_embedder(
     )
     etos.settings.default_provider_id = "mine"
     etos.settings.set("memory.embedder", "auto")
-    etos._on_dialog_settings_saved()
     await asyncio.wait_for(etos._embedder_task, 30)
     key = etos.memory.engine.embedder.key
     assert key.startswith("openai:")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ from etos_desktop.core.providers.config import ENVIRONMENT_PROVIDER_ID, Provider
 from etos_desktop.core.providers.config import normalise_base_url as _normalise_base_url
 from etos_desktop.core.providers.presets import CUSTOM
 from etos_desktop.core.settings.paths import atomic_write_private, make_private_dir
-from etos_desktop.core.settings.schema import spec_for, validate
+from etos_desktop.core.settings.schema import SPECS, spec_for, validate
 
 _log = logging.getLogger(__name__)
 
@@ -44,6 +44,15 @@ PROVIDERS_KEY = "providers"
 DEFAULT_PROVIDER_KEY = "default_provider_id"
 #: Change-listener key announced when a per-model context size changes.
 MODEL_CONTEXT_KEY = "model_context"
+#: Change-listener key announced, after :data:`PROVIDERS_KEY` or :data:`DEFAULT_PROVIDER_KEY`,
+#: when what picks the embeddings endpoint changed: which provider is the default, or the
+#: default's base URL or embedding model. Only listeners that name it hear it (a detail of those
+#: two keys, not a stored value of its own).
+EMBEDDINGS_ENDPOINT_KEY = "providers.embeddings_endpoint"
+#: The keys the store announces besides the settings of the schema.
+STORE_KEYS = frozenset(
+    {PROVIDERS_KEY, DEFAULT_PROVIDER_KEY, MODEL_CONTEXT_KEY, EMBEDDINGS_ENDPOINT_KEY}
+)
 #: Smallest and largest context window a user may enter for a model, in tokens.
 MIN_MODEL_CONTEXT = 1024
 MAX_MODEL_CONTEXT = 10_000_000
@@ -55,6 +64,27 @@ _KNOWN_TOP_LEVEL = frozenset(
 )
 
 Listener = Callable[[str], None]
+#: Keys only a listener that names them hears (details of other keys).
+_DETAIL_KEYS = frozenset({EMBEDDINGS_ENDPOINT_KEY})
+
+
+def check_keys(keys: Iterable[str]) -> frozenset[str]:
+    """Return ``keys`` after checking that the store announces each of them.
+
+    A change filter is checked when it is made (as qutebrowser's ``config.change_filter`` is),
+    so a typo or a renamed setting fails at start-up instead of silently never firing.
+
+    Args:
+        keys: Setting keys of the schema, or :data:`STORE_KEYS`.
+
+    Raises:
+        KeyError: A key is neither (the message names every unknown one).
+    """
+    checked = frozenset(keys)
+    unknown = sorted(key for key in checked if key not in SPECS and key not in STORE_KEYS)
+    if unknown:
+        raise KeyError(f"no such setting: {', '.join(unknown)}")
+    return checked
 
 
 class SettingsStore:
@@ -62,8 +92,9 @@ class SettingsStore:
 
     Nothing is read until :meth:`load` and nothing is written until :meth:`save`; until then the
     store holds the defaults. Changes are announced synchronously to subscribers with the
-    setting's key, or with :data:`PROVIDERS_KEY`, :data:`DEFAULT_PROVIDER_KEY` or
-    :data:`MODEL_CONTEXT_KEY`. Not thread-safe: use it from the loop thread.
+    setting's key, or with :data:`PROVIDERS_KEY`, :data:`DEFAULT_PROVIDER_KEY`,
+    :data:`MODEL_CONTEXT_KEY` (and :data:`EMBEDDINGS_ENDPOINT_KEY` to listeners that name it).
+    Not thread-safe: use it from the loop thread.
 
     Args:
         path: The settings file, normally ``paths.settings_path(data_dir)``.
@@ -79,7 +110,7 @@ class SettingsStore:
     def __init__(self, path: Path, *, clock: Callable[[], datetime] | None = None) -> None:
         self._path = path
         self._clock = clock or datetime.now
-        self._listeners: list[Listener] = []
+        self._listeners: list[tuple[Listener, frozenset[str] | None]] = []
         self.load_problem: str | None = None
         self.corrupt_backup: Path | None = None
         self.invalid_keys: tuple[str, ...] = ()
@@ -265,6 +296,7 @@ class SettingsStore:
         name = cfg.name.strip()
         if not name:
             raise InvalidInput("provider without a name", key="name", reason="empty")
+        endpoint = self._embeddings_endpoint()
         stored = ProviderConfig(
             id=cfg.id,
             name=name,
@@ -288,6 +320,7 @@ class SettingsStore:
         if not self._default_is_valid():
             self._default_provider_id = stored.id
             self._notify(DEFAULT_PROVIDER_KEY)
+        self._notify_endpoint(endpoint)
         return stored
 
     def remove_provider(self, provider_id: str) -> bool:
@@ -301,12 +334,14 @@ class SettingsStore:
         remaining = [cfg for cfg in self._providers if cfg.id != provider_id]
         if len(remaining) == len(self._providers):
             return False
+        endpoint = self._embeddings_endpoint()
         self._providers = remaining
         self._provider_extras.pop(provider_id, None)
         self._notify(PROVIDERS_KEY)
         if self._default_provider_id == provider_id:
             self._default_provider_id = remaining[0].id if remaining else None
             self._notify(DEFAULT_PROVIDER_KEY)
+        self._notify_endpoint(endpoint)
         return True
 
     @property
@@ -330,8 +365,10 @@ class SettingsStore:
                 "no such provider", key=DEFAULT_PROVIDER_KEY, reason="unknown_provider"
             )
         if provider_id != self._default_provider_id:
+            endpoint = self._embeddings_endpoint()
             self._default_provider_id = provider_id
             self._notify(DEFAULT_PROVIDER_KEY)
+            self._notify_endpoint(endpoint)
 
     # -- model context sizes ------------------------------------------------------------------
 
@@ -367,16 +404,28 @@ class SettingsStore:
 
     # -- change listeners ---------------------------------------------------------------------
 
-    def subscribe(self, callback: Listener) -> Callable[[], None]:
-        """Call ``callback(key)`` after every change; returns a function that unsubscribes.
+    def subscribe(
+        self, callback: Listener, keys: Iterable[str] | None = None
+    ) -> Callable[[], None]:
+        """Call ``callback(key)`` after each change of ``keys``; return a function that unsubscribes.
 
-        A listener that raises is logged and does not stop the others.
+        A listener that raises is logged and does not stop the others. Listeners are called in
+        the order they subscribed.
+
+        Args:
+            callback: Called with the key that changed.
+            keys: The keys it follows (see :func:`check_keys`); ``None`` follows every key but
+                :data:`EMBEDDINGS_ENDPOINT_KEY`.
+
+        Raises:
+            KeyError: One of ``keys`` is not a key the store announces; nothing is subscribed.
         """
-        self._listeners.append(callback)
+        entry = (callback, None if keys is None else check_keys(keys))
+        self._listeners.append(entry)
 
         def unsubscribe() -> None:
-            if callback in self._listeners:
-                self._listeners.remove(callback)
+            if entry in self._listeners:
+                self._listeners.remove(entry)
 
         return unsubscribe
 
@@ -393,11 +442,28 @@ class SettingsStore:
         self._model_context = {}
 
     def _notify(self, key: str) -> None:
-        for listener in list(self._listeners):
+        for listener, keys in list(self._listeners):
+            follows = key in keys if keys is not None else key not in _DETAIL_KEYS
+            if not follows:
+                continue
             try:
                 listener(key)
             except Exception:
                 _log.exception("settings listener failed for %s", key)
+
+    def _embeddings_endpoint(self) -> tuple[str | None, str, str, str]:
+        # What the registry resolves as the default: the chosen provider, else the first saved
+        # one (else the Environment provider, which cannot change while the app runs). The
+        # chosen id is part of it, so choosing the Environment provider is a change too.
+        chosen = self._default_provider_id
+        config = (self.provider(chosen) if chosen else None) or next(iter(self._providers), None)
+        if config is None:
+            return (chosen, "", "", "")
+        return (chosen, config.id, config.base_url, config.embedding_model)
+
+    def _notify_endpoint(self, before: tuple[str | None, str, str, str]) -> None:
+        if self._embeddings_endpoint() != before:
+            self._notify(EMBEDDINGS_ENDPOINT_KEY)
 
     def _default_is_valid(self) -> bool:
         current = self._default_provider_id

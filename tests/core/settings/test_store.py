@@ -12,13 +12,16 @@ from typing import Any
 import pytest
 
 from etos_desktop.core.errors import InvalidInput, StorageError
-from etos_desktop.core.providers.config import ProviderConfig
+from etos_desktop.core.providers.config import ENVIRONMENT_PROVIDER_ID, ProviderConfig
 from etos_desktop.core.settings import paths
 from etos_desktop.core.settings.store import (
     DEFAULT_PROVIDER_KEY,
+    EMBEDDINGS_ENDPOINT_KEY,
     MODEL_CONTEXT_KEY,
     PROVIDERS_KEY,
+    STORE_KEYS,
     SettingsStore,
+    check_keys,
 )
 
 FIXED = datetime(2024, 5, 6, 7, 8, 9)
@@ -440,6 +443,74 @@ def test_provider_and_context_changes_are_announced(store: SettingsStore) -> Non
         PROVIDERS_KEY,
         DEFAULT_PROVIDER_KEY,
     ]
+
+
+def test_a_listener_hears_only_the_keys_it_follows(store: SettingsStore) -> None:
+    heard: list[str] = []
+    store.subscribe(heard.append, keys=["ui.theme", PROVIDERS_KEY])
+    store.set("ui.theme", "dark")
+    store.set("chat.temperature", 0.2)
+    store.upsert_provider(_provider("a"))  # the first one becomes the default, too
+    store.set_model_context("m", 4096)
+    assert heard == ["ui.theme", PROVIDERS_KEY]
+
+
+def test_a_mistyped_key_raises_when_subscribing_and_nothing_is_subscribed(
+    store: SettingsStore,
+) -> None:
+    heard: list[str] = []
+    with pytest.raises(KeyError, match=r"memory\.strictnes\b"):
+        store.subscribe(heard.append, keys=["memory.strictness", "memory.strictnes"])
+    store.set("memory.strictness", "strict")
+    assert heard == []
+
+
+def test_keys_are_checked_against_the_schema_and_the_stores_own_keys() -> None:
+    assert check_keys(["ui.theme", *STORE_KEYS]) == {"ui.theme", *STORE_KEYS}
+    with pytest.raises(KeyError, match=r"no such setting: memory, ui\.colour"):
+        check_keys(["ui.colour", "memory", "ui.theme"])  # a section is not a key either
+
+
+def test_the_embeddings_endpoint_is_announced_when_what_picks_it_changes(
+    store: SettingsStore,
+) -> None:
+    heard: list[str] = []
+    store.subscribe(heard.append, keys=[EMBEDDINGS_ENDPOINT_KEY])
+
+    def announced(change: Any) -> bool:
+        heard.clear()
+        change()
+        return heard == [EMBEDDINGS_ENDPOINT_KEY]
+
+    assert announced(lambda: store.upsert_provider(_provider("a")))  # the first: the default
+    for unrelated in ({"name": "Renamed"}, {"chat_model": "other"}, {"background_model": "bg"}):
+        assert not announced(lambda u=unrelated: store.upsert_provider(_provider("a", **u)))
+    assert announced(lambda: store.upsert_provider(_provider("a", embedding_model="e1")))
+    assert announced(
+        lambda: store.upsert_provider(
+            _provider("a", embedding_model="e1", base_url="http://localhost:11434/v1")
+        )
+    )
+    assert not announced(lambda: store.upsert_provider(_provider("b", embedding_model="e2")))
+    assert announced(lambda: setattr(store, "default_provider_id", "b"))
+    assert not announced(lambda: store.remove_provider("a"))
+    assert announced(lambda: setattr(store, "default_provider_id", ENVIRONMENT_PROVIDER_ID))
+    assert announced(lambda: store.remove_provider("b"))
+
+
+def test_the_embeddings_endpoint_follows_the_first_provider_under_a_stale_default(
+    settings_file: Path,
+) -> None:
+    settings_file.write_text(
+        json.dumps({"providers": [_provider("a").to_dict()], "default_provider_id": "gone"}),
+        encoding="utf-8",
+    )
+    store = _reloaded(settings_file)
+    heard: list[str] = []
+    store.subscribe(heard.append, keys=[EMBEDDINGS_ENDPOINT_KEY])
+    # The registry falls back to the first saved provider, so its embedding model counts.
+    store.upsert_provider(_provider("a", embedding_model="e1"))
+    assert heard == [EMBEDDINGS_ENDPOINT_KEY]
 
 
 # -- providers --------------------------------------------------------------------------------
