@@ -20,8 +20,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from etos_desktop.app import EtosApp
-from etos_desktop.core.memory.tuning import STRICTNESS_SHIFT, tuning_for, with_strictness
 from etos_desktop.core.providers.config import ProviderConfig
+from etos_desktop.core.retrieval.tuning import STRICTNESS_SHIFT, tuning_for, with_strictness
 from etos_desktop.core.settings import key_groups
 from etos_desktop.ui.settings.dialog import SettingsDialog
 from tests.helpers.chat_app import idle, start_app, stop_app
