@@ -275,15 +275,6 @@ def vector_rows(
     ]
 
 
-def ids_without_vector(session: Session, key: str) -> list[int]:
-    """Memories (archived ones too) that have no whole-text vector for ``key``, oldest first."""
-    sql = text(
-        "SELECT m.id FROM memory AS m WHERE NOT EXISTS (SELECT 1 FROM memory_vector AS v "
-        "WHERE v.memory_id = m.id AND v.embedder_key = :key AND v.chunk_no = 0) ORDER BY m.id"
-    )
-    return [int(row[0]) for row in session.execute(sql, {"key": key})]
-
-
 def count_with_vector(session: Session, key: str) -> int:
     """How many memories have a whole-text vector for ``key``."""
     statement = (

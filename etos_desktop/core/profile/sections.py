@@ -326,8 +326,3 @@ def same_profile(a: str, b: str) -> bool:
         return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
 
     return lines(a) == lines(b)
-
-
-def skeleton(lang: Language) -> str:
-    """An empty profile with every section's heading (a start for the user's own text)."""
-    return "\n\n".join(f"## {title}" for title in SECTION_TITLES[lang].values())

@@ -66,10 +66,6 @@ class SummaryAccess:
             max_workers=1, thread_name_prefix="etos-summaries"
         )
 
-    def set_embedding(self, embedding: EmbeddingSource) -> None:
-        """Use another source for the recall embedder."""
-        self._embedding = embedding
-
     async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await self._db.run(lambda session: fn(session, *args, **kwargs))
 
