@@ -55,7 +55,7 @@ from etos_desktop.core.retrieval.gating import (
 )
 from etos_desktop.core.retrieval.tuning import Tuning, tuning_for
 from etos_desktop.core.retrieval.vectors import FloatArray, VectorIndex, chunk_texts
-from etos_desktop.core.storage import traces
+from etos_desktop.core.storage import lookups, traces
 from etos_desktop.core.storage.database import Database, checkpoint
 from etos_desktop.core.storage.tables import MemoryRow, RevisionAction
 from etos_desktop.core.text.checks import check_content
@@ -1131,7 +1131,7 @@ class MemoryEngine:
         def read(session: Any) -> list[MemoryRow]:
             statement = select(MemoryRow).order_by(col(MemoryRow.id).desc())
             if not include_inactive:
-                statement = statement.where(store.active_clause(now))
+                statement = statement.where(lookups.active_memory(now))
             return list(session.exec(statement).all())
 
         return [Memory.from_row(row) for row in self._call(read)]
@@ -1147,7 +1147,7 @@ class MemoryEngine:
             statement = (
                 select(MemoryRow)
                 .where(col(MemoryRow.origin_message_id).in_(wanted))
-                .where(store.active_clause(now))
+                .where(lookups.active_memory(now))
                 .order_by(col(MemoryRow.id))
             )
             return list(session.exec(statement).all())
@@ -1347,7 +1347,7 @@ class MemoryEngine:
         statement = (
             select(MemoryRow.id)
             .where(
-                store.active_clause(now),
+                lookups.active_memory(now),
                 or_(
                     (col(MemoryRow.created_at) >= window.start)
                     & (col(MemoryRow.created_at) < window.end),

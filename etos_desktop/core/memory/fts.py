@@ -13,14 +13,21 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, text
+from sqlalchemy.dialects import sqlite
 from sqlmodel import Session
 
+from etos_desktop.core.storage.lookups import active_memory
 from etos_desktop.core.storage.tables import MemoryRow
 
 #: How the ``memory`` table stores datetimes, so raw SQL compares like the ORM does.
 _TIME_TYPE: Any = MemoryRow.__table__.c.valid_until.type  # type: ignore[attr-defined]
 
-_ACTIVE = "m.archived_at IS NULL AND (m.valid_until IS NULL OR m.valid_until > :now)"
+#: ``lookups.active_memory`` as raw SQL over the ``memory`` table, with the parameter ``:now``.
+_ACTIVE = str(
+    active_memory(bindparam("now", type_=_TIME_TYPE)).compile(
+        dialect=sqlite.dialect(paramstyle="named")
+    )
+)
 
 
 def match_expression(terms: Sequence[str]) -> str:
@@ -121,14 +128,14 @@ def matches(
         # FTS table per row: 25 ms for 100 ids, 144 ms for 291.
         by_id = text(
             "SELECT memory_fts.rowid, memory_fts.body FROM memory_fts "
-            "CROSS JOIN memory AS m ON m.id = memory_fts.rowid "
+            "CROSS JOIN memory ON memory.id = memory_fts.rowid "
             f"WHERE memory_fts.rowid IN :ids AND {_ACTIVE} LIMIT :limit"
         ).bindparams(bindparam("now", type_=_TIME_TYPE), bindparam("ids", expanding=True))
         rows = session.execute(by_id, {"ids": list(only_ids), "now": now, "limit": limit})
         return [(int(row[0]), str(row[1])) for row in rows]
     statement = text(
         "SELECT memory_fts.rowid, memory_fts.body FROM memory_fts "
-        "JOIN memory AS m ON m.id = memory_fts.rowid "
+        "JOIN memory ON memory.id = memory_fts.rowid "
         f"WHERE memory_fts MATCH :q AND {_ACTIVE} "
         "ORDER BY bm25(memory_fts) LIMIT :limit"
     ).bindparams(bindparam("now", type_=_TIME_TYPE))

@@ -8,6 +8,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from etos_desktop.core.storage.lookups import is_active_at
 from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow
 
 
@@ -75,7 +76,7 @@ class Memory:
 
     def is_active(self, now: datetime) -> bool:
         """Whether the memory can be retrieved at ``now`` (not archived, not expired)."""
-        return self.archived_at is None and (self.valid_until is None or self.valid_until > now)
+        return is_active_at(self.archived_at, self.valid_until, now)
 
     @classmethod
     def from_row(cls, row: MemoryRow) -> Memory:

@@ -29,6 +29,7 @@ from etos_desktop.core.context.tokens import estimate_tokens
 from etos_desktop.core.memory import store
 from etos_desktop.core.memory.retrieval import memory_block
 from etos_desktop.core.memory.search import Hit
+from etos_desktop.core.storage.lookups import active_memory
 from etos_desktop.core.storage.tables import MemoryRow
 
 #: The budget is at most this share of the model's context window.
@@ -192,7 +193,7 @@ def active_by_id(session: Session, now: datetime, limit: int) -> list[Hit]:
             col(MemoryRow.created_at),
             col(MemoryRow.confidence),
         )
-        .where(store.active_clause(now))
+        .where(active_memory(now))
         .order_by(col(MemoryRow.id))
         .limit(limit)
     )

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, or_, text
+from sqlalchemy import func, text
 from sqlalchemy import insert as sa_insert
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, SQLModel, col, delete, select
@@ -21,6 +21,7 @@ from sqlmodel import Session, SQLModel, col, delete, select
 from etos_desktop.core.memory import fts
 from etos_desktop.core.memory.search import Candidate
 from etos_desktop.core.retrieval.vectors import FloatArray, VectorRow, timestamp, to_blob
+from etos_desktop.core.storage.lookups import active_memory
 from etos_desktop.core.storage.tables import (
     MemoryRevisionRow,
     MemoryRow,
@@ -76,13 +77,6 @@ def _body(get: Callable[[str], Any]) -> str:
     return index_text(" ".join(p for p in parts if p))
 
 
-def active_clause(now: datetime) -> Any:
-    """The SQL condition for "not archived and not expired at ``now``"."""
-    return (col(MemoryRow.archived_at).is_(None)) & or_(
-        col(MemoryRow.valid_until).is_(None), col(MemoryRow.valid_until) > now
-    )
-
-
 def add_revision(
     session: Session,
     memory_id: int,
@@ -113,7 +107,7 @@ def get(session: Session, memory_id: int) -> MemoryRow | None:
 
 def count_active(session: Session, now: datetime) -> int:
     """How many memories are active at ``now``."""
-    statement = select(func.count()).select_from(MemoryRow).where(active_clause(now))
+    statement = select(func.count()).select_from(MemoryRow).where(active_memory(now))
     return int(session.exec(statement).one())
 
 
@@ -126,7 +120,7 @@ def find_active_by_key(session: Session, key: str, now: datetime) -> MemoryRow |
     """The oldest active memory with this duplicate key, if any."""
     statement = (
         select(MemoryRow)
-        .where(MemoryRow.content_key == key, active_clause(now))
+        .where(MemoryRow.content_key == key, active_memory(now))
         .order_by(col(MemoryRow.id))
         .limit(1)
     )
@@ -311,7 +305,7 @@ def candidates(session: Session, memory_ids: Iterable[int], now: datetime) -> li
         col(MemoryRow.valid_from),
         col(MemoryRow.importance),
         col(MemoryRow.confidence),
-    ).where(col(MemoryRow.id).in_(ids), active_clause(now))
+    ).where(col(MemoryRow.id).in_(ids), active_memory(now))
     return [
         Candidate(
             id=int(memory_id),

@@ -44,6 +44,7 @@ from etos_desktop.core.memory import fts, store
 from etos_desktop.core.memory.errors import MemoryLimitReached
 from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource
 from etos_desktop.core.retrieval.vectors import FloatArray
+from etos_desktop.core.storage.lookups import is_active_at
 from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, RevisionAction
 from etos_desktop.core.text.checks import MemoryRejected, MemorySecret, MemoryTooLong, check_content
 from etos_desktop.core.text.cleaning import clean_text
@@ -573,7 +574,7 @@ class MemoryPlan:
 
 
 def _entry_active(entry: ImportEntry, now: datetime) -> bool:
-    return entry.archived_at is None and (entry.valid_until is None or entry.valid_until > now)
+    return is_active_at(entry.archived_at, entry.valid_until, now)
 
 
 def _target_state(entry: ImportEntry, memory: Memory, successor: int | None) -> dict[str, Any]:

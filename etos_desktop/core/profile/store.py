@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import and_, or_
+from sqlalchemy import and_
 from sqlalchemy import func as sa_func
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
@@ -26,7 +26,11 @@ from etos_desktop.core.profile.records import (
     id_list,
     pins_to_json,
 )
-from etos_desktop.core.storage.lookups import conversation_titles, current_summary_ids
+from etos_desktop.core.storage.lookups import (
+    active_memory,
+    conversation_titles,
+    current_summary_ids,
+)
 from etos_desktop.core.storage.tables import (
     ConversationRow,
     MemoryRevisionRow,
@@ -254,11 +258,7 @@ def material(session: Session, since: datetime | None, now: datetime) -> Materia
             items.append(
                 MaterialItem("summary", row.id or 0, row.updated_at, row.content, title or "")
             )
-    memories = (
-        select(MemoryRow)
-        .where(col(MemoryRow.archived_at).is_(None))
-        .where(or_(col(MemoryRow.valid_until).is_(None), col(MemoryRow.valid_until) > now))
-    )
+    memories = select(MemoryRow).where(active_memory(now))
     if since is not None:
         memories = memories.where(col(MemoryRow.updated_at) > since)
     for memory in session.exec(memories).all():
