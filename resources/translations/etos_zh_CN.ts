@@ -1232,6 +1232,13 @@ Why it was chosen: {reason}</source>
     </message>
 </context>
 <context>
+    <name>HistoryDialog</name>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
     <name>ImportPreviewDialog</name>
     <message>
         <source>Import memories</source>
@@ -1953,7 +1960,7 @@ Why it was chosen: {reason}</source>
     </message>
     <message>
         <source>Close</source>
-        <translation>关闭</translation>
+        <translation type="vanished">关闭</translation>
     </message>
 </context>
 <context>
@@ -4319,7 +4326,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Close</source>
-        <translation>关闭</translation>
+        <translation type="vanished">关闭</translation>
     </message>
     <message>
         <source>current</source>
