@@ -1232,6 +1232,13 @@ Why it was chosen: {reason}</source>
     </message>
 </context>
 <context>
+    <name>HistoryDialog</name>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
     <name>ImportPreviewDialog</name>
     <message>
         <source>Import memories</source>
@@ -1486,6 +1493,45 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Not scheduled</source>
         <translation>未安排</translation>
+    </message>
+</context>
+<context>
+    <name>ListPage</name>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Archive</source>
+        <translation>归档</translation>
+    </message>
+    <message>
+        <source>Restore</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation>历史</translation>
+    </message>
+    <message>
+        <source>More</source>
+        <translation>更多</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Delete all</source>
+        <translation>全部删除</translation>
+    </message>
+    <message>
+        <source>Showing {shown} of {total}</source>
+        <translation>显示 {shown} / {total}</translation>
     </message>
 </context>
 <context>
@@ -1914,7 +1960,7 @@ Why it was chosen: {reason}</source>
     </message>
     <message>
         <source>Close</source>
-        <translation>关闭</translation>
+        <translation type="vanished">关闭</translation>
     </message>
 </context>
 <context>
@@ -2112,27 +2158,27 @@ Why it was chosen: {reason}</source>
     </message>
     <message>
         <source>Edit…</source>
-        <translation>编辑…</translation>
+        <translation type="vanished">编辑…</translation>
     </message>
     <message>
         <source>Archive</source>
-        <translation>归档</translation>
+        <translation type="vanished">归档</translation>
     </message>
     <message>
         <source>Restore</source>
-        <translation>恢复</translation>
+        <translation type="vanished">恢复</translation>
     </message>
     <message>
         <source>Delete</source>
-        <translation>删除</translation>
+        <translation type="vanished">删除</translation>
     </message>
     <message>
         <source>History</source>
-        <translation>历史</translation>
+        <translation type="vanished">历史</translation>
     </message>
     <message>
         <source>More</source>
-        <translation>更多</translation>
+        <translation type="vanished">更多</translation>
     </message>
     <message>
         <source>Import from JSON…</source>
@@ -2152,7 +2198,7 @@ Why it was chosen: {reason}</source>
     </message>
     <message>
         <source>Undo</source>
-        <translation>撤销</translation>
+        <translation type="vanished">撤销</translation>
     </message>
     <message>
         <source>The list of memories was not loaded.</source>
@@ -2220,7 +2266,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Delete all</source>
-        <translation>全部删除</translation>
+        <translation type="vanished">全部删除</translation>
     </message>
     <message>
         <source>The deleted memories were not restored.</source>
@@ -2448,7 +2494,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Showing {shown} of {total}</source>
-        <translation>显示 {shown} / {total}</translation>
+        <translation type="vanished">显示 {shown} / {total}</translation>
     </message>
     <message>
         <source>Keywords only: no model for matching by meaning is loaded.</source>
@@ -3980,27 +4026,27 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Edit…</source>
-        <translation>编辑…</translation>
+        <translation type="vanished">编辑…</translation>
     </message>
     <message>
         <source>Archive</source>
-        <translation>归档</translation>
+        <translation type="vanished">归档</translation>
     </message>
     <message>
         <source>Restore</source>
-        <translation>恢复</translation>
+        <translation type="vanished">恢复</translation>
     </message>
     <message>
         <source>Delete</source>
-        <translation>删除</translation>
+        <translation type="vanished">删除</translation>
     </message>
     <message>
         <source>History</source>
-        <translation>历史</translation>
+        <translation type="vanished">历史</translation>
     </message>
     <message>
         <source>More</source>
-        <translation>更多</translation>
+        <translation type="vanished">更多</translation>
     </message>
     <message>
         <source>Delete all summaries…</source>
@@ -4008,7 +4054,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Undo</source>
-        <translation>撤销</translation>
+        <translation type="vanished">撤销</translation>
     </message>
     <message>
         <source>The list of summaries was not loaded.</source>
@@ -4068,7 +4114,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Delete all</source>
-        <translation>全部删除</translation>
+        <translation type="vanished">全部删除</translation>
     </message>
     <message>
         <source>The deleted summaries were not restored.</source>
@@ -4228,7 +4274,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Showing {shown} of {total}</source>
-        <translation>显示 {shown} / {total}</translation>
+        <translation type="vanished">显示 {shown} / {total}</translation>
     </message>
     <message numerus="yes">
         <source>Deleted %n summaries. Undo is possible until you close Settings.</source>
@@ -4280,7 +4326,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Close</source>
-        <translation>关闭</translation>
+        <translation type="vanished">关闭</translation>
     </message>
     <message>
         <source>current</source>

@@ -23,11 +23,9 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QPushButton,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -47,6 +45,7 @@ from etos_desktop.ui.memory_text import (
     rich_escaped,
     source_name,
 )
+from etos_desktop.ui.settings.history_dialog import HistoryDialog
 from etos_desktop.ui.settings.page import error_label, set_state
 from etos_desktop.ui.theme import colors
 
@@ -547,26 +546,14 @@ def history_html(memory: Memory | None, revisions: Sequence[Revision], *, muted:
     return "".join(parts)
 
 
-class MemoryHistoryDialog(QDialog):
+class MemoryHistoryDialog(HistoryDialog):
     """A memory's history: every change with its fields before and after (non-modal)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("memoryHistory")
-        self.browser = QTextBrowser(self)
-        self.browser.setOpenLinks(False)
-        self.close_button = QPushButton(self)
-        self.close_button.clicked.connect(self.close)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.browser, 1)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        row.addWidget(self.close_button)
-        layout.addLayout(row)
+        super().__init__("memoryHistory", 600, 440, parent)
         self.memory: Memory | None = None
         self.revisions: list[Revision] = []
         self.retranslate()
-        self.resize(600, 440)
 
     def set_history(self, memory: Memory | None, revisions: Sequence[Revision]) -> None:
         """Show the history of ``memory``."""
@@ -574,14 +561,9 @@ class MemoryHistoryDialog(QDialog):
         self.revisions = list(revisions)
         self.retranslate()
 
-    def retranslate(self) -> None:
+    def title(self) -> str:
         memory_id = self.memory.id if self.memory is not None else ""
-        self.setWindowTitle(self.tr("History of memory #{id}").format(id=memory_id))
-        self.close_button.setText(self.tr("Close"))
-        self.browser.setHtml(history_html(self.memory, self.revisions, muted=colors(self).muted))
+        return self.tr("History of memory #{id}").format(id=memory_id)
 
-    def changeEvent(self, event: QEvent) -> None:
-        # A theme switch changes the colour of the "before" values too.
-        if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.PaletteChange):
-            self.retranslate()
-        super().changeEvent(event)
+    def body(self) -> str:
+        return history_html(self.memory, self.revisions, muted=colors(self).muted)

@@ -15,28 +15,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Coroutine, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QCheckBox,
+    QAbstractButton,
     QComboBox,
-    QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QLineEdit,
-    QMenu,
     QProgressBar,
     QPushButton,
-    QSpinBox,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -45,59 +38,32 @@ from etos_desktop import __version__
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.errors import EtosError, StorageError
 from etos_desktop.core.memory.records import DeletedMemory, Memory, MemoryKind, MemorySource
-from etos_desktop.core.settings.schema import spec_for
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.core.storage.files import write_private_text
 from etos_desktop.core.transfer.markdown import MarkdownLabels
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.error_text import failure_text
-from etos_desktop.ui.memory_text import (
-    kind_name,
-    memory_error_text,
-    replaced_by_text,
-    source_name,
-)
+from etos_desktop.ui.memory_text import kind_name, memory_error_text, source_name
+from etos_desktop.ui.settings.list_page import ListPage, ListWords
 from etos_desktop.ui.settings.memory_dialogs import (
     MemoryFields,
     MemoryHistoryDialog,
     confirm_import,
     open_editor,
 )
-from etos_desktop.ui.settings.memory_models import (
-    COLUMNS,
-    HIDDEN_COLUMNS,
-    MemoryFilterModel,
-    MemoryTableModel,
-)
-from etos_desktop.ui.settings.page import (
-    SettingsPage,
-    plain_label,
-    schema_tr,
-    select_item_ids,
-    selected_item_ids,
-)
+from etos_desktop.ui.settings.memory_models import MemoryFilterModel, MemoryTableModel
+from etos_desktop.ui.settings.page import SettingEditors, form_columns, plain_label
 
 if TYPE_CHECKING:
     from etos_desktop.core.memory.access import EmbedderInfo, EmbeddingState, MemoryAccess
     from etos_desktop.core.transfer.service import TransferService
-
-#: The settings this page edits (saved with the dialog's Save, like every other page).
-SETTING_KEYS: Final = (
-    "memory.enabled",
-    "memory.embedder",
-    "memory.per_message",
-    "memory.all_that_fit_tokens",
-    "memory.retrieval_top_k",
-    "memory.strictness",
-    "memory.approval",
-)
 
 
 def _local_zone() -> tzinfo:
     return datetime.now(UTC).astimezone().tzinfo or UTC
 
 
-class MemoryPage(SettingsPage):
+class MemoryPage(ListPage[Memory]):
     """The Memory page: the memory settings, and the memory table with its actions.
 
     Memory actions (add, edit, archive, delete, import…) take effect at once; the settings at
@@ -119,7 +85,6 @@ class MemoryPage(SettingsPage):
     """
 
     memories_changed = Signal()
-    refreshed = Signal()
     reembed_progressed = Signal(int, int)
 
     def __init__(
@@ -137,16 +102,11 @@ class MemoryPage(SettingsPage):
         self._transfer = transfer
         self._settings = settings
         self._clock: Clock = clock or SystemClock()
-        self._busy = False
-        self._alive = True
-        self._undo: list[list[DeletedMemory]] = []
         self._reembed_cancel: threading.Event | None = None
         self._embedding: EmbeddingState | None = None
         self.history_dialog: MemoryHistoryDialog | None = None
-
-        self.model = MemoryTableModel(self._clock, self)
-        self.proxy = MemoryFilterModel(self._clock, self)
-        self.proxy.setSourceModel(self.model)
+        self.setting_editors = SettingEditors(settings, self.changed.emit)
+        self.words = self._words()
         self._build()
         self.retranslate()
         self._update_actions()
@@ -155,63 +115,44 @@ class MemoryPage(SettingsPage):
 
     def _build(self) -> None:
         self._build_settings()
-        self._build_list()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.settings_group)
-        layout.addLayout(self._filters)
-        layout.addWidget(self.table, 1)
-        layout.addLayout(self._actions)
-        layout.addWidget(self.undo_bar)
-        layout.addWidget(self.status_label)
-
-    def _choice_combo(self, key: str, parent: QWidget) -> QComboBox:
-        combo = QComboBox(parent)
-        combo.setObjectName(f"setting:{key}")
-        for choice in spec_for(key).choices or ():
-            combo.addItem(str(choice), choice)
-        combo.setCurrentIndex(max(combo.findData(self._settings.get(key)), 0))
-        combo.currentIndexChanged.connect(self._on_setting_edited)
-        return combo
+        self.import_action = QAction(self)
+        self.import_action.triggered.connect(self._on_import_action_triggered)
+        self.export_json_action = QAction(self)
+        self.export_json_action.triggered.connect(self._on_export_json_action_triggered)
+        self.export_markdown_action = QAction(self)
+        self.export_markdown_action.triggered.connect(self._on_export_markdown_action_triggered)
+        self.build_list(
+            self.settings_group,
+            MemoryTableModel(self._clock, self),
+            MemoryFilterModel(self._clock, self),
+            name="memory",
+            sort_by="id",
+            filters=self._build_filters,
+            lead=self._build_add_button,
+            menu=[self.import_action, self.export_json_action, self.export_markdown_action],
+        )
 
     def _build_settings(self) -> None:
         group = self.settings_group = QGroupBox(self)
-        self.enabled_check = QCheckBox(group)
-        self.enabled_check.setObjectName("setting:memory.enabled")
-        self.enabled_check.setChecked(self._settings.get_bool("memory.enabled"))
-        self.enabled_check.toggled.connect(self._on_setting_edited)
+        editors = self.setting_editors
+        self.enabled_check = editors.check("memory.enabled", group)
         self.approval_label = QLabel(group)
-        self.approval_combo = self._choice_combo("memory.approval", group)
+        self.approval_combo = editors.combo("memory.approval", group)
         self.top_k_label = QLabel(group)
-        self.top_k_spin = QSpinBox(group)
-        self.top_k_spin.setObjectName("setting:memory.retrieval_top_k")
-        spec = spec_for("memory.retrieval_top_k")
-        self.top_k_spin.setRange(int(spec.minimum or 1), int(spec.maximum or 50))
-        self.top_k_spin.setValue(self._settings.get_int("memory.retrieval_top_k"))
-        self.top_k_spin.valueChanged.connect(self._on_setting_edited)
+        self.top_k_spin = editors.spin("memory.retrieval_top_k", group)
         self.per_message_label = QLabel(group)
-        self.per_message_combo = self._choice_combo("memory.per_message", group)
+        self.per_message_combo = editors.combo("memory.per_message", group)
         self.per_message_combo.currentIndexChanged.connect(self._on_per_message_combo_changed)
         self.fit_budget_label = QLabel(group)
-        self.fit_budget_spin = QSpinBox(group)
-        self.fit_budget_spin.setObjectName("setting:memory.all_that_fit_tokens")
-        spec = spec_for("memory.all_that_fit_tokens")
-        self.fit_budget_spin.setRange(int(spec.minimum or 200), int(spec.maximum or 20000))
-        self.fit_budget_spin.setSingleStep(100)
-        self.fit_budget_spin.setValue(self._settings.get_int("memory.all_that_fit_tokens"))
-        self.fit_budget_spin.valueChanged.connect(self._on_setting_edited)
+        self.fit_budget_spin = editors.spin("memory.all_that_fit_tokens", group, step=100)
         self.embedder_label = QLabel(group)
-        self.embedder_combo = self._choice_combo("memory.embedder", group)
+        self.embedder_combo = editors.combo("memory.embedder", group)
         self.strictness_label = QLabel(group)
-        self.strictness_combo = self._choice_combo("memory.strictness", group)
+        self.strictness_combo = editors.combo("memory.strictness", group)
         self._on_per_message_combo_changed()
 
-        # Two label–field columns side by side; a translation too long for its column puts the
-        # field under its label instead of squeezing either (and the dialog never grows).
         # Left: how the model may save and how memories are matched; right: how many are sent.
-        columns = QHBoxLayout()
-        columns.setSpacing(16)
-        for pairs in (
+        columns = form_columns(
             (
                 (self.approval_label, self.approval_combo),
                 (self.embedder_label, self.embedder_combo),
@@ -222,15 +163,7 @@ class MemoryPage(SettingsPage):
                 (self.fit_budget_label, self.fit_budget_spin),
                 (self.top_k_label, self.top_k_spin),
             ),
-        ):
-            form = QFormLayout()
-            form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-            form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
-            form.setVerticalSpacing(4)
-            for label, field in pairs:
-                form.addRow(label, field)
-            columns.addLayout(form)
-        columns.addStretch(1)
+        )
 
         self.embedding_label = plain_label(group)
         self.embedding_label.setObjectName("embedderDescription")
@@ -258,110 +191,65 @@ class MemoryPage(SettingsPage):
         box.addLayout(columns)
         box.addLayout(embed_row)
 
-    def _build_list(self) -> None:
-        self.search_edit = QLineEdit(self)
-        self.search_edit.setClearButtonEnabled(True)
-        self.search_edit.setMinimumWidth(120)
-        self.search_edit.textChanged.connect(self._on_search_edit_text_changed)
-        self.kind_filter = QComboBox(self)
-        self.kind_filter.addItem("", None)
-        for kind in MemoryKind:
-            self.kind_filter.addItem("", kind.value)
-        self.status_filter = QComboBox(self)
-        for value in ("all", "active", "inactive"):
-            self.status_filter.addItem("", value)
-        self.source_filter = QComboBox(self)
-        self.source_filter.addItem("", None)
-        for source in MemorySource:
-            self.source_filter.addItem("", source.value)
+    def _build_filters(self) -> list[QWidget]:
+        self.kind_filter = self.filter_combo([None, *(kind.value for kind in MemoryKind)])
+        self.status_filter = self.filter_combo(["all", "active", "inactive"])
+        self.source_filter = self.filter_combo([None, *(source.value for source in MemorySource)])
         for combo in (self.kind_filter, self.status_filter, self.source_filter):
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
             combo.currentIndexChanged.connect(self._on_filter_changed)
-        self._filters = QHBoxLayout()
-        self._filters.addWidget(self.search_edit, 1)
-        self._filters.addWidget(self.kind_filter)
-        self._filters.addWidget(self.status_filter)
-        self._filters.addWidget(self.source_filter)
+        return [self.kind_filter, self.status_filter, self.source_filter]
 
-        self.table = QTableView(self)
-        self.table.setObjectName("memoryTable")
-        self.table.setModel(self.proxy)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        # Rows are chosen with the arrow keys; Tab moves on to the buttons.
-        self.table.setTabKeyNavigation(False)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(COLUMNS.index("id"), Qt.SortOrder.DescendingOrder)
-        self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.table.setAlternatingRowColors(True)
-        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(COLUMNS.index("content"), QHeaderView.ResizeMode.Stretch)
-        header.setMinimumSectionSize(32)
-        header.setHighlightSections(False)
-        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        header.customContextMenuRequested.connect(self._on_header_context_menu_requested)
-        for column in HIDDEN_COLUMNS:
-            self.table.setColumnHidden(COLUMNS.index(column), True)
-        self.table.doubleClicked.connect(self._on_table_double_clicked)
-        self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
-        delete_shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.table)
-        # Only while the table has focus: Delete in the search box edits the search.
-        delete_shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
-        delete_shortcut.activated.connect(self.request_delete)
-
-        # Tool buttons: as wide as their words (push buttons are at least 80 px each, and seven
-        # of them would set the page's minimum width).
+    def _build_add_button(self) -> list[QAbstractButton]:
         self.add_button = self.action_button(self._on_add_button_clicked)
-        self.edit_button = self.action_button(self._on_edit_button_clicked)
-        self.archive_button = self.action_button(self._on_archive_button_clicked)
-        self.restore_button = self.action_button(self._on_restore_button_clicked)
-        self.delete_button = self.action_button(self.request_delete)
-        self.history_button = self.action_button(self._on_history_button_clicked)
-        # A push button draws its menu arrow beside the text (a tool button's overlaps it).
-        self.more_button = QPushButton(self)
-        self.more_button.setObjectName("memoryMoreButton")
-        self.more_menu = QMenu(self.more_button)
-        self.import_action = QAction(self.more_menu)
-        self.import_action.triggered.connect(self._on_import_action_triggered)
-        self.export_json_action = QAction(self.more_menu)
-        self.export_json_action.triggered.connect(self._on_export_json_action_triggered)
-        self.export_markdown_action = QAction(self.more_menu)
-        self.export_markdown_action.triggered.connect(self._on_export_markdown_action_triggered)
-        self.clear_action = QAction(self.more_menu)
-        self.clear_action.triggered.connect(self.request_clear_all)
-        self.more_menu.addAction(self.import_action)
-        self.more_menu.addAction(self.export_json_action)
-        self.more_menu.addAction(self.export_markdown_action)
-        self.more_menu.addSeparator()
-        self.more_menu.addAction(self.clear_action)
-        self.more_button.setMenu(self.more_menu)
-        self.count_label = QLabel(self)
-        self.count_label.setObjectName("memoryCount")
-        self._actions = self.action_row(
-            [
-                self.add_button,
-                self.edit_button,
-                self.archive_button,
-                self.restore_button,
-                self.delete_button,
-                self.history_button,
-                self.more_button,
-            ],
-            self.count_label,
+        return [self.add_button]
+
+    def _words(self) -> ListWords:
+        return ListWords(
+            count=self._count_text,
+            delete_question=self._delete_question,
+            nothing_to_delete=lambda: self.tr("There are no memories to delete."),
+            deleted=lambda count: self.tr(
+                "Deleted %n memories. Undo is possible until you close Settings.", "", count
+            ),
+            brought_back=lambda count: self.tr("Brought back %n memories.", "", count),
+            not_loaded=lambda: self.tr("The list of memories was not loaded."),
+            not_saved=lambda memory_id: self.tr("Memory #{id} was not saved.").format(id=memory_id),
+            not_archived=lambda: self.tr("The memories were not archived."),
+            not_restored=lambda: self.tr("The memories were not restored."),
+            not_deleted=lambda: self.tr("The memories were not deleted."),
+            not_brought_back=lambda: self.tr("The deleted memories were not restored."),
         )
-        self.undo_bar, self.undo_label, self.undo_button = self.make_undo_bar(
-            "memoryUndoBar", self._on_undo_button_clicked
-        )
+
+    def _count_text(self, memories: Sequence[Memory]) -> str:
+        active = sum(1 for m in memories if m.is_active(self._clock.now()))
+        return self.tr("%n memories", "", len(memories)) + " · " + self.tr("%n active", "", active)
+
+    def _delete_question(self, ids: Sequence[int], every: bool) -> tuple[str, str]:
+        if every:
+            title = self.tr("Delete all memories")
+            text = self.tr(
+                "Delete all %n memories, active and archived? They are removed from memory and from the records of what was sent. Conversations keep their messages; backups keep them until they rotate.\n\nYou can undo this only until you close Settings.",
+                "",
+                len(ids),
+            )
+        elif len(ids) == 1:
+            title = self.tr("Delete memories")
+            text = self.tr(
+                "Delete memory #{id}? It is removed from memory and from the records of what was sent. Conversations keep their messages; backups keep it until they rotate.\n\nYou can undo this only until you close Settings."
+            ).format(id=ids[0])
+        else:
+            title = self.tr("Delete memories")
+            text = self.tr(
+                "Delete %n selected memories? They are removed from memory and from the records of what was sent. Conversations keep their messages; backups keep them until they rotate.\n\nYou can undo this only until you close Settings.",
+                "",
+                len(ids),
+            )
+        return title, text
 
     def retranslate(self) -> None:
         self.settings_group.setTitle(self.tr("Settings"))
+        self.setting_editors.retranslate()
         self.enabled_check.setText(self.tr("Use long-term memory in conversations"))
-        self.enabled_check.setToolTip(schema_tr(spec_for("memory.enabled").description))
         self.approval_label.setText(self.tr("When the model saves"))
         self._name_items(
             self.approval_combo,
@@ -371,7 +259,6 @@ class MemoryPage(SettingsPage):
                 "never": self.tr("Never save"),
             },
         )
-        self.approval_combo.setToolTip(schema_tr(spec_for("memory.approval").description))
         self.embedder_label.setText(self.tr("Matching"))
         self._name_items(
             self.embedder_combo,
@@ -381,7 +268,6 @@ class MemoryPage(SettingsPage):
                 "keywords": self.tr("Keywords only"),
             },
         )
-        self.embedder_combo.setToolTip(schema_tr(spec_for("memory.embedder").description))
         self.strictness_label.setText(self.tr("Relevance"))
         self._name_items(
             self.strictness_combo,
@@ -391,7 +277,6 @@ class MemoryPage(SettingsPage):
                 "broad": self.tr("Broad — more, weaker"),
             },
         )
-        self.strictness_combo.setToolTip(schema_tr(spec_for("memory.strictness").description))
         self.per_message_label.setText(self.tr("Memories per message"))
         self._name_items(
             self.per_message_combo,
@@ -400,16 +285,11 @@ class MemoryPage(SettingsPage):
                 "fixed": self.tr("A fixed number of best matches"),
             },
         )
-        self.per_message_combo.setToolTip(schema_tr(spec_for("memory.per_message").description))
         self.per_message_combo.setAccessibleName(self.tr("Memories per message"))
         self.fit_budget_label.setText(self.tr("All that fit, up to"))
         self.fit_budget_spin.setSuffix(self.tr(" tokens"))
-        self.fit_budget_spin.setToolTip(
-            schema_tr(spec_for("memory.all_that_fit_tokens").description)
-        )
         self.fit_budget_spin.setAccessibleName(self.tr("Token budget for sending all memories"))
         self.top_k_label.setText(self.tr("Best matches, at most"))
-        self.top_k_spin.setToolTip(schema_tr(spec_for("memory.retrieval_top_k").description))
         self.top_k_spin.setAccessibleName(self.tr("Most memories chosen by relevance"))
         self.reembed_button.setText(self.tr("Re-embed all"))
         self.reembed_button.setToolTip(
@@ -432,23 +312,12 @@ class MemoryPage(SettingsPage):
                 index, source_name(str(self.source_filter.itemData(index)))
             )
         self.add_button.setText(self.tr("Add…"))
-        self.edit_button.setText(self.tr("Edit…"))
-        self.archive_button.setText(self.tr("Archive"))
-        self.restore_button.setText(self.tr("Restore"))
-        self.delete_button.setText(self.tr("Delete"))
-        self.history_button.setText(self.tr("History"))
-        self.more_button.setText(self.tr("More"))
         self.import_action.setText(self.tr("Import from JSON…"))
         self.export_json_action.setText(self.tr("Export as JSON…"))
         self.export_markdown_action.setText(self.tr("Export as Markdown…"))
         self.clear_action.setText(self.tr("Delete all memories…"))
-        self.undo_button.setText(self.tr("Undo"))
-        self.model.retranslate()
-        self._size_columns()
         self._render_embedding()
-        self._render_undo()
-        self._render_count()
-        self._render_status()
+        self.retranslate_list()
 
     @staticmethod
     def _name_items(combo: QComboBox, names: dict[str, str]) -> None:
@@ -456,64 +325,13 @@ class MemoryPage(SettingsPage):
             value = str(combo.itemData(index))
             combo.setItemText(index, names.get(value, value))
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        # Memories change in conversations too: every visit shows the database as it is now.
-        if not self._busy and self._alive:
-            self.spawn(self.refresh(), self.tr("The list of memories was not loaded."))
-
-    def _size_columns(self) -> None:
-        # Fixed widths from the font and the longest expected text: ResizeToContents would
-        # measure every row (slow with thousands of memories).
-        metrics = self.table.fontMetrics()
-        header = self.table.horizontalHeader()
-        samples = {
-            "id": "00000",
-            "kind": max((kind_name(k) for k in MemoryKind), key=metrics.horizontalAdvance),
-            "source": max((source_name(k) for k in MemorySource), key=metrics.horizontalAdvance),
-            "confidence": "0.00",
-            "created": "2026-12-31",
-            "last_used": "2026-12-31",
-            "status": replaced_by_text("0000"),
-        }
-        header_metrics = header.fontMetrics()
-        for column, sample in samples.items():
-            section = COLUMNS.index(column)
-            title = self.model.column_title(column)
-            width = max(
-                metrics.horizontalAdvance(sample), header_metrics.horizontalAdvance(title) + 16
-            )
-            header.resizeSection(section, width + 16)
-
     # -- settings (saved with the dialog's Save) ----------------------------------------------
 
-    def value(self, key: str) -> object:
-        """The value the editor of a memory setting holds now."""
-        if key == "memory.enabled":
-            return self.enabled_check.isChecked()
-        if key == "memory.embedder":
-            return self.embedder_combo.currentData()
-        if key == "memory.approval":
-            return self.approval_combo.currentData()
-        if key == "memory.retrieval_top_k":
-            return self.top_k_spin.value()
-        if key == "memory.per_message":
-            return self.per_message_combo.currentData()
-        if key == "memory.all_that_fit_tokens":
-            return self.fit_budget_spin.value()
-        if key == "memory.strictness":
-            return self.strictness_combo.currentData()
-        raise KeyError(key)
-
     def is_modified(self) -> bool:
-        return any(self.value(key) != self._settings.get(key) for key in SETTING_KEYS)
+        return self.setting_editors.is_modified()
 
     def apply(self) -> None:
-        for key in SETTING_KEYS:
-            self._settings.set(key, self.value(key))
-
-    def _on_setting_edited(self, *_args: object) -> None:
-        self.changed.emit()
+        self.setting_editors.apply()
 
     def _on_per_message_combo_changed(self, *_args: object) -> None:
         # The budget matters only to Automatic; the number of best matches to both modes
@@ -522,29 +340,14 @@ class MemoryPage(SettingsPage):
 
     # -- public API -----------------------------------------------------------------------------
 
-    def selected_ids(self) -> list[int]:
-        """The ids of the selected memories, in the table's order."""
-        return selected_item_ids(self.table, self.proxy, MemoryTableModel.MEMORY_ROLE)
-
-    def select_ids(self, memory_ids: Sequence[int]) -> None:
-        """Select these memories (those shown)."""
-        select_item_ids(self.table, self.proxy, self.model, memory_ids)
-
-    def undo_available(self) -> int:
-        """How many deleted memories Undo would bring back (the last batch)."""
-        return len(self._undo[-1]) if self._undo else 0
-
     def close_page(self) -> None:
         """Settings is closing: forget the deleted memories held for Undo, stop the work.
 
-        Work already handed to a worker finishes there (an import stays all or nothing); the
-        page no longer reacts to it, and the dialogs it opened close unanswered.
+        Work already handed to a worker finishes there (an import stays all or nothing);
+        re-embedding stops after its batch.
         """
-        self._undo.clear()
-        self._render_undo()
         if self._reembed_cancel is not None:
             self._reembed_cancel.set()
-        self._alive = False
         super().close_page()
 
     async def refresh(self) -> None:
@@ -554,95 +357,14 @@ class MemoryPage(SettingsPage):
         if not self._alive:
             return
         self._embedding = state
-        selected = self.selected_ids()
-        scroll = self.table.verticalScrollBar().value()
-        self.model.set_memories(memories)
-        self.select_ids(selected)
-        self.table.verticalScrollBar().setValue(scroll)
-        self._render_count()
+        self.show_records(memories)
         self._render_embedding()
-        self._update_actions()
         self.refreshed.emit()
 
     # -- slots that start work ----------------------------------------------------------------
 
     def _on_add_button_clicked(self) -> None:
-        self._start(self._add(), self.tr("The memory was not added."))
-
-    def _on_edit_button_clicked(self) -> None:
-        ids = self.selected_ids()
-        if len(ids) == 1:
-            self._start(self._edit(ids[0]), self._not_saved_text(ids[0]))
-
-    def _on_table_double_clicked(self, index: QModelIndex) -> None:
-        memory = index.data(MemoryTableModel.MEMORY_ROLE)
-        if isinstance(memory, Memory) and not self._busy:
-            self._start(self._edit(memory.id), self._not_saved_text(memory.id))
-
-    def _not_saved_text(self, memory_id: int) -> str:
-        return self.tr("Memory #{id} was not saved.").format(id=memory_id)
-
-    def _on_archive_button_clicked(self) -> None:
-        now = self._clock.now()
-        ids = [i for i in self.selected_ids() if self._memory_of(i).is_active(now)]
-        if ids:
-            self._start(
-                self._change_state(ids, archive=True),
-                self.tr("The memories were not archived."),
-            )
-
-    def _on_restore_button_clicked(self) -> None:
-        now = self._clock.now()
-        ids = [i for i in self.selected_ids() if not self._memory_of(i).is_active(now)]
-        if ids:
-            self._start(
-                self._change_state(ids, archive=False),
-                self.tr("The memories were not restored."),
-            )
-
-    def request_delete(self) -> None:
-        """Delete the selected memories after a confirmation (Undo until Settings closes)."""
-        ids = self.selected_ids()
-        if not ids or self._busy:
-            return
-        if len(ids) == 1:
-            text = self.tr(
-                "Delete memory #{id}? It is removed from memory and from the records of what was sent. Conversations keep their messages; backups keep it until they rotate.\n\nYou can undo this only until you close Settings."
-            ).format(id=ids[0])
-        else:
-            text = self.tr(
-                "Delete %n selected memories? They are removed from memory and from the records of what was sent. Conversations keep their messages; backups keep them until they rotate.\n\nYou can undo this only until you close Settings.",
-                "",
-                len(ids),
-            )
-        self._start(
-            self._confirm_then_delete(ids, self.tr("Delete memories"), text, self.tr("Delete")),
-            self.tr("The memories were not deleted."),
-        )
-
-    def request_clear_all(self) -> None:
-        """Delete every memory, active and archived, after a confirmation with the count."""
-        ids = [m.id for m in self.model.memories()]
-        if not ids:
-            self.set_status("", lambda: self.tr("There are no memories to delete."))
-            return
-        if self._busy:
-            return
-        text = self.tr(
-            "Delete all %n memories, active and archived? They are removed from memory and from the records of what was sent. Conversations keep their messages; backups keep them until they rotate.\n\nYou can undo this only until you close Settings.",
-            "",
-            len(ids),
-        )
-        self._start(
-            self._confirm_then_delete(
-                ids, self.tr("Delete all memories"), text, self.tr("Delete all")
-            ),
-            self.tr("The memories were not deleted."),
-        )
-
-    def _on_undo_button_clicked(self) -> None:
-        if self._undo and not self._busy:
-            self._start(self._undo_delete(), self.tr("The deleted memories were not restored."))
+        self.start(self._add(), self.tr("The memory was not added."))
 
     def _on_history_button_clicked(self) -> None:
         ids = self.selected_ids()
@@ -650,21 +372,17 @@ class MemoryPage(SettingsPage):
             self.spawn(self.show_history(ids[0]), self.tr("The history was not shown."))
 
     def _on_export_json_action_triggered(self) -> None:
-        self._start(self._export("json"), self.tr("The memories were not exported."))
+        self.start(self._export("json"), self.tr("The memories were not exported."))
 
     def _on_export_markdown_action_triggered(self) -> None:
-        self._start(self._export("markdown"), self.tr("The memories were not exported."))
+        self.start(self._export("markdown"), self.tr("The memories were not exported."))
 
     def _on_import_action_triggered(self) -> None:
-        self._start(self._import(), self.tr("The memories were not imported."))
+        self.start(self._import(), self.tr("The memories were not imported."))
 
     def _on_reembed_button_clicked(self) -> None:
         if self._reembed_cancel is None:
             self.spawn(self.reembed_all(), self.tr("Re-embedding did not finish."))
-
-    def _on_search_edit_text_changed(self, text: str) -> None:
-        self.proxy.set_filters(text=text)
-        self._render_count()
 
     def _on_filter_changed(self, _index: int) -> None:
         self.proxy.set_filters(
@@ -675,53 +393,12 @@ class MemoryPage(SettingsPage):
         self._render_count()
         self._update_actions()
 
-    def _on_selection_changed(self, *_args: object) -> None:
-        self._update_actions()
-
-    def _on_header_context_menu_requested(self, position: QPoint) -> None:
-        # Which columns show: every one but the memory's text can be hidden.
-        header = self.table.horizontalHeader()
-        menu = QMenu(header)
-        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        for section, column in enumerate(COLUMNS):
-            if column == "content":
-                continue
-            action = menu.addAction(self.model.column_title(column))
-            action.setCheckable(True)
-            action.setChecked(not self.table.isColumnHidden(section))
-            action.toggled.connect(
-                lambda shown, s=section: self.table.setColumnHidden(s, not shown)
-            )
-        menu.popup(header.mapToGlobal(position))
-
     # -- the work -------------------------------------------------------------------------------
-
-    def _start(self, coro: Coroutine[Any, Any, None], failure: str) -> None:
-        """Run one memory action at a time; the buttons are off while it runs."""
-        if self._busy:
-            coro.close()
-            return
-        self._busy = True
-        self._update_actions()
-        self.spawn(self._busy_while(coro), failure)
-
-    async def _busy_while(self, coro: Coroutine[Any, Any, None]) -> None:
-        try:
-            await coro
-        finally:
-            self._busy = False
-            if self._alive:
-                self._update_actions()
 
     def failure_message(self, failure: str, error: BaseException) -> str:
         if isinstance(error, EtosError):
             return f"{failure} {memory_error_text(error)}".strip()
         return failure_text(failure, error)
-
-    def _memory_of(self, memory_id: int) -> Memory:
-        source_row = self.model.row_of(memory_id)
-        assert source_row is not None
-        return self.model.memory(source_row)
 
     async def _add(self) -> None:
         fields = await open_editor(
@@ -771,11 +448,14 @@ class MemoryPage(SettingsPage):
         await self._after_change([memory_id])
         self.set_status("ok", lambda: self.tr("Memory #{id} saved.").format(id=memory_id))
 
-    async def _change_state(self, ids: list[int], *, archive: bool) -> None:
+    def _is_active(self, memory: Memory) -> bool:
+        return memory.is_active(self._clock.now())
+
+    async def _set_archived(self, ids: list[int], archived: bool) -> None:
         done = 0
         try:
             for memory_id in ids:
-                if archive:
+                if archived:
                     await self._memory.archive(memory_id)
                 else:
                     await self._memory.restore(memory_id)
@@ -783,40 +463,21 @@ class MemoryPage(SettingsPage):
         finally:
             if done:
                 await self._after_change(ids)
-        if archive:
+        if archived:
             self.set_status("ok", lambda: self.tr("Archived %n memories.", "", done))
         else:
             self.set_status("ok", lambda: self.tr("Restored %n memories.", "", done))
 
-    async def _confirm_then_delete(
-        self, ids: list[int], title: str, text: str, action: str
-    ) -> None:
-        if not await dialogs.confirm(self, title, text, action, destructive=True):
-            return
+    async def _delete_records(self, ids: list[int]) -> list[DeletedMemory]:
         if len(ids) > 1:
             self.set_status("", lambda: self.tr("Deleting %n memories…", "", len(ids)))
-        # One transaction: all of them go, or (a memory vanished meanwhile) none.
-        batch = await self._memory.delete_many(ids)
-        self._undo.append(batch)
-        self._render_undo()
-        self.clear_status()
-        await self._after_change([])
+        return await self._memory.delete_many(ids)
 
-    async def _undo_delete(self) -> None:
-        batch = self._undo.pop()
-        restored: list[int] = []
-        try:
-            # One transaction for the whole batch (10,000 memories come back in seconds).
-            restored = [memory.id for memory in await self._memory.undo_delete_many(batch)]
-        finally:
-            self._render_undo()
-            await self._after_change(restored)
-        self.set_status("ok", lambda: self.tr("Brought back %n memories.", "", len(restored)))
+    async def _undelete_records(self, batch: Sequence[DeletedMemory]) -> list[int]:
+        # One transaction for the whole batch (10,000 memories come back in seconds).
+        return [memory.id for memory in await self._memory.undo_delete_many(batch)]
 
-    async def _after_change(self, select: Sequence[int]) -> None:
-        await self.refresh()
-        if select:
-            self.select_ids(select)
+    def _records_changed(self) -> None:
         self.memories_changed.emit()
 
     async def show_history(self, memory_id: int) -> None:
@@ -1012,32 +673,14 @@ class MemoryPage(SettingsPage):
     # -- rendering ------------------------------------------------------------------------------
 
     def _update_actions(self) -> None:
-        ids = self.selected_ids() if self.model.rowCount() else []
-        now = self._clock.now()
-        memories = [self._memory_of(i) for i in ids]
+        super()._update_actions()
         idle = not self._busy
         self.add_button.setEnabled(idle)
-        self.edit_button.setEnabled(idle and len(ids) == 1)
-        self.history_button.setEnabled(len(ids) == 1)
-        self.archive_button.setEnabled(idle and any(m.is_active(now) for m in memories))
-        self.restore_button.setEnabled(idle and any(not m.is_active(now) for m in memories))
-        self.delete_button.setEnabled(idle and bool(ids))
+        self.history_button.setEnabled(len(self.selected_records()) == 1)
         for action in (self.import_action, self.export_json_action, self.export_markdown_action):
             action.setEnabled(idle)
-        self.clear_action.setEnabled(idle and self.model.rowCount() > 0)
-        self.undo_button.setEnabled(idle)
         has_embedder = self._embedding is not None and self._embedding.embedder is not None
         self.reembed_button.setEnabled(self._reembed_cancel is None and has_embedder)
-
-    def _render_count(self) -> None:
-        total = self.model.rowCount()
-        shown = self.proxy.rowCount()
-        active = sum(1 for m in self.model.memories() if m.is_active(self._clock.now()))
-        if shown == total:
-            text = self.tr("%n memories", "", total) + " · " + self.tr("%n active", "", active)
-        else:
-            text = self.tr("Showing {shown} of {total}").format(shown=shown, total=total)
-        self.count_label.setText(text)
 
     def embedder_text(self, info: EmbedderInfo | None) -> str:
         """Words for the embedder in use (its key is jargon)."""
@@ -1070,13 +713,3 @@ class MemoryPage(SettingsPage):
                 done=state.embedded, total=state.total
             )
         self.embedding_label.setText(text)
-
-    def _render_undo(self) -> None:
-        if not self._undo:
-            self.undo_bar.hide()
-            return
-        count = len(self._undo[-1])
-        self.undo_label.setText(
-            self.tr("Deleted %n memories. Undo is possible until you close Settings.", "", count)
-        )
-        self.undo_bar.show()

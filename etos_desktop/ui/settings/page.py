@@ -11,29 +11,29 @@ The conventions each page follows (the Memory, Summaries and Profile pages alike
 - **Async work runs through** ``spawn(coro, failure)``: the page's ``TaskSet`` keeps the task
   referenced, and a failure nobody handled is logged once (by the ``TaskSet``) and shown in the
   page's own status line, naming what was not done ("The memory was not added. …") — never the
-  app-wide error dialog.
+  app-wide error dialog. An action the user starts runs through ``start``: one at a time, with
+  the page's buttons off meanwhile.
 - **It edits copies**: ``is_modified``, ``validate`` and ``apply`` let the dialog's Save write
-  them; actions that take effect at once (delete a memory, remove a provider) say so.
+  them (``SettingEditors`` makes a page's editors from the schema and does the three); actions
+  that take effect at once (delete a memory, remove a provider) say so.
 - **Text the app did not write** (a server's reply, a file name, a URL) is shown as plain text;
   tooltips of such text go through ``labels.plain_tooltip``.
+
+The pages that are a list of records (Memory, Summaries) are built on ``list_page.ListPage``.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, Protocol
+from typing import Any, TypeVar
 
 import shiboken6
 from PySide6.QtCore import (
     QCoreApplication,
     QEvent,
-    QItemSelection,
-    QItemSelectionModel,
-    QModelIndex,
     QObject,
     QSize,
-    QSortFilterProxyModel,
     Qt,
     Signal,
 )
@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
     QAbstractSpinBox,
+    QCheckBox,
     QComboBox,
     QDialog,
     QFormLayout,
@@ -49,14 +50,16 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QPushButton,
     QScrollArea,
+    QSpinBox,
     QTextEdit,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from etos_desktop.core.errors import InvalidInput
+from etos_desktop.core.settings.schema import spec_for, validate
+from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.ui.error_text import failure_text
 from etos_desktop.ui.task_set import TaskSet
 from etos_desktop.ui.theme import state_style
@@ -77,6 +80,8 @@ _FIELDS = (
 
 #: The style of help and secondary text: a palette role, so it follows the theme.
 MUTED_STYLE = "color: palette(placeholder-text);"
+
+_Editor = TypeVar("_Editor", QCheckBox, QSpinBox, QComboBox)
 
 
 def schema_tr(text: str) -> str:
@@ -163,6 +168,26 @@ def stacked(parent: QWidget, *widgets: QWidget) -> QWidget:
     return box
 
 
+def form_columns(*columns: Sequence[tuple[QWidget, QWidget]]) -> QHBoxLayout:
+    """Label–field columns side by side, for the settings at the top of a page.
+
+    A translation too long for its column puts the field under its label instead of squeezing
+    either (and the dialog never grows).
+    """
+    layout = QHBoxLayout()
+    layout.setSpacing(16)
+    for pairs in columns:
+        form = QFormLayout()
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        form.setVerticalSpacing(4)
+        for label, field in pairs:
+            form.addRow(label, field)
+        layout.addLayout(form)
+    layout.addStretch(1)
+    return layout
+
+
 def row(parent: QWidget, *widgets: QWidget, stretch: bool = False) -> QWidget:
     """A row of widgets used as one form field."""
     box = QWidget(parent)
@@ -175,39 +200,90 @@ def row(parent: QWidget, *widgets: QWidget, stretch: bool = False) -> QWidget:
     return box
 
 
-class _RowsById(Protocol):
-    def row_of(self, item_id: int) -> int | None: ...
+class SettingEditors:
+    """The editors of a page's settings, one a key, made from the schema; Save writes them.
 
-    def index(self, row: int, column: int) -> QModelIndex: ...
+    Each editor is named ``setting:<key>``, starts at the stored value, takes the schema's range
+    or choices, and reports every edit through ``edited`` (the page's ``changed`` signal).
 
+    Args:
+        settings: The store the values are read from and written to.
+        edited: Called on every edit.
+    """
 
-def selected_item_ids(
-    table: QAbstractItemView, proxy: QSortFilterProxyModel, role: int
-) -> list[int]:
-    """The ids of a list page's selected rows, in the table's order (``role`` holds the item)."""
-    rows = sorted(index.row() for index in table.selectionModel().selectedRows())
-    return [proxy.index(row, 0).data(role).id for row in rows]
+    def __init__(self, settings: SettingsStore, edited: Callable[[], None]) -> None:
+        self._settings = settings
+        self._edited = edited
+        self._editors: dict[str, QCheckBox | QSpinBox | QComboBox] = {}
 
+    def check(self, key: str, parent: QWidget) -> QCheckBox:
+        """A check box for a yes/no setting."""
+        box = self._add(key, QCheckBox(parent))
+        box.setChecked(self._settings.get_bool(key))
+        box.toggled.connect(self._on_edited)
+        return box
 
-def select_item_ids(
-    table: QAbstractItemView,
-    proxy: QSortFilterProxyModel,
-    model: _RowsById,
-    item_ids: Sequence[int],
-) -> None:
-    """Select these items of a list page (those the filter shows)."""
-    selection = QItemSelection()
-    for item_id in item_ids:
-        source_row = model.row_of(item_id)
-        if source_row is None:
-            continue
-        index = proxy.mapFromSource(model.index(source_row, 0))
-        if index.isValid():
-            selection.select(index, index)
-    table.selectionModel().select(
-        selection,
-        QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
-    )
+    def spin(self, key: str, parent: QWidget, *, step: int = 1) -> QSpinBox:
+        """A spin box for a whole-number setting."""
+        spec = spec_for(key)
+        spin = self._add(key, QSpinBox(parent))
+        if spec.minimum is not None:
+            spin.setMinimum(int(spec.minimum))
+        if spec.maximum is not None:
+            spin.setMaximum(int(spec.maximum))
+        spin.setSingleStep(step)
+        spin.setValue(self._settings.get_int(key))
+        spin.valueChanged.connect(self._on_edited)
+        return spin
+
+    def combo(self, key: str, parent: QWidget) -> QComboBox:
+        """A combo box of a setting's choices (the page names the items)."""
+        combo = self._add(key, QComboBox(parent))
+        for choice in spec_for(key).choices or ():
+            combo.addItem(str(choice), choice)
+        combo.setCurrentIndex(max(combo.findData(self._settings.get(key)), 0))
+        combo.currentIndexChanged.connect(self._on_edited)
+        return combo
+
+    def retranslate(self) -> None:
+        """Give each editor its setting's description as its tooltip, translated."""
+        for key, editor in self._editors.items():
+            editor.setToolTip(schema_tr(spec_for(key).description))
+
+    def invalid_key(self) -> str | None:
+        """The first setting (in the order of its editors) whose value the schema refuses."""
+        for key in self._editors:
+            try:
+                validate(spec_for(key), self.value(key))
+            except InvalidInput:
+                return key
+        return None
+
+    def value(self, key: str) -> object:
+        """The value a setting's editor holds now."""
+        editor = self._editors[key]
+        if isinstance(editor, QCheckBox):
+            return editor.isChecked()
+        if isinstance(editor, QSpinBox):
+            return editor.value()
+        return editor.currentData()
+
+    def is_modified(self) -> bool:
+        """Whether an editor holds a value that is not stored."""
+        return any(self.value(key) != self._settings.get(key) for key in self._editors)
+
+    def apply(self) -> None:
+        """Write every editor's value into the store."""
+        for key in self._editors:
+            self._settings.set(key, self.value(key))
+
+    def _add(self, key: str, editor: _Editor) -> _Editor:
+        editor.setObjectName(f"setting:{key}")
+        self._editors[key] = editor
+        return editor
+
+    def _on_edited(self, *_args: object) -> None:
+        self._edited()
 
 
 class VerticalScrollArea(QScrollArea):
@@ -261,6 +337,8 @@ class SettingsPage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._tasks = TaskSet(report=self._on_task_failed)
+        self._busy = False
+        self._alive = True
         self._status: tuple[str, TextFactory] | None = None
         self.status_label = plain_label(self)
         self.status_label.setObjectName("pageStatus")
@@ -299,46 +377,6 @@ class SettingsPage(QWidget):
         """
         return True
 
-    # -- parts of the list pages (Memory, Summaries) -------------------------------------------
-
-    def action_button(self, slot: Callable[[], None]) -> QToolButton:
-        """A text-only button of the row under a list."""
-        button = QToolButton(self)
-        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        button.clicked.connect(slot)
-        return button
-
-    def action_row(self, buttons: list[QAbstractButton], count_label: QLabel) -> QHBoxLayout:
-        """The row under a list: its buttons on the left, the count on the right."""
-        layout = QHBoxLayout()
-        for button in buttons:
-            layout.addWidget(button)
-        layout.addStretch(1)
-        layout.addWidget(count_label)
-        return layout
-
-    def make_undo_bar(
-        self, name: str, on_undo: Callable[[], None]
-    ) -> tuple[QFrame, QLabel, QPushButton]:
-        """The hidden bar that says what was just deleted, with its Undo button.
-
-        Returns:
-            The bar (object name ``name``), its label and its button.
-        """
-        bar = QFrame(self)
-        bar.setObjectName(name)
-        bar.setFrameShape(QFrame.Shape.StyledPanel)
-        label = QLabel(bar)
-        label.setWordWrap(True)
-        button = QPushButton(bar)
-        button.clicked.connect(on_undo)
-        row = QHBoxLayout(bar)
-        row.setContentsMargins(8, 2, 4, 2)
-        row.addWidget(label, 1)
-        row.addWidget(button)
-        bar.hide()
-        return bar, label, button
-
     # -- work -----------------------------------------------------------------------------------
 
     def spawn(self, coro: Coroutine[Any, Any, Any], failure: str) -> asyncio.Task[Any]:
@@ -350,6 +388,33 @@ class SettingsPage(QWidget):
         """
         return self._tasks.spawn(coro, failure)
 
+    def start(self, coro: Coroutine[Any, Any, Any], failure: str) -> None:
+        """Run an action the user started, one at a time: the buttons are off while it runs.
+
+        Another action asked for meanwhile is dropped (its coroutine closed unrun).
+
+        Args:
+            coro: The work.
+            failure: What was not done if it fails, translated.
+        """
+        if self._busy:
+            coro.close()
+            return
+        self._busy = True
+        self._update_actions()
+        self.spawn(self._busy_while(coro), failure)
+
+    async def _busy_while(self, coro: Coroutine[Any, Any, Any]) -> None:
+        try:
+            await coro
+        finally:
+            self._busy = False
+            if self._alive:
+                self._update_actions()
+
+    def _update_actions(self) -> None:
+        """Turn the page's buttons on or off for what it shows and whether it is busy."""
+
     async def wait_idle(self) -> None:
         """Wait until every task this page started has ended (tests, closing)."""
         await self._tasks.wait_idle()
@@ -359,6 +424,7 @@ class SettingsPage(QWidget):
 
         What a worker thread already does finishes there; the page no longer waits for it.
         """
+        self._alive = False
         # Cancelled first, so the closing dialogs answer nobody.
         self._tasks.cancel_all()
         for dialog in self.findChildren(QDialog):

@@ -15,21 +15,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QProgressBar,
     QPushButton,
-    QSpinBox,
     QSplitter,
     QTextBrowser,
     QVBoxLayout,
@@ -42,22 +38,19 @@ from etos_desktop.core.profile import sections
 from etos_desktop.core.profile.errors import ProfileStale
 from etos_desktop.core.profile.records import Profile, ProfileRevision
 from etos_desktop.core.profile.store import ANY_BASE
-from etos_desktop.core.settings.schema import spec_for, validate
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.error_text import failure_text
 from etos_desktop.ui.job_text import job_error_text, local_time
 from etos_desktop.ui.memory_text import memory_error_text
-from etos_desktop.ui.settings.page import SettingsPage, plain_label, schema_tr, set_state
+from etos_desktop.ui.settings.page import SettingEditors, SettingsPage, plain_label, set_state
 from etos_desktop.ui.settings.profile_widgets import ProfileEditor, diff_html, diff_lines
+from etos_desktop.ui.settings.record_list import Column, RecordList, RecordTableModel
 
 if TYPE_CHECKING:
     from etos_desktop.core.profile.access import ProfileAccess
     from etos_desktop.services.jobs import ProfileRun
     from etos_desktop.ui.jobs_bridge import JobsBridge
-
-#: The settings this page edits (saved with the dialog's Save, like every other page).
-SETTING_KEYS: Final = ("profile.enabled", "profile.refresh_hour")
 
 
 class ProfilePage(SettingsPage):
@@ -94,8 +87,7 @@ class ProfilePage(SettingsPage):
         self._profile = profile
         self._settings = settings
         self._jobs = jobs
-        self._alive = True
-        self._busy = False
+        self.setting_editors = SettingEditors(settings, self.changed.emit)
         self._loaded = Profile()
         # The newest revision in the database (the editor may hold an older one with edits).
         self._current_revision_id: int | None = None
@@ -116,17 +108,10 @@ class ProfilePage(SettingsPage):
 
     def _build(self) -> None:
         group = self.settings_group = QGroupBox(self)
-        self.enabled_check = QCheckBox(group)
-        self.enabled_check.setObjectName("setting:profile.enabled")
-        self.enabled_check.setChecked(self._settings.get_bool("profile.enabled"))
-        self.enabled_check.toggled.connect(self._on_setting_edited)
+        self.enabled_check = self.setting_editors.check("profile.enabled", group)
         self.hour_label = QLabel(group)
-        self.hour_spin = QSpinBox(group)
-        self.hour_spin.setObjectName("setting:profile.refresh_hour")
-        self.hour_spin.setRange(0, 23)
+        self.hour_spin = self.setting_editors.spin("profile.refresh_hour", group)
         self.hour_spin.setSuffix(":00")
-        self.hour_spin.setValue(self._settings.get_int("profile.refresh_hour"))
-        self.hour_spin.valueChanged.connect(self._on_setting_edited)
         self.job_label = plain_label(group)
         self.job_label.setObjectName("profileJobStatus")
         top = QHBoxLayout()
@@ -196,14 +181,16 @@ class ProfilePage(SettingsPage):
 
         right = QWidget(self)
         self.history_title = QLabel(right)
-        self.history_list = QListWidget(right)
-        self.history_list.setObjectName("profileHistory")
         # The column is narrow: entries wrap onto a second line rather than scroll sideways.
-        self.history_list.setWordWrap(True)
-        self.history_list.setSpacing(2)
-        self.history_list.setResizeMode(QListWidget.ResizeMode.Adjust)
-        self.history_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.history_list.currentRowChanged.connect(self._on_history_row_changed)
+        self.history = RecordList.entries(
+            RecordTableModel(
+                [Column("revision", lambda: self.tr("History"), self._history_entry)], parent=self
+            ),
+            right,
+            name="profileHistory",
+        )
+        self.history_list = self.history.view
+        self.history.current_changed.connect(self._on_history_current_changed)
         self.compare_combo = QComboBox(right)
         self.compare_combo.setObjectName("profileCompare")
         self.compare_combo.addItem("", "current")
@@ -238,10 +225,9 @@ class ProfilePage(SettingsPage):
 
     def retranslate(self) -> None:
         self.settings_group.setTitle(self.tr("Settings"))
+        self.setting_editors.retranslate()
         self.enabled_check.setText(self.tr("Keep a profile of me and send it with every message"))
-        self.enabled_check.setToolTip(schema_tr(spec_for("profile.enabled").description))
         self.hour_label.setText(self.tr("Refresh daily at"))
-        self.hour_spin.setToolTip(schema_tr(spec_for("profile.refresh_hour").description))
         self.editor_title.setText(self.tr("Your profile (Markdown)"))
         self.editor.setAccessibleName(self.tr("Your profile"))
         self.hour_spin.setAccessibleName(self.tr("Refresh daily at"))
@@ -285,15 +271,9 @@ class ProfilePage(SettingsPage):
 
     # -- settings (saved with the dialog's Save) ----------------------------------------------
 
-    def value(self, key: str) -> object:
-        """The value the editor of a profile setting holds now."""
-        if key == "profile.enabled":
-            return self.enabled_check.isChecked()
-        return self.hour_spin.value()
-
     def settings_modified(self) -> bool:
         """Whether a profile setting was changed and not saved."""
-        return any(self.value(key) != self._settings.get(key) for key in SETTING_KEYS)
+        return self.setting_editors.is_modified()
 
     def text_modified(self) -> bool:
         """Whether the editor holds edits (text or pins) that are not saved."""
@@ -306,26 +286,19 @@ class ProfilePage(SettingsPage):
         return self.settings_modified() or self.text_modified()
 
     def validate(self) -> bool:
-        for key in SETTING_KEYS:
-            try:
-                validate(spec_for(key), self.value(key))
-            except InvalidInput:
-                self.set_status("error", lambda: self.tr("A profile setting is out of range."))
-                return False
+        if self.setting_editors.invalid_key() is not None:
+            self.set_status("error", lambda: self.tr("A profile setting is out of range."))
+            return False
         return True
 
     def apply(self) -> None:
-        for key in SETTING_KEYS:
-            self._settings.set(key, self.value(key))
+        self.setting_editors.apply()
 
     async def save_pending(self) -> bool:
         """Save the edited profile if it was edited (the dialog's Save)."""
         if not self.text_modified():
             return True
         return await self.save_profile()
-
-    def _on_setting_edited(self, *_args: object) -> None:
-        self.changed.emit()
 
     # -- public API -----------------------------------------------------------------------------
 
@@ -339,15 +312,11 @@ class ProfilePage(SettingsPage):
 
     def select_revision(self, revision_id: int) -> None:
         """Select a revision in the history."""
-        for row, revision in enumerate(self._revisions):
-            if revision.id == revision_id:
-                self.history_list.setCurrentRow(row)
-                return
+        self.history.set_current(revision_id)
 
     def selected_revision(self) -> ProfileRevision | None:
         """The revision selected in the history."""
-        row = self.history_list.currentRow()
-        return self._revisions[row] if 0 <= row < len(self._revisions) else None
+        return self.history.current()
 
     def diff(self) -> list[tuple[str, str]]:
         """The diff shown: ``(" " | "+" | "-", line)``."""
@@ -363,10 +332,6 @@ class ProfilePage(SettingsPage):
     def refreshing(self) -> bool:
         """Whether a Refresh now started here is running."""
         return self._refresh_task is not None and not self._refresh_task.done()
-
-    def close_page(self) -> None:
-        self._alive = False
-        super().close_page()
 
     async def refresh(self, *, keep_edits: bool = True) -> None:
         """Read the profile, its history and the job's status again.
@@ -457,7 +422,7 @@ class ProfilePage(SettingsPage):
             self._refresh_queued = False
 
     def _on_save_button_clicked(self) -> None:
-        self._start(self._save(), self.tr("The profile was not saved."))
+        self.start(self._save(), self.tr("The profile was not saved."))
 
     async def _save(self) -> None:
         await self.save_profile()
@@ -467,14 +432,14 @@ class ProfilePage(SettingsPage):
         self._background_change = False
         self.set_status("", lambda: self.tr("Unsaved edits dropped."))
         self._on_editor_changed()
-        self._start(self.refresh(keep_edits=False), self.tr("The profile was not loaded."))
+        self.start(self.refresh(keep_edits=False), self.tr("The profile was not loaded."))
 
     def _on_pin_button_clicked(self) -> None:
         self.editor.toggle_pin()
         self.editor.setFocus()
 
     def _on_clear_button_clicked(self) -> None:
-        self._start(self._clear(), self.tr("The profile was not cleared."))
+        self.start(self._clear(), self.tr("The profile was not cleared."))
 
     async def _clear(self) -> None:
         if not await dialogs.confirm(
@@ -497,7 +462,7 @@ class ProfilePage(SettingsPage):
     def _on_restore_button_clicked(self) -> None:
         revision = self.selected_revision()
         if revision is not None:
-            self._start(self._restore(revision), self.tr("The version was not restored."))
+            self.start(self._restore(revision), self.tr("The version was not restored."))
 
     async def _restore(self, revision: ProfileRevision) -> None:
         if self.text_modified() and not await dialogs.confirm(
@@ -599,28 +564,11 @@ class ProfilePage(SettingsPage):
         self._update_actions()
         self.changed.emit()
 
-    def _on_history_row_changed(self, _row: int) -> None:
+    def _on_history_current_changed(self) -> None:
         self._render_diff()
         self._update_actions()
 
     # -- the work -------------------------------------------------------------------------------
-
-    def _start(self, coro: object, failure: str) -> None:
-        """Run one profile action at a time; the buttons are off while it runs."""
-        if self._busy:
-            coro.close()  # type: ignore[attr-defined]
-            return
-        self._busy = True
-        self._update_actions()
-        self.spawn(self._busy_while(coro), failure)
-
-    async def _busy_while(self, coro: object) -> None:
-        try:
-            await coro  # type: ignore[misc]
-        finally:
-            self._busy = False
-            if self._alive:
-                self._update_actions()
 
     def failure_message(self, failure: str, error: BaseException) -> str:
         if isinstance(error, InvalidInput):
@@ -766,32 +714,30 @@ class ProfilePage(SettingsPage):
             "imported": self.tr("Imported"),
         }.get(revision.source, revision.source)
 
+    def _history_entry(self, revision: ProfileRevision) -> str:
+        # Numbered and to the second: saves a minute apart read "18:18" three times.
+        when = local_time(revision.created_at, seconds=True)
+        text = f"#{self.version_number(revision)} · {when}\n{self.source_text(revision)}"
+        if revision.source in ("scheduled", "requested"):
+            learned = len(revision.summary_ids) + len(revision.memory_ids)
+            text += " · " + self.tr("new items: {n}").format(n=self.locale().toString(learned))
+        if revision.id == self._current_revision_id:
+            text += " · " + self.tr("current")
+        return text
+
     def _render_history(self, select: int | None = None) -> None:
-        self.history_list.blockSignals(True)
+        # The diff is drawn once, after the entries and the selection are in place.
+        self.history.blockSignals(True)
         try:
-            self.history_list.clear()
-            for revision in self._revisions:
-                # Numbered and to the second: saves a minute apart read "18:18" three times.
-                when = local_time(revision.created_at, seconds=True)
-                text = f"#{self.version_number(revision)} · {when}\n{self.source_text(revision)}"
-                if revision.source in ("scheduled", "requested"):
-                    learned = len(revision.summary_ids) + len(revision.memory_ids)
-                    text += " · " + self.tr("new items: {n}").format(
-                        n=self.locale().toString(learned)
-                    )
-                if revision.id == self._current_revision_id:
-                    text += " · " + self.tr("current")
-                item = QListWidgetItem(text)
-                item.setData(Qt.ItemDataRole.UserRole, revision.id)
-                self.history_list.addItem(item)
+            self.history.model.set_records(self._revisions)
             ids = [r.id for r in self._revisions]
             if select in ids:
-                self.history_list.setCurrentRow(ids.index(select))
+                self.history.set_current(select)
             elif self._revisions:
                 # The version before the current one shows what the last change did.
-                self.history_list.setCurrentRow(min(1, len(self._revisions) - 1))
+                self.history.set_current(ids[min(1, len(ids) - 1)])
         finally:
-            self.history_list.blockSignals(False)
+            self.history.blockSignals(False)
         self._render_diff()
 
     def _render_diff(self, *_args: object) -> None:

@@ -15,11 +15,8 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
-    QPushButton,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -31,6 +28,7 @@ from etos_desktop.core.text.checks import MemoryRejected, check_content
 from etos_desktop.ui.dialogs import await_dialog
 from etos_desktop.ui.job_text import local_time
 from etos_desktop.ui.memory_text import memory_error_text, rich_escaped
+from etos_desktop.ui.settings.history_dialog import HistoryDialog
 from etos_desktop.ui.settings.page import error_label, help_label, set_state
 from etos_desktop.ui.settings.summary_models import summary_state
 from etos_desktop.ui.theme import colors
@@ -124,25 +122,13 @@ async def open_summary_editor(parent: QWidget, summary: Summary) -> str | None:
     return None if text is None or text == summary.content else text
 
 
-class SummaryHistoryDialog(QDialog):
+class SummaryHistoryDialog(HistoryDialog):
     """A conversation's summaries, newest first, each with its time and state (non-modal)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("summaryHistory")
-        self.browser = QTextBrowser(self)
-        self.browser.setOpenLinks(False)
-        self.close_button = QPushButton(self)
-        self.close_button.clicked.connect(self.close)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.browser, 1)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        row.addWidget(self.close_button)
-        layout.addLayout(row)
+        super().__init__("summaryHistory", 600, 460, parent)
         self._title = ""
         self._summaries: list[Summary] = []
-        self.resize(600, 460)
         self.retranslate()
 
     def set_history(self, title: str, summaries: Sequence[Summary]) -> None:
@@ -151,13 +137,12 @@ class SummaryHistoryDialog(QDialog):
         self._summaries = list(summaries)
         self.retranslate()
 
-    def retranslate(self) -> None:
-        self.setWindowTitle(
-            self.tr("Summary history of “{title}”").format(
-                title=self._title or self.tr("(untitled)")
-            )
+    def title(self) -> str:
+        return self.tr("Summary history of “{title}”").format(
+            title=self._title or self.tr("(untitled)")
         )
-        self.close_button.setText(self.tr("Close"))
+
+    def body(self) -> str:
         muted = colors(self).muted
         states = {
             "current": self.tr("current"),
@@ -179,9 +164,4 @@ class SummaryHistoryDialog(QDialog):
         if not parts:
             nothing = self.tr("This conversation has no summary yet.")
             parts.append(f"<p>{html.escape(nothing)}</p>")
-        self.browser.setHtml("".join(parts))
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.PaletteChange):
-            self.retranslate()
-        super().changeEvent(event)
+        return "".join(parts)

@@ -535,7 +535,7 @@ async def test_the_daily_job_updates_the_open_page_with_a_diff_and_keeps_the_pin
     await wait_until(lambda: page.loaded().revision_id == stored.revision_id, what="a reload")
     await page.wait_idle()
     assert [page.source_text(r) for r in page.revisions()] == ["Refreshed daily", "Edited by you"]
-    assert "new items: 1" in page.history_list.item(0).text()
+    assert "new items: 1" in page.history_list.model().index(0, 0).data()
     assert page.editor.toPlainText() == stored.content
     lines = stored.content.splitlines()
     style = lines.index("## Communication style")
@@ -596,7 +596,8 @@ async def test_history_entries_are_told_apart_and_a_pin_is_listed_as_one(pe: Pag
     cursor_to_line(page, 4)
     await click(page.pin_button)  # unpinned again
     await save(page)
-    entries = [page.history_list.item(i).text() for i in range(page.history_list.count())]
+    history = page.history_list.model()
+    entries = [history.index(i, 0).data() for i in range(history.rowCount())]
     assert len(set(entries)) == 4  # the clock did not move: the same second for all four
     second = pe.env.clock.now().astimezone().strftime("%Y-%m-%d %H:%M:%S")
     assert all(second in entry for entry in entries)
@@ -748,7 +749,7 @@ async def test_a_language_switch_retranslates_the_page_and_its_messages(pe: Page
     QCoreApplication.installTranslator(translator)
     try:
         await wait_until(lambda: page.refresh_button.text() == "立即更新", what="retranslation")
-        assert page.history_list.item(0).text().splitlines()[1].startswith("由你编辑")
+        assert page.history_list.model().index(0, 0).data().splitlines()[1].startswith("由你编辑")
         assert page.editor.accessibleName() == "你的画像"
         assert page.status()[1] == "自上次更新以来没有新内容，未发送任何请求。"
         assert page.status_label.text() == page.status()[1]
