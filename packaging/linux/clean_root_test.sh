@@ -10,21 +10,51 @@
 # Depends fails the self-check: the launcher cannot load Qt.
 #
 # Usage: packaging/linux/clean_root_test.sh DEB [MIRROR]
+#        packaging/linux/clean_root_test.sh --prepare ROOT [MIRROR]   (only make the minimal root)
+#        ETOS_CLEAN_ROOT=ROOT packaging/linux/clean_root_test.sh DEB  (use a root made that way)
+# .ci/run prepares the root in the background while the tests run (debootstrap mostly waits on
+# the network and the disk), then hands it over; the root is removed at the end either way.
 set -euo pipefail
 
-deb=$(realpath "$1")
 . /etc/os-release
-mirror=${2:-$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)}
-mirror=${mirror:-http://deb.debian.org/debian}
-
 fail() { echo "clean root test FAILED: $*" >&2; exit 1; }
 step() { echo "clean root test: $*"; }
 
 [ "$(id -u)" = 0 ] || fail "run as root (debootstrap, chroot, mount)"
-[ -f "$deb" ] || fail "$deb not found"
 command -v debootstrap >/dev/null || fail "debootstrap is not installed (apt-get install debootstrap)"
 
-root=$(mktemp -d /tmp/etos-clean-root.XXXXXX)
+make_root() {  # ROOT MIRROR
+  local target=$1 mirror=$2 begun=$SECONDS
+  step "debootstrap --variant=minbase $VERSION_CODENAME ($mirror)"
+  debootstrap --variant=minbase "$VERSION_CODENAME" "$target" "$mirror" >"$target.log" 2>&1 ||
+    { tail -20 "$target.log" >&2; rm -f "$target.log"; fail "debootstrap"; }
+  rm -f "$target.log"
+  step "minimal root ready in $((SECONDS - begun)) s"
+}
+
+default_mirror() {
+  local found
+  found=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
+  echo "${found:-http://deb.debian.org/debian}"
+}
+
+if [ "${1:-}" = "--prepare" ]; then
+  [ -n "${2:-}" ] || fail "--prepare needs a directory"
+  mkdir -p "$2"
+  make_root "$(realpath "$2")" "${3:-$(default_mirror)}"
+  exit 0
+fi
+
+deb=$(realpath "$1")
+mirror=${2:-$(default_mirror)}
+[ -f "$deb" ] || fail "$deb not found"
+
+if [ -n "${ETOS_CLEAN_ROOT:-}" ]; then
+  root=$(realpath "$ETOS_CLEAN_ROOT")
+  [ -x "$root/usr/bin/apt-get" ] || fail "$root is not a prepared minimal root"
+else
+  root=$(mktemp -d /tmp/etos-clean-root.XXXXXX)
+fi
 xvfb_pid=""
 cleanup() {
   [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
@@ -37,11 +67,7 @@ cleanup() {
 trap cleanup EXIT
 started=$SECONDS
 
-step "debootstrap --variant=minbase $VERSION_CODENAME ($mirror)"
-debootstrap --variant=minbase "$VERSION_CODENAME" "$root" "$mirror" >"$root.log" 2>&1 ||
-  { tail -20 "$root.log" >&2; rm -f "$root.log"; fail "debootstrap"; }
-rm -f "$root.log"
-step "minimal root ready in $((SECONDS - started)) s"
+[ -n "${ETOS_CLEAN_ROOT:-}" ] || make_root "$root" "$mirror"
 
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 mount -t proc proc "$root/proc"
