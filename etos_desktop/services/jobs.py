@@ -58,7 +58,7 @@ from etos_desktop.core.profile import writing as profile_writing
 from etos_desktop.core.profile.access import ProfileAccess
 from etos_desktop.core.profile.errors import ProfileRejected
 from etos_desktop.core.profile.records import Profile, ProfileSource, RefreshOutcome
-from etos_desktop.core.providers.base import ChatRequest
+from etos_desktop.core.providers.background import complete_in_background
 from etos_desktop.core.providers.registry import ProviderSource
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.core.storage import backups
@@ -464,14 +464,13 @@ class BackgroundJobs:
                 language=lang,
             )
         )
-        resolved = await self._providers.resolve(conversation.provider_id, conversation.model)
-        completion = await resolved.provider.complete(
-            ChatRequest(
-                model=resolved.config.background_model or resolved.model,
-                messages=built.messages,
-                temperature=writing.TEMPERATURE,
-                max_tokens=writing.MAX_OUTPUT_TOKENS,
-            )
+        completion = await complete_in_background(
+            self._providers,
+            built.messages,
+            temperature=writing.TEMPERATURE,
+            max_tokens=writing.MAX_OUTPUT_TOKENS,
+            provider_id=conversation.provider_id,
+            model=conversation.model,
         )
         outcome = writing.finish_summary(completion.text, completion.finish_reason)
         if isinstance(outcome, writing.Rejected):
@@ -641,14 +640,11 @@ class BackgroundJobs:
             )
         )
         tell("asking")
-        resolved = await self._providers.resolve(None, None)
-        completion = await resolved.provider.complete(
-            ChatRequest(
-                model=resolved.config.background_model or resolved.model,
-                messages=built.messages,
-                temperature=profile_writing.TEMPERATURE,
-                max_tokens=profile_writing.MAX_OUTPUT_TOKENS,
-            )
+        completion = await complete_in_background(
+            self._providers,
+            built.messages,
+            temperature=profile_writing.TEMPERATURE,
+            max_tokens=profile_writing.MAX_OUTPUT_TOKENS,
         )
         tell("checking")
         outcome = profile_writing.finish_profile(
@@ -802,14 +798,11 @@ class BackgroundJobs:
             candidates = sorted(active, key=lambda m: (m.created_at, m.id), reverse=True)
             candidates = candidates[: consolidation.MAX_CANDIDATES]
             lang = conversation_language([m.content for m in candidates], self._ui_language())
-            resolved = await self._providers.resolve(None, None)
-            completion = await resolved.provider.complete(
-                ChatRequest(
-                    model=resolved.config.background_model or resolved.model,
-                    messages=consolidation.build_request(candidates, lang),
-                    temperature=consolidation.TEMPERATURE,
-                    max_tokens=consolidation.MAX_OUTPUT_TOKENS,
-                )
+            completion = await complete_in_background(
+                self._providers,
+                consolidation.build_request(candidates, lang),
+                temperature=consolidation.TEMPERATURE,
+                max_tokens=consolidation.MAX_OUTPUT_TOKENS,
             )
             shown = {m.id: m for m in candidates}
             proposals = consolidation.parse_proposals(completion.text, shown)

@@ -83,6 +83,7 @@ from etos_desktop.core.memory.tools import (
 from etos_desktop.core.profile.access import ProfileAccess
 from etos_desktop.core.profile.injection import profile_block
 from etos_desktop.core.profile.records import Profile
+from etos_desktop.core.providers.background import complete_in_background
 from etos_desktop.core.providers.base import ChatRequest, Message, ToolCallDelta, Usage
 from etos_desktop.core.providers.registry import ProviderSource, ResolvedProvider
 from etos_desktop.core.retrieval.gating import RecallCue, recall_cue
@@ -416,18 +417,16 @@ class ChatService:
         excerpt = first_user.content[:1500]
         if first_reply is not None:
             excerpt += "\n\n" + first_reply.content[:1500]
-        resolved = await self._providers.resolve(conversation.provider_id, conversation.model)
-        model = resolved.config.background_model or resolved.model
-        completion = await resolved.provider.complete(
-            ChatRequest(
-                model=model,
-                messages=[
-                    {"role": "system", "content": instruction},
-                    {"role": "user", "content": excerpt},
-                ],
-                temperature=0.2,
-                max_tokens=32,
-            )
+        completion = await complete_in_background(
+            self._providers,
+            [
+                {"role": "system", "content": instruction},
+                {"role": "user", "content": excerpt},
+            ],
+            temperature=0.2,
+            max_tokens=32,
+            provider_id=conversation.provider_id,
+            model=conversation.model,
         )
         title = completion.text.strip().splitlines()[0] if completion.text.strip() else ""
         title = title.strip(" \"'“”「」《》#*").rstrip("。.!！")[:TITLE_MAX_CHARS].strip()
