@@ -38,11 +38,11 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol, TypeVar
 
 from etos_desktop.core.chat.events import ReplyCompleted
 from etos_desktop.core.chat.service import ChatService
@@ -122,6 +122,61 @@ class ProfileRun:
     outcome: Literal["changed", "unchanged", "nothing_new", "disabled", "error"]
     profile: Profile | None = None
     error: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class TitleRun:
+    """What one title request did.
+
+    Attributes:
+        outcome: ``"titled"`` (stored), ``"untitled"`` (nothing to title, or the model said
+            nothing) or ``"error"``.
+        title: The stored title.
+        error: The failure, for ``"error"``.
+    """
+
+    outcome: Literal["titled", "untitled", "error"]
+    title: str | None = None
+    error: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class ConsolidationRun:
+    """What one consolidation did.
+
+    Attributes:
+        outcome: ``"applied"`` (some proposals were applied), ``"nothing_proposed"`` (the
+            answer held no valid proposal), ``"refused"`` (the write checks refused every
+            proposed wording) or ``"error"``.
+        proposals: The valid proposals read from the answer.
+        refused: The merges whose wording the write checks refused (not applied).
+        error: The failure, for ``"error"``.
+    """
+
+    outcome: Literal["applied", "nothing_proposed", "refused", "error"]
+    proposals: consolidation.Proposals = field(default_factory=consolidation.Proposals)
+    refused: tuple[consolidation.Merge, ...] = ()
+    error: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class BackupRun:
+    """What one daily backup did: the copy written, or the failure."""
+
+    result: backups.BackupResult | None = None
+    error: BaseException | None = None
+
+
+class _Run(Protocol):
+    """A job's result: it says whether the run failed."""
+
+    @property
+    def error(self) -> BaseException | None:
+        """The failure (``None``: the run ended well)."""
+        ...
+
+
+RunT = TypeVar("RunT", bound=_Run)
 
 
 def summary_job_id(conversation_id: int) -> str:
@@ -282,21 +337,20 @@ class BackgroundJobs:
         if conversation is None or conversation.title:
             return
         self._titling.add(conversation_id)
-        self._running.add(JobName.TITLES)
-        await self.runs.started(JobName.TITLES, self._clock.now())
+        try:
+            run = await self._run(JobName.TITLES, lambda: self._write_title(conversation_id))
+        finally:
+            self._titling.discard(conversation_id)
+        if run.title:
+            self._notify(("conversation", conversation_id))
+
+    async def _write_title(self, conversation_id: int) -> TitleRun:
         try:
             title = await self._chat.suggest_title(conversation_id)
         except EtosError as exc:
             log.info("title request failed: %s", exc.code)
-            await self.runs.failed(JobName.TITLES, self._clock.now(), error_text(exc))
-        else:
-            await self.runs.succeeded(JobName.TITLES, self._clock.now())
-            if title:
-                self._notify(("conversation", conversation_id))
-        finally:
-            self._titling.discard(conversation_id)
-            self._running.discard(JobName.TITLES)
-            self._notify(("jobs", None))
+            return TitleRun("error", error=exc)
+        return TitleRun("titled", title) if title else TitleRun("untitled")
 
     # -- summaries: the rule --------------------------------------------------------------------
 
@@ -426,20 +480,15 @@ class BackgroundJobs:
                 return SummaryRun("nothing_new")
         elif not isinstance(self.decide(activity), rule.Due):
             return SummaryRun("not_due")
-        now = self._clock.now()
-        self._running.add(JobName.SUMMARIES)
-        await self.runs.started(JobName.SUMMARIES, now)
-        self._notify(("jobs", None))
+        return await self._run(JobName.SUMMARIES, lambda: self._write_summary(activity, forced))
+
+    async def _write_summary(self, activity: SummaryActivity, forced: bool) -> SummaryRun:
         try:
-            result = await self._generate(activity, forced)
+            return await self._generate(activity, forced)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            return await self._failed(conversation_id, exc)
-        finally:
-            self._running.discard(JobName.SUMMARIES)
-        await _shielded(self.runs.succeeded(JobName.SUMMARIES, self._clock.now()))
-        return result
+            return await self._failed(activity.conversation_id, exc)
 
     async def _generate(self, activity: SummaryActivity, forced: bool) -> SummaryRun:
         conversation_id = activity.conversation_id
@@ -503,7 +552,6 @@ class BackgroundJobs:
         count = await self.summaries.error_count(conversation_id) + 1
         retry_at = now + rule.retry_delay(count)
         await _shielded(self.summaries.record_error(conversation_id, code, retry_at))
-        await _shielded(self.runs.failed(JobName.SUMMARIES, now, code))
         return SummaryRun("error", error=error)
 
     def _ui_language(self) -> Language:
@@ -606,19 +654,24 @@ class BackgroundJobs:
             done = await _shielded(access.record_outcome(RefreshOutcome.NOTHING_NEW, None))
             log.info("profile: nothing new since the last refresh; nothing sent")
             return ProfileRun("nothing_new", done)
-        self._running.add(JobName.PROFILE)
-        await self.runs.started(JobName.PROFILE, self._clock.now())
-        self._notify(("jobs", None))
+        return await self._run(
+            JobName.PROFILE, lambda: self._write_profile(access, profile, material, forced, tell)
+        )
+
+    async def _write_profile(
+        self,
+        access: ProfileAccess,
+        profile: Profile,
+        material: Any,
+        forced: bool,
+        tell: ProfileProgress,
+    ) -> ProfileRun:
         try:
-            result = await self._generate_profile(access, profile, material, forced, tell)
+            return await self._generate_profile(access, profile, material, forced, tell)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             return await self._profile_failed(access, profile, exc)
-        finally:
-            self._running.discard(JobName.PROFILE)
-        await _shielded(self.runs.succeeded(JobName.PROFILE, self._clock.now()))
-        return result
 
     async def _generate_profile(
         self,
@@ -692,7 +745,6 @@ class BackgroundJobs:
         now = self._clock.now()
         retry_at = now + profile_rule.retry_delay(profile.error_count + 1)
         await _shielded(access.record_error(code, retry_at))
-        await _shielded(self.runs.failed(JobName.PROFILE, now, code))
         return ProfileRun("error", await access.current(), error)
 
     # -- backup ---------------------------------------------------------------------------------
@@ -717,36 +769,28 @@ class BackgroundJobs:
             return None
         backup_dir = self._backup_dir
         keep = self._settings.get_int("backup.keep_count")
-        result: backups.BackupResult | None = None
         async with self._lane:
             now = self._clock.now()
-            self._running.add(JobName.BACKUP)
-            await self.runs.started(JobName.BACKUP, now)
-            self._notify(("jobs", None))
-            try:
-                # On the DB thread with its own connection: the copy is consistent, and
-                # written to a .part file renamed at the end, so a quit never leaves half a copy.
-                result = await _shielded(
-                    self._db.run(
-                        lambda s: backups.daily_backup(
-                            _raw_connection(s), backup_dir, now, keep=keep
-                        )
-                    )
-                )
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("daily backup failed: %s", error_text(exc))
-                await _shielded(
-                    self.runs.failed(JobName.BACKUP, self._clock.now(), error_text(exc))
-                )
-            else:
-                log.info("daily backup %s (%d bytes)", result.path.name, result.size)
-                await _shielded(self.runs.succeeded(JobName.BACKUP, self._clock.now()))
-            finally:
-                self._running.discard(JobName.BACKUP)
+            run = await self._run(JobName.BACKUP, lambda: self._take_backup(backup_dir, now, keep))
         await self._schedule(JobName.BACKUP, self._clock.now() + BACKUP_INTERVAL, self.backup)
-        return result
+        return run.result
+
+    async def _take_backup(self, backup_dir: Path, now: datetime, keep: int) -> BackupRun:
+        try:
+            # On the DB thread with its own connection: the copy is consistent, and
+            # written to a .part file renamed at the end, so a quit never leaves half a copy.
+            result = await _shielded(
+                self._db.run(
+                    lambda s: backups.daily_backup(_raw_connection(s), backup_dir, now, keep=keep)
+                )
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning("daily backup failed: %s", error_text(exc))
+            return BackupRun(error=exc)
+        log.info("daily backup %s (%d bytes)", result.path.name, result.size)
+        return BackupRun(result)
 
     # -- consolidation --------------------------------------------------------------------------
 
@@ -760,16 +804,16 @@ class BackgroundJobs:
         when = max(last + consolidation.MIN_INTERVAL, earliest) if last is not None else earliest
         await self._schedule(JobName.CONSOLIDATION, when, self.consolidate)
 
-    async def consolidate(self) -> consolidation.Proposals | None:
+    async def consolidate(self) -> ConsolidationRun | None:
         """Consolidate memories if enough are new; schedule the next check.
 
         Returns:
-            The proposals applied, or ``None`` when it did not run (or failed).
+            What the run did, or ``None`` when it did not run.
         """
         memory = self._memory
         if memory is None:
             return None
-        applied: consolidation.Proposals | None = None
+        applied: ConsolidationRun | None = None
         async with self._lane:
             row = await self.runs.get(JobName.CONSOLIDATION)
             last = row.last_success_at if row is not None else None
@@ -782,18 +826,15 @@ class BackgroundJobs:
             if self._settings.get_bool("memory.enabled") and consolidation.consolidation_due(
                 len(new), last, self._clock.now()
             ):
-                applied = await self._consolidate(memory, active)
+                applied = await self._run(
+                    JobName.CONSOLIDATION, lambda: self._consolidate(memory, active)
+                )
         await self._schedule(
             JobName.CONSOLIDATION, self._clock.now() + CONSOLIDATION_CHECK, self.consolidate
         )
         return applied
 
-    async def _consolidate(
-        self, memory: MemoryAccess, active: list[Any]
-    ) -> consolidation.Proposals | None:
-        self._running.add(JobName.CONSOLIDATION)
-        await self.runs.started(JobName.CONSOLIDATION, self._clock.now())
-        self._notify(("jobs", None))
+    async def _consolidate(self, memory: MemoryAccess, active: list[Any]) -> ConsolidationRun:
         try:
             candidates = sorted(active, key=lambda m: (m.created_at, m.id), reverse=True)
             candidates = candidates[: consolidation.MAX_CANDIDATES]
@@ -806,27 +847,25 @@ class BackgroundJobs:
             )
             shown = {m.id: m for m in candidates}
             proposals = consolidation.parse_proposals(completion.text, shown)
-            await self._apply_proposals(memory, proposals, shown)
+            refused = await self._apply_proposals(memory, proposals, shown)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             log.warning("consolidation failed: %s", error_text(exc))
-            await _shielded(
-                self.runs.failed(JobName.CONSOLIDATION, self._clock.now(), error_text(exc))
-            )
-            return None
-        finally:
-            self._running.discard(JobName.CONSOLIDATION)
-            self._notify(("jobs", None))
-        await _shielded(self.runs.succeeded(JobName.CONSOLIDATION, self._clock.now()))
-        return proposals
+            return ConsolidationRun("error", error=exc)
+        if not proposals:
+            return ConsolidationRun("nothing_proposed")
+        if len(refused) == len(proposals.merges) and not proposals.supersessions:
+            return ConsolidationRun("refused", proposals, refused)
+        return ConsolidationRun("applied", proposals, refused)
 
     async def _apply_proposals(
         self,
         memory: MemoryAccess,
         proposals: consolidation.Proposals,
         shown: dict[int, Any],
-    ) -> None:
+    ) -> tuple[consolidation.Merge, ...]:
+        refused: list[consolidation.Merge] = []
         for merge in proposals.merges:
             first = shown[merge.ids[0]]
             merged = [shown[i] for i in merge.ids]
@@ -844,13 +883,40 @@ class BackgroundJobs:
             except InvalidInput as exc:
                 # A wording the write checks refuse (a secret, too long) is not applied.
                 log.info("consolidation merge of %s refused: %s", merge.ids, exc.code)
+                refused.append(merge)
                 continue
             for memory_id in merge.ids[1:]:
                 await memory.archive(memory_id, actor="consolidation")
         for supersession in proposals.supersessions:
             await memory.archive(supersession.old, actor="consolidation")
+        return tuple(refused)
 
     # -- shared -----------------------------------------------------------------------------------
+
+    async def _run(self, name: JobName, work: Callable[[], Awaitable[RunT]]) -> RunT:
+        """Run one job's work with its bookkeeping: the one place runs are recorded.
+
+        The start is recorded, then the success, or the failure the result reports (its
+        ``error``); an exception (a bug) is recorded as a failure and raised on. A cancellation
+        (a quit) records neither: the run stays started, as it was cut short.
+        """
+        self._running.add(name)
+        try:
+            await self.runs.started(name, self._clock.now())
+            self._notify(("jobs", None))
+            try:
+                result = await work()
+            except Exception as exc:
+                await _shielded(self.runs.failed(name, self._clock.now(), error_text(exc)))
+                raise
+            if result.error is None:
+                await _shielded(self.runs.succeeded(name, self._clock.now()))
+            else:
+                await _shielded(self.runs.failed(name, self._clock.now(), error_text(result.error)))
+            return result
+        finally:
+            self._running.discard(name)
+            self._notify(("jobs", None))
 
     async def _schedule(
         self,
