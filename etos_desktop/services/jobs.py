@@ -46,6 +46,7 @@ from typing import Any, Final, Literal, Protocol, TypeVar
 
 from etos_desktop.core.chat.events import ReplyCompleted
 from etos_desktop.core.chat.service import ChatService
+from etos_desktop.core.chat.titles import TitleWriter
 from etos_desktop.core.clock import Clock
 from etos_desktop.core.context.language import Language, conversation_language
 from etos_desktop.core.errors import EtosError, InvalidInput
@@ -125,22 +126,6 @@ class ProfileRun:
 
 
 @dataclass(frozen=True)
-class TitleRun:
-    """What one title request did.
-
-    Attributes:
-        outcome: ``"titled"`` (stored), ``"untitled"`` (nothing to title, or the model said
-            nothing) or ``"error"``.
-        title: The stored title.
-        error: The failure, for ``"error"``.
-    """
-
-    outcome: Literal["titled", "untitled", "error"]
-    title: str | None = None
-    error: BaseException | None = None
-
-
-@dataclass(frozen=True)
 class ConsolidationRun:
     """What one consolidation did.
 
@@ -189,7 +174,7 @@ class BackgroundJobs:
 
     Args:
         db: The open database.
-        chat: The chat service (announces replies; asks for titles).
+        chat: The chat service (announces finished replies).
         summaries: Summary storage.
         providers: Resolves a conversation's provider and model (the background model).
         settings: ``summaries.*``, ``memory.enabled``, ``chat.auto_title``, ``backup.keep_count``.
@@ -217,8 +202,8 @@ class BackgroundJobs:
         zone: tzinfo | None = None,
     ) -> None:
         self._db = db
-        self._chat = chat
         self._repo = ChatRepository(db)
+        self._titles = TitleWriter(self._repo, providers, self._ui_setting)
         self.summaries = summaries
         self._providers = providers
         self._settings = settings
@@ -333,24 +318,15 @@ class BackgroundJobs:
         self._spawn(self._schedule_profile())
 
     async def _title(self, conversation_id: int) -> None:
-        conversation = await self._repo.get_conversation(conversation_id)
-        if conversation is None or conversation.title:
+        if not await self._titles.needs_title(conversation_id):
             return
         self._titling.add(conversation_id)
         try:
-            run = await self._run(JobName.TITLES, lambda: self._write_title(conversation_id))
+            run = await self._run(JobName.TITLES, lambda: self._titles.write_title(conversation_id))
         finally:
             self._titling.discard(conversation_id)
         if run.title:
             self._notify(("conversation", conversation_id))
-
-    async def _write_title(self, conversation_id: int) -> TitleRun:
-        try:
-            title = await self._chat.suggest_title(conversation_id)
-        except EtosError as exc:
-            log.info("title request failed: %s", exc.code)
-            return TitleRun("error", error=exc)
-        return TitleRun("titled", title) if title else TitleRun("untitled")
 
     # -- summaries: the rule --------------------------------------------------------------------
 
@@ -556,6 +532,9 @@ class BackgroundJobs:
 
     def _ui_language(self) -> Language:
         return "zh" if self._settings.get_str("ui.language") == "zh" else "en"
+
+    def _ui_setting(self) -> str:
+        return self._settings.get_str("ui.language")
 
     # -- the user profile -----------------------------------------------------------------------
 

@@ -83,7 +83,6 @@ from etos_desktop.core.memory.tools import (
 from etos_desktop.core.profile.access import ProfileAccess
 from etos_desktop.core.profile.injection import profile_block
 from etos_desktop.core.profile.records import Profile
-from etos_desktop.core.providers.background import complete_in_background
 from etos_desktop.core.providers.base import ChatRequest, Message, ToolCallDelta, Usage
 from etos_desktop.core.providers.registry import ProviderSource, ResolvedProvider
 from etos_desktop.core.retrieval.gating import RecallCue, recall_cue
@@ -109,9 +108,6 @@ MAX_TOOL_ROUNDS = 4
 REMEMBER_COMMAND = re.compile(r"^/remember(\s+|$)", re.IGNORECASE)
 
 Approver = Callable[[SaveRequest, int], Awaitable[SaveRequest | None]]
-
-#: How a title request is bounded.
-TITLE_MAX_CHARS = 40
 
 
 def clean_user_text(text: str) -> str:
@@ -388,52 +384,6 @@ class ChatService:
         yield UserMessageSaved(user)
         async for event in self._reply(conversation, user):
             yield event
-
-    async def suggest_title(self, conversation_id: int) -> str | None:
-        """Ask the background model for a short title and store it.
-
-        A detached, non-streaming request: it is never added to the history. Started by the
-        background jobs after a new conversation's first reply.
-
-        Returns:
-            The title, or ``None`` when there is nothing to title or the model said nothing.
-
-        Raises:
-            UserFacingError: The request failed (the jobs record it; the chat is not told).
-        """
-        conversation = await self._conversation(conversation_id)
-        history = await self._repo.current_history(conversation_id)
-        first_user = next((m for m in history if m.role == "user"), None)
-        first_reply = next((m for m in history if m.role == "assistant" and m.content), None)
-        if first_user is None:
-            return None
-        lang = conversation_language([first_user.content], self._ui_language())
-        instruction = (
-            "用不超过12个字概括下面这段对话的主题，作为标题。只输出标题本身，不要引号和标点。"
-            if lang == "zh"
-            else "Give this conversation a title of at most 6 words. "
-            "Reply with the title only, no quotes, no final punctuation."
-        )
-        excerpt = first_user.content[:1500]
-        if first_reply is not None:
-            excerpt += "\n\n" + first_reply.content[:1500]
-        completion = await complete_in_background(
-            self._providers,
-            [
-                {"role": "system", "content": instruction},
-                {"role": "user", "content": excerpt},
-            ],
-            temperature=0.2,
-            max_tokens=32,
-            provider_id=conversation.provider_id,
-            model=conversation.model,
-        )
-        title = completion.text.strip().splitlines()[0] if completion.text.strip() else ""
-        title = title.strip(" \"'“”「」《》#*").rstrip("。.!！")[:TITLE_MAX_CHARS].strip()
-        if not title:
-            return None
-        await self._repo.update_conversation(conversation_id, title=title)
-        return title
 
     # -- the reply ----------------------------------------------------------------------------
 
