@@ -1,21 +1,31 @@
 """Background job runs: their names and the ``JobRunRow`` bookkeeping Settings shows.
 
-The jobs themselves live in ``services/`` (they need the scheduler); this module holds what core
-knows about them — which jobs exist, and when each last started, succeeded or failed and runs
-next — read and written on the DB thread through :class:`JobRunRepository`.
+Each job's workflow lives in the core package of what it writes (``chat/titles.py``,
+``summaries/writing.py``, ``profile/writing.py``, ``memory/consolidation.py``,
+``storage/backups.py``) and returns what it did; ``services/jobs.py`` decides when they run
+(the scheduler) and records each run here. This module holds what core knows about the runs —
+which jobs exist, and when each last started, succeeded or failed and runs next — read and
+written on the DB thread through :class:`JobRunRepository`, and :func:`shielded`, which the
+workflows' writes go through so a quit never cuts one short.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import TypeVar
 
 from sqlmodel import Session, select
 
 from etos_desktop.core.errors import EtosError
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.tables import JobRunRow
+
+T = TypeVar("T")
 
 
 class JobName(StrEnum):
@@ -85,6 +95,21 @@ def error_text(error: BaseException) -> str:
         reason = error.params.get("reason")
         return f"{error.code}:{reason}" if isinstance(reason, str) else error.code
     return f"bug:{type(error).__name__}"
+
+
+async def shielded(awaitable: Awaitable[T]) -> T:
+    """Await ``awaitable`` so that a cancellation does not cut the write short.
+
+    A job is cancelled (the app quits) at its next ``await``; the write it was awaiting finishes
+    (one transaction), and the cancellation is raised afterwards.
+    """
+    task = asyncio.ensure_future(awaitable)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await task
+        raise
 
 
 class JobRunRepository:

@@ -50,7 +50,7 @@ from etos_desktop.core.chat.titles import TitleWriter
 from etos_desktop.core.clock import Clock
 from etos_desktop.core.context.language import Language, conversation_language
 from etos_desktop.core.errors import EtosError, InvalidInput
-from etos_desktop.core.jobs import JobName, JobRunRepository, JobStatus, error_text
+from etos_desktop.core.jobs import JobName, JobRunRepository, JobStatus, error_text, shielded
 from etos_desktop.core.memory import consolidation
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.records import MemorySource
@@ -65,9 +65,10 @@ from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.core.storage import backups
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.repositories import ChatRepository
-from etos_desktop.core.summaries import rule, store, writing
+from etos_desktop.core.summaries import rule, store
 from etos_desktop.core.summaries.access import SummaryAccess
-from etos_desktop.core.summaries.records import Summary, SummaryActivity, SummarySource
+from etos_desktop.core.summaries.records import SummaryActivity
+from etos_desktop.core.summaries.writing import SummaryRun, SummaryWriter
 from etos_desktop.services.scheduler import JobScheduler, local_zone, next_daily_time
 
 log = logging.getLogger(__name__)
@@ -89,23 +90,6 @@ Change = tuple[Literal["conversation", "summaries", "profile", "jobs"], int | No
 Listener = Callable[[Change], None]
 #: Told where a profile refresh is: "reading", "asking", "checking" or "saving".
 ProfileProgress = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class SummaryRun:
-    """What one summary attempt did.
-
-    Attributes:
-        outcome: ``"summary"`` (stored), ``"skip"`` (nothing worth keeping), ``"error"``,
-            ``"not_due"`` (the rule said no when the job ran), ``"nothing_new"``,
-            ``"temporary"`` or ``"missing"`` (the conversation is gone).
-        summary: The stored summary.
-        error: The failure, for ``"error"``.
-    """
-
-    outcome: Literal["summary", "skip", "error", "not_due", "nothing_new", "temporary", "missing"]
-    summary: Summary | None = None
-    error: BaseException | None = None
 
 
 @dataclass(frozen=True)
@@ -204,6 +188,7 @@ class BackgroundJobs:
         self._db = db
         self._repo = ChatRepository(db)
         self._titles = TitleWriter(self._repo, providers, self._ui_setting)
+        self._writer = SummaryWriter(summaries, self._repo, providers, clock, self._ui_setting)
         self.summaries = summaries
         self._providers = providers
         self._settings = settings
@@ -446,89 +431,12 @@ class BackgroundJobs:
                     self._notify(("jobs", None))
 
     async def _summarise(self, conversation_id: int, forced: bool) -> SummaryRun:
-        activity = await self.summaries.activity(conversation_id)
-        if activity is None:
-            return SummaryRun("missing")
-        if activity.temporary:
-            return SummaryRun("temporary")
-        if forced:
-            if activity.new_user_turns <= 0:
-                return SummaryRun("nothing_new")
-        elif not isinstance(self.decide(activity), rule.Due):
-            return SummaryRun("not_due")
-        return await self._run(JobName.SUMMARIES, lambda: self._write_summary(activity, forced))
-
-    async def _write_summary(self, activity: SummaryActivity, forced: bool) -> SummaryRun:
-        try:
-            return await self._generate(activity, forced)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            return await self._failed(activity.conversation_id, exc)
-
-    async def _generate(self, activity: SummaryActivity, forced: bool) -> SummaryRun:
-        conversation_id = activity.conversation_id
-        conversation = await self._repo.get_conversation(conversation_id)
-        if conversation is None:
-            return SummaryRun("missing")
-        previous = await self.summaries.current(conversation_id)
-        messages = await self.summaries.messages_after(
-            conversation_id, activity.covered_until_message_id
+        work = await self._writer.pending(
+            conversation_id, forced=forced, due=lambda a: isinstance(self.decide(a), rule.Due)
         )
-        if not any(m.role == "user" for m in messages):
-            return SummaryRun("nothing_new")
-        covers_until = messages[-1].id
-        user_texts = [m.content for m in messages if m.role == "user"]
-        fallback = previous.language if previous is not None else self._ui_language()
-        lang = conversation_language(user_texts[-20:], fallback)
-        built = writing.build_request(
-            writing.SummaryInput(
-                messages=[(m.role, m.content) for m in messages],
-                previous=previous.content if previous is not None else None,
-                previous_date=writing.summary_date(previous.created_at) if previous else "",
-                language=lang,
-            )
-        )
-        completion = await complete_in_background(
-            self._providers,
-            built.messages,
-            temperature=writing.TEMPERATURE,
-            max_tokens=writing.MAX_OUTPUT_TOKENS,
-            provider_id=conversation.provider_id,
-            model=conversation.model,
-        )
-        outcome = writing.finish_summary(completion.text, completion.finish_reason)
-        if isinstance(outcome, writing.Rejected):
-            raise SummaryRejected(f"summary rejected: {outcome.reason}", reason=outcome.reason)
-        if isinstance(outcome, writing.Skip):
-            await _shielded(self.summaries.record_skip(conversation_id, covers_until))
-            log.info("conversation %s: nothing worth a summary (SKIP)", conversation_id)
-            return SummaryRun("skip")
-        turns = activity.user_turns - activity.new_user_turns + len(user_texts)
-        summary = await _shielded(
-            self.summaries.write_summary(
-                conversation_id=conversation_id,
-                content=outcome.text,
-                language=lang,
-                covers_until=covers_until,
-                user_turns=turns,
-                source=SummarySource.MANUAL if forced else SummarySource.SCHEDULED,
-            )
-        )
-        log.info("conversation %s summarised (summary #%s)", conversation_id, summary.id)
-        return SummaryRun("summary", summary)
-
-    async def _failed(self, conversation_id: int, error: BaseException) -> SummaryRun:
-        code = error_text(error)
-        if isinstance(error, EtosError):
-            log.info("summary of conversation %s failed: %s", conversation_id, code)
-        else:
-            log.error("summary of conversation %s failed", conversation_id, exc_info=error)
-        now = self._clock.now()
-        count = await self.summaries.error_count(conversation_id) + 1
-        retry_at = now + rule.retry_delay(count)
-        await _shielded(self.summaries.record_error(conversation_id, code, retry_at))
-        return SummaryRun("error", error=error)
+        if isinstance(work, SummaryRun):
+            return work
+        return await self._run(JobName.SUMMARIES, lambda: self._writer.write(work, forced=forced))
 
     def _ui_language(self) -> Language:
         return "zh" if self._settings.get_str("ui.language") == "zh" else "en"
@@ -630,7 +538,7 @@ class BackgroundJobs:
         profile = await access.current()
         material = await access.material(profile.material_until)
         if material.empty:
-            done = await _shielded(access.record_outcome(RefreshOutcome.NOTHING_NEW, None))
+            done = await shielded(access.record_outcome(RefreshOutcome.NOTHING_NEW, None))
             log.info("profile: nothing new since the last refresh; nothing sent")
             return ProfileRun("nothing_new", done)
         return await self._run(
@@ -690,12 +598,12 @@ class BackgroundJobs:
         # Everything read is used up, the items left out for length too (the oldest).
         read_until = max(item.when for item in material.items)
         if isinstance(outcome, profile_writing.Unchanged):
-            done = await _shielded(access.record_outcome(RefreshOutcome.UNCHANGED, read_until))
+            done = await shielded(access.record_outcome(RefreshOutcome.UNCHANGED, read_until))
             log.info("profile refresh: the model kept the profile as it was")
             return ProfileRun("unchanged", done)
         tell("saving")
         sent = built.sent
-        written = await _shielded(
+        written = await shielded(
             access.write_refresh(
                 content=outcome.text,
                 pinned=profile.pinned,
@@ -723,7 +631,7 @@ class BackgroundJobs:
             log.error("profile refresh failed", exc_info=error)
         now = self._clock.now()
         retry_at = now + profile_rule.retry_delay(profile.error_count + 1)
-        await _shielded(access.record_error(code, retry_at))
+        await shielded(access.record_error(code, retry_at))
         return ProfileRun("error", await access.current(), error)
 
     # -- backup ---------------------------------------------------------------------------------
@@ -758,7 +666,7 @@ class BackgroundJobs:
         try:
             # On the DB thread with its own connection: the copy is consistent, and
             # written to a .part file renamed at the end, so a quit never leaves half a copy.
-            result = await _shielded(
+            result = await shielded(
                 self._db.run(
                     lambda s: backups.daily_backup(_raw_connection(s), backup_dir, now, keep=keep)
                 )
@@ -886,12 +794,12 @@ class BackgroundJobs:
             try:
                 result = await work()
             except Exception as exc:
-                await _shielded(self.runs.failed(name, self._clock.now(), error_text(exc)))
+                await shielded(self.runs.failed(name, self._clock.now(), error_text(exc)))
                 raise
             if result.error is None:
-                await _shielded(self.runs.succeeded(name, self._clock.now()))
+                await shielded(self.runs.succeeded(name, self._clock.now()))
             else:
-                await _shielded(self.runs.failed(name, self._clock.now(), error_text(result.error)))
+                await shielded(self.runs.failed(name, self._clock.now(), error_text(result.error)))
             return result
         finally:
             self._running.discard(name)
@@ -935,16 +843,6 @@ class BackgroundJobs:
         return statuses
 
 
-class SummaryRejected(EtosError):
-    """The model's summary broke the output rules and could not be cut to fit.
-
-    ``params["reason"]``: ``"empty"``, ``"too_short"``, ``"not_a_summary"``, ``"too_long"`` or
-    ``"incomplete"`` (``summaries.writing.RejectReason``).
-    """
-
-    code = "summary_rejected"
-
-
 def _with_next(status: JobStatus, when: datetime | None) -> JobStatus:
     return dataclasses.replace(status, next_run_at=when)
 
@@ -962,17 +860,3 @@ def _decide_recent(
 def _raw_connection(session: Any) -> Any:
     """The sqlite3 connection under a session (for the backup API; on the DB thread)."""
     return session.connection().connection.driver_connection
-
-
-async def _shielded(awaitable: Any) -> Any:
-    """Await ``awaitable`` so that a cancellation does not cut the write short.
-
-    The write finishes (one transaction); the cancellation is raised afterwards.
-    """
-    task = asyncio.ensure_future(awaitable)
-    try:
-        return await asyncio.shield(task)
-    except asyncio.CancelledError:
-        with contextlib.suppress(Exception, asyncio.CancelledError):
-            await task
-        raise
