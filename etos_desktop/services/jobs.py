@@ -49,16 +49,14 @@ from etos_desktop.core.chat.service import ChatService
 from etos_desktop.core.chat.titles import TitleWriter
 from etos_desktop.core.clock import Clock
 from etos_desktop.core.context.language import Language, conversation_language
-from etos_desktop.core.errors import EtosError, InvalidInput
+from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.jobs import JobName, JobRunRepository, JobStatus, error_text, shielded
 from etos_desktop.core.memory import consolidation
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.records import MemorySource
 from etos_desktop.core.profile import rule as profile_rule
-from etos_desktop.core.profile import writing as profile_writing
 from etos_desktop.core.profile.access import ProfileAccess
-from etos_desktop.core.profile.errors import ProfileRejected
-from etos_desktop.core.profile.records import Profile, ProfileSource, RefreshOutcome
+from etos_desktop.core.profile.writing import ProfileRun, ProfileWriter, Progress
 from etos_desktop.core.providers.background import complete_in_background
 from etos_desktop.core.providers.registry import ProviderSource
 from etos_desktop.core.settings.store import SettingsStore
@@ -88,25 +86,6 @@ _UNSTATED_SOURCES: Final = frozenset({MemorySource.CONSOLIDATION, MemorySource.I
 #: ("jobs", None).
 Change = tuple[Literal["conversation", "summaries", "profile", "jobs"], int | None]
 Listener = Callable[[Change], None]
-#: Told where a profile refresh is: "reading", "asking", "checking" or "saving".
-ProfileProgress = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class ProfileRun:
-    """What one profile refresh did.
-
-    Attributes:
-        outcome: ``"changed"`` (a new revision), ``"unchanged"`` (the reply was the current
-            profile), ``"nothing_new"`` (no new material: nothing was sent), ``"disabled"``
-            or ``"error"`` (failed or rejected: the profile is as it was).
-        profile: The profile after the run.
-        error: The failure, for ``"error"``.
-    """
-
-    outcome: Literal["changed", "unchanged", "nothing_new", "disabled", "error"]
-    profile: Profile | None = None
-    error: BaseException | None = None
 
 
 @dataclass(frozen=True)
@@ -189,6 +168,9 @@ class BackgroundJobs:
         self._repo = ChatRepository(db)
         self._titles = TitleWriter(self._repo, providers, self._ui_setting)
         self._writer = SummaryWriter(summaries, self._repo, providers, clock, self._ui_setting)
+        self._profile_writer = (
+            ProfileWriter(profile, providers, clock, self._ui_setting) if profile else None
+        )
         self.summaries = summaries
         self._providers = providers
         self._settings = settings
@@ -490,7 +472,7 @@ class BackgroundJobs:
     async def _scheduled_profile_refresh(self) -> None:
         await self.refresh_profile()
 
-    async def refresh_profile_now(self, progress: ProfileProgress | None = None) -> ProfileRun:
+    async def refresh_profile_now(self, progress: Progress | None = None) -> ProfileRun:
         """The user's "Refresh now": refresh whatever the time, if there is new material.
 
         Cancelling the awaiting task stops it at its next ``await`` (the request is dropped,
@@ -506,7 +488,7 @@ class BackgroundJobs:
         return result
 
     async def refresh_profile(
-        self, *, forced: bool = False, progress: ProfileProgress | None = None
+        self, *, forced: bool = False, progress: Progress | None = None
     ) -> ProfileRun:
         """Refresh the profile from the summaries and memories changed since the last refresh.
 
@@ -516,15 +498,15 @@ class BackgroundJobs:
             forced: The user asked ("Refresh now"): run even when the profile is turned off.
             progress: Told which stage the refresh is at.
         """
-        if self.profile is None:
+        writer = self._profile_writer
+        if writer is None:
             return ProfileRun("disabled")
-        access = self.profile
         tell = progress or (lambda _stage: None)
         async with self._lane:
             try:
                 if not forced and not self.profile_enabled():
                     return ProfileRun("disabled")
-                return await self._refresh_profile(access, forced, tell)
+                return await self._refresh_profile(writer, forced, tell)
             finally:
                 if not self._closed:
                     await self._schedule_profile()
@@ -532,107 +514,14 @@ class BackgroundJobs:
                     self._notify(("jobs", None))
 
     async def _refresh_profile(
-        self, access: ProfileAccess, forced: bool, tell: ProfileProgress
+        self, writer: ProfileWriter, forced: bool, tell: Progress
     ) -> ProfileRun:
-        tell("reading")
-        profile = await access.current()
-        material = await access.material(profile.material_until)
-        if material.empty:
-            done = await shielded(access.record_outcome(RefreshOutcome.NOTHING_NEW, None))
-            log.info("profile: nothing new since the last refresh; nothing sent")
-            return ProfileRun("nothing_new", done)
+        start = await writer.pending(tell)
+        if isinstance(start, ProfileRun):
+            return start
         return await self._run(
-            JobName.PROFILE, lambda: self._write_profile(access, profile, material, forced, tell)
+            JobName.PROFILE, lambda: writer.refresh(start, forced=forced, progress=tell)
         )
-
-    async def _write_profile(
-        self,
-        access: ProfileAccess,
-        profile: Profile,
-        material: Any,
-        forced: bool,
-        tell: ProfileProgress,
-    ) -> ProfileRun:
-        try:
-            return await self._generate_profile(access, profile, material, forced, tell)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            return await self._profile_failed(access, profile, exc)
-
-    async def _generate_profile(
-        self,
-        access: ProfileAccess,
-        profile: Profile,
-        material: Any,
-        forced: bool,
-        tell: ProfileProgress,
-    ) -> ProfileRun:
-        texts = await access.recent_user_texts()
-        lang = conversation_language(texts, self._ui_language())
-        built = profile_writing.build_request(
-            profile_writing.ProfileInput(
-                current=profile.content,
-                pinned=profile.pinned,
-                material=material,
-                language=lang,
-                today=profile_writing.profile_date(self._clock.now()),
-            )
-        )
-        tell("asking")
-        completion = await complete_in_background(
-            self._providers,
-            built.messages,
-            temperature=profile_writing.TEMPERATURE,
-            max_tokens=profile_writing.MAX_OUTPUT_TOKENS,
-        )
-        tell("checking")
-        outcome = profile_writing.finish_profile(
-            completion.text,
-            completion.finish_reason,
-            current=profile.content,
-            pinned=profile.pinned,
-        )
-        if isinstance(outcome, profile_writing.Rejected):
-            raise ProfileRejected(f"profile rejected: {outcome.reason}", reason=outcome.reason)
-        # Everything read is used up, the items left out for length too (the oldest).
-        read_until = max(item.when for item in material.items)
-        if isinstance(outcome, profile_writing.Unchanged):
-            done = await shielded(access.record_outcome(RefreshOutcome.UNCHANGED, read_until))
-            log.info("profile refresh: the model kept the profile as it was")
-            return ProfileRun("unchanged", done)
-        tell("saving")
-        sent = built.sent
-        written = await shielded(
-            access.write_refresh(
-                content=outcome.text,
-                pinned=profile.pinned,
-                source=ProfileSource.REQUESTED if forced else ProfileSource.SCHEDULED,
-                base_revision_id=profile.revision_id,
-                material_until=read_until,
-                summary_ids=[i.id for i in sent if i.kind == "summary"],
-                memory_ids=[i.id for i in sent if i.kind == "memory"],
-            )
-        )
-        log.info(
-            "profile refreshed (revision #%s, %d pinned line(s) put back)",
-            written.revision_id,
-            outcome.restored_pins,
-        )
-        return ProfileRun("changed", written)
-
-    async def _profile_failed(
-        self, access: ProfileAccess, profile: Profile, error: BaseException
-    ) -> ProfileRun:
-        code = error_text(error)
-        if isinstance(error, EtosError):
-            log.info("profile refresh failed: %s", code)
-        else:
-            log.error("profile refresh failed", exc_info=error)
-        now = self._clock.now()
-        retry_at = now + profile_rule.retry_delay(profile.error_count + 1)
-        await shielded(access.record_error(code, retry_at))
-        return ProfileRun("error", await access.current(), error)
 
     # -- backup ---------------------------------------------------------------------------------
 
