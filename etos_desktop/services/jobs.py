@@ -39,7 +39,7 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol, TypeVar
@@ -48,16 +48,17 @@ from etos_desktop.core.chat.events import ReplyCompleted
 from etos_desktop.core.chat.service import ChatService
 from etos_desktop.core.chat.titles import TitleWriter
 from etos_desktop.core.clock import Clock
-from etos_desktop.core.context.language import Language, conversation_language
-from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.jobs import JobName, JobRunRepository, JobStatus, error_text, shielded
-from etos_desktop.core.memory import consolidation
 from etos_desktop.core.memory.access import MemoryAccess
+from etos_desktop.core.memory.consolidation import (
+    MIN_INTERVAL,
+    ConsolidationRun,
+    MemoryConsolidator,
+)
 from etos_desktop.core.memory.records import MemorySource
 from etos_desktop.core.profile import rule as profile_rule
 from etos_desktop.core.profile.access import ProfileAccess
 from etos_desktop.core.profile.writing import ProfileRun, ProfileWriter, Progress
-from etos_desktop.core.providers.background import complete_in_background
 from etos_desktop.core.providers.registry import ProviderSource
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.core.storage import backups
@@ -86,25 +87,6 @@ _UNSTATED_SOURCES: Final = frozenset({MemorySource.CONSOLIDATION, MemorySource.I
 #: ("jobs", None).
 Change = tuple[Literal["conversation", "summaries", "profile", "jobs"], int | None]
 Listener = Callable[[Change], None]
-
-
-@dataclass(frozen=True)
-class ConsolidationRun:
-    """What one consolidation did.
-
-    Attributes:
-        outcome: ``"applied"`` (some proposals were applied), ``"nothing_proposed"`` (the
-            answer held no valid proposal), ``"refused"`` (the write checks refused every
-            proposed wording) or ``"error"``.
-        proposals: The valid proposals read from the answer.
-        refused: The merges whose wording the write checks refused (not applied).
-        error: The failure, for ``"error"``.
-    """
-
-    outcome: Literal["applied", "nothing_proposed", "refused", "error"]
-    proposals: consolidation.Proposals = field(default_factory=consolidation.Proposals)
-    refused: tuple[consolidation.Merge, ...] = ()
-    error: BaseException | None = None
 
 
 @dataclass(frozen=True)
@@ -168,6 +150,9 @@ class BackgroundJobs:
         self._repo = ChatRepository(db)
         self._titles = TitleWriter(self._repo, providers, self._ui_setting)
         self._writer = SummaryWriter(summaries, self._repo, providers, clock, self._ui_setting)
+        self._consolidator = (
+            MemoryConsolidator(memory, providers, self._ui_setting) if memory else None
+        )
         self._profile_writer = (
             ProfileWriter(profile, providers, clock, self._ui_setting) if profile else None
         )
@@ -420,9 +405,6 @@ class BackgroundJobs:
             return work
         return await self._run(JobName.SUMMARIES, lambda: self._writer.write(work, forced=forced))
 
-    def _ui_language(self) -> Language:
-        return "zh" if self._settings.get_str("ui.language") == "zh" else "en"
-
     def _ui_setting(self) -> str:
         return self._settings.get_str("ui.language")
 
@@ -577,7 +559,7 @@ class BackgroundJobs:
         now = self._clock.now()
         earliest = now + STARTUP_DELAY
         last = row.last_success_at if row is not None else None
-        when = max(last + consolidation.MIN_INTERVAL, earliest) if last is not None else earliest
+        when = max(last + MIN_INTERVAL, earliest) if last is not None else earliest
         await self._schedule(JobName.CONSOLIDATION, when, self.consolidate)
 
     async def consolidate(self) -> ConsolidationRun | None:
@@ -586,86 +568,22 @@ class BackgroundJobs:
         Returns:
             What the run did, or ``None`` when it did not run.
         """
-        memory = self._memory
-        if memory is None:
+        consolidator = self._consolidator
+        if consolidator is None:
             return None
         applied: ConsolidationRun | None = None
         async with self._lane:
             row = await self.runs.get(JobName.CONSOLIDATION)
             last = row.last_success_at if row is not None else None
-            active = await memory.memories()
-            new = [
-                m
-                for m in active
-                if (last is None or m.created_at > last) and m.source != MemorySource.CONSOLIDATION
-            ]
-            if self._settings.get_bool("memory.enabled") and consolidation.consolidation_due(
-                len(new), last, self._clock.now()
-            ):
+            active = await consolidator.pending(last, self._clock.now())
+            if self._settings.get_bool("memory.enabled") and active is not None:
                 applied = await self._run(
-                    JobName.CONSOLIDATION, lambda: self._consolidate(memory, active)
+                    JobName.CONSOLIDATION, lambda: consolidator.consolidate(active)
                 )
         await self._schedule(
             JobName.CONSOLIDATION, self._clock.now() + CONSOLIDATION_CHECK, self.consolidate
         )
         return applied
-
-    async def _consolidate(self, memory: MemoryAccess, active: list[Any]) -> ConsolidationRun:
-        try:
-            candidates = sorted(active, key=lambda m: (m.created_at, m.id), reverse=True)
-            candidates = candidates[: consolidation.MAX_CANDIDATES]
-            lang = conversation_language([m.content for m in candidates], self._ui_language())
-            completion = await complete_in_background(
-                self._providers,
-                consolidation.build_request(candidates, lang),
-                temperature=consolidation.TEMPERATURE,
-                max_tokens=consolidation.MAX_OUTPUT_TOKENS,
-            )
-            shown = {m.id: m for m in candidates}
-            proposals = consolidation.parse_proposals(completion.text, shown)
-            refused = await self._apply_proposals(memory, proposals, shown)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            log.warning("consolidation failed: %s", error_text(exc))
-            return ConsolidationRun("error", error=exc)
-        if not proposals:
-            return ConsolidationRun("nothing_proposed")
-        if len(refused) == len(proposals.merges) and not proposals.supersessions:
-            return ConsolidationRun("refused", proposals, refused)
-        return ConsolidationRun("applied", proposals, refused)
-
-    async def _apply_proposals(
-        self,
-        memory: MemoryAccess,
-        proposals: consolidation.Proposals,
-        shown: dict[int, Any],
-    ) -> tuple[consolidation.Merge, ...]:
-        refused: list[consolidation.Merge] = []
-        for merge in proposals.merges:
-            first = shown[merge.ids[0]]
-            merged = [shown[i] for i in merge.ids]
-            try:
-                await memory.save(
-                    merge.text,
-                    first.kind,
-                    source=MemorySource.CONSOLIDATION,
-                    importance=max(m.importance for m in merged),
-                    confidence=max(m.confidence for m in merged),
-                    tags=list(dict.fromkeys(t for m in merged for t in m.tags)),
-                    supersedes=first.id,
-                    actor="consolidation",
-                )
-            except InvalidInput as exc:
-                # A wording the write checks refuse (a secret, too long) is not applied.
-                log.info("consolidation merge of %s refused: %s", merge.ids, exc.code)
-                refused.append(merge)
-                continue
-            for memory_id in merge.ids[1:]:
-                await memory.archive(memory_id, actor="consolidation")
-        for supersession in proposals.supersessions:
-            await memory.archive(supersession.old, actor="consolidation")
-        return tuple(refused)
 
     # -- shared -----------------------------------------------------------------------------------
 
