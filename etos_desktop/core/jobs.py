@@ -17,13 +17,17 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from sqlmodel import Session, select
 
 from etos_desktop.core.errors import EtosError
-from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.tables import JobRunRow
+
+if TYPE_CHECKING:
+    # Only for annotations: the database imports storage.backups, whose daily backup uses
+    # shielded() from here.
+    from etos_desktop.core.storage.database import Database
 
 T = TypeVar("T")
 

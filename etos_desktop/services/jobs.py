@@ -39,7 +39,6 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol, TypeVar
@@ -87,14 +86,6 @@ _UNSTATED_SOURCES: Final = frozenset({MemorySource.CONSOLIDATION, MemorySource.I
 #: ("jobs", None).
 Change = tuple[Literal["conversation", "summaries", "profile", "jobs"], int | None]
 Listener = Callable[[Change], None]
-
-
-@dataclass(frozen=True)
-class BackupRun:
-    """What one daily backup did: the copy written, or the failure."""
-
-    result: backups.BackupResult | None = None
-    error: BaseException | None = None
 
 
 class _Run(Protocol):
@@ -529,26 +520,12 @@ class BackgroundJobs:
         keep = self._settings.get_int("backup.keep_count")
         async with self._lane:
             now = self._clock.now()
-            run = await self._run(JobName.BACKUP, lambda: self._take_backup(backup_dir, now, keep))
+            run = await self._run(
+                JobName.BACKUP,
+                lambda: backups.take_daily_backup(self._db, backup_dir, now, keep=keep),
+            )
         await self._schedule(JobName.BACKUP, self._clock.now() + BACKUP_INTERVAL, self.backup)
         return run.result
-
-    async def _take_backup(self, backup_dir: Path, now: datetime, keep: int) -> BackupRun:
-        try:
-            # On the DB thread with its own connection: the copy is consistent, and
-            # written to a .part file renamed at the end, so a quit never leaves half a copy.
-            result = await shielded(
-                self._db.run(
-                    lambda s: backups.daily_backup(_raw_connection(s), backup_dir, now, keep=keep)
-                )
-            )
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            log.warning("daily backup failed: %s", error_text(exc))
-            return BackupRun(error=exc)
-        log.info("daily backup %s (%d bytes)", result.path.name, result.size)
-        return BackupRun(result)
 
     # -- consolidation --------------------------------------------------------------------------
 
@@ -662,8 +639,3 @@ def _decide_recent(
         (activity.conversation_id, rule.summary_due(activity, settings, now))
         for activity in store.recent_activity(session, since)
     ]
-
-
-def _raw_connection(session: Any) -> Any:
-    """The sqlite3 connection under a session (for the backup API; on the DB thread)."""
-    return session.connection().connection.driver_connection
