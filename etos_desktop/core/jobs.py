@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
+import dataclasses
+from collections.abc import Awaitable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -89,6 +90,31 @@ class JobStatus:
         return self.last_success_at is None or self.last_error_at >= self.last_success_at
 
 
+def job_statuses(
+    rows: Mapping[str, JobRunRow],
+    next_runs: Mapping[JobName, datetime | None],
+    running: Collection[JobName] = (),
+    unavailable: Collection[JobName] = (),
+) -> list[JobStatus]:
+    """Every job's status for Settings, in ``JobName`` order.
+
+    Args:
+        rows: The jobs' rows by name (:meth:`JobRunRepository.all`).
+        next_runs: When each job runs next (missing: not scheduled).
+        running: The jobs running now.
+        unavailable: Jobs that are not set up (shown as such, without their rows).
+    """
+    return [
+        JobStatus(name, available=False)
+        if name in unavailable
+        else dataclasses.replace(
+            JobStatus.from_row(name, rows.get(name.value), running=name in running),
+            next_run_at=next_runs.get(name),
+        )
+        for name in JobName
+    ]
+
+
 def error_text(error: BaseException) -> str:
     """A key-free description of a job's failure for the ``last_error`` column.
 
@@ -129,6 +155,11 @@ class JobRunRepository:
     async def get(self, name: JobName) -> JobRunRow | None:
         """The row of one job, or ``None`` if it never ran."""
         return await self._db.run(lambda s: s.get(JobRunRow, name.value))
+
+    async def last_success(self, name: JobName) -> datetime | None:
+        """When the job last ended well (``None``: never)."""
+        row = await self.get(name)
+        return row.last_success_at if row is not None else None
 
     async def all(self) -> dict[str, JobRunRow]:
         """Every job's row by name."""
