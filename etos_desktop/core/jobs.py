@@ -1,21 +1,36 @@
 """Background job runs: their names and the ``JobRunRow`` bookkeeping Settings shows.
 
-The jobs themselves live in ``services/`` (they need the scheduler); this module holds what core
-knows about them — which jobs exist, and when each last started, succeeded or failed and runs
-next — read and written on the DB thread through :class:`JobRunRepository`.
+Each job's workflow lives in the core package of what it writes (``chat/titles.py``,
+``summaries/writing.py``, ``profile/writing.py``, ``memory/consolidation.py``,
+``storage/backups.py``) and returns what it did; ``services/jobs.py`` decides when they run
+(the scheduler) and records each run here. This module holds what core knows about the runs —
+which jobs exist, and when each last started, succeeded or failed and runs next — read and
+written on the DB thread through :class:`JobRunRepository`, and :func:`shielded`, which the
+workflows' writes go through so a quit never cuts one short.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import dataclasses
+from collections.abc import Awaitable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import TYPE_CHECKING, TypeVar
 
 from sqlmodel import Session, select
 
 from etos_desktop.core.errors import EtosError
-from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.tables import JobRunRow
+
+if TYPE_CHECKING:
+    # Only for annotations: the database imports storage.backups, whose daily backup uses
+    # shielded() from here.
+    from etos_desktop.core.storage.database import Database
+
+T = TypeVar("T")
 
 
 class JobName(StrEnum):
@@ -75,6 +90,31 @@ class JobStatus:
         return self.last_success_at is None or self.last_error_at >= self.last_success_at
 
 
+def job_statuses(
+    rows: Mapping[str, JobRunRow],
+    next_runs: Mapping[JobName, datetime | None],
+    running: Collection[JobName] = (),
+    unavailable: Collection[JobName] = (),
+) -> list[JobStatus]:
+    """Every job's status for Settings, in ``JobName`` order.
+
+    Args:
+        rows: The jobs' rows by name (:meth:`JobRunRepository.all`).
+        next_runs: When each job runs next (missing: not scheduled).
+        running: The jobs running now.
+        unavailable: Jobs that are not set up (shown as such, without their rows).
+    """
+    return [
+        JobStatus(name, available=False)
+        if name in unavailable
+        else dataclasses.replace(
+            JobStatus.from_row(name, rows.get(name.value), running=name in running),
+            next_run_at=next_runs.get(name),
+        )
+        for name in JobName
+    ]
+
+
 def error_text(error: BaseException) -> str:
     """A key-free description of a job's failure for the ``last_error`` column.
 
@@ -85,6 +125,21 @@ def error_text(error: BaseException) -> str:
         reason = error.params.get("reason")
         return f"{error.code}:{reason}" if isinstance(reason, str) else error.code
     return f"bug:{type(error).__name__}"
+
+
+async def shielded(awaitable: Awaitable[T]) -> T:
+    """Await ``awaitable`` so that a cancellation does not cut the write short.
+
+    A job is cancelled (the app quits) at its next ``await``; the write it was awaiting finishes
+    (one transaction), and the cancellation is raised afterwards.
+    """
+    task = asyncio.ensure_future(awaitable)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await task
+        raise
 
 
 class JobRunRepository:
@@ -100,6 +155,11 @@ class JobRunRepository:
     async def get(self, name: JobName) -> JobRunRow | None:
         """The row of one job, or ``None`` if it never ran."""
         return await self._db.run(lambda s: s.get(JobRunRow, name.value))
+
+    async def last_success(self, name: JobName) -> datetime | None:
+        """When the job last ended well (``None``: never)."""
+        row = await self.get(name)
+        return row.last_success_at if row is not None else None
 
     async def all(self) -> dict[str, JobRunRow]:
         """Every job's row by name."""

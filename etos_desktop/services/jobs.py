@@ -1,75 +1,56 @@
-"""The background jobs: titles, summaries, the user profile, consolidation and the daily backup.
+"""When the background jobs run: titles, summaries, the user profile, consolidation, the backup.
 
-DESIGN §6, §7, §5.1, §9. One service owns every job; ``app.py`` builds it once the database is open
-and starts it after the window shows. Qt-free: the UI learns what happened through plain
-callbacks (``add_listener``) that it bridges to Qt signals.
+DESIGN §6, §7, §5.1, §9. Each job's workflow — build the prompt, ask the background model,
+check the reply, write the result — lives in the core package of what it writes and returns
+what it did: ``core/chat/titles.py``, ``core/summaries/writing.py``, ``core/profile/writing.py``,
+``core/memory/consolidation.py``, ``core/storage/backups.py``. This service decides *when* they
+run, on the scheduler (``services/scheduler.py``); ``services/runs.py`` records each run and
+tells the listeners. Jobs are derived from the database, so a restart derives them again.
 
-* **Titles** — after a new conversation's first reply (``ReplyCompleted`` from the chat
-  service), a short detached request names it.
-* **Summaries** — after every reply, and at start-up for the conversations changed in the last
-  7 days, the pure rule (``core/summaries/rule.py``) decides: due now → a job now; due at the end
-  of the gap or of an error's backoff → a job then (one per conversation, replacing a pending
-  one); not due → no job. Jobs are derived from the database, so a restart derives them again,
-  and a job checks the rule once more when it runs, so nothing is done twice. Summary jobs run
-  one at a time.
-* **Profile** — daily at ``profile.refresh_hour`` local time (APScheduler's cron trigger), and
-  at start-up when the last refresh is more than a day old (the app is often closed at 04:00).
-  A run reads the summaries and memories changed since the last refresh; with none it sends
-  nothing. The background model rewrites the profile from the current one (the user's edits
-  included) and the new material; the reply must pass ``core/profile/writing.py``'s rules, the
-  pinned lines are put back by the program, and a rejected or failed refresh keeps the profile
-  as it was and is retried after a backoff. A memory superseded because of what the user said
-  (the model's ``save_memory`` with a change cue or ``supersedes=``, ``/remember``, an add in
-  Settings) moves the job to 10 minutes after it (``profile.rule.CHANGE_REFRESH_DELAY``), so
-  the profile does not contradict the change until the next day; the time is derived from the
-  memories' histories, so a restart derives it again. Consolidation and imports do not.
-* **Consolidation** — when at least 8 memories are new and the last run is 24 hours ago, the
-  background model proposes merges and supersessions; they are applied by archiving.
-* **Backup** — once a day, a copy with SQLite's backup API; the newest ``backup.keep_count``
-  are kept (and the newest few pre-migration copies).
+* Titles: after a new conversation's first reply (``ReplyCompleted`` from the chat service).
+* Summaries: one job per conversation, from the rule, after each reply and at start-up
+  (``services/summary_jobs.py``).
+* Profile: daily at ``profile.refresh_hour`` local time (APScheduler's cron trigger), at
+  start-up when the last refresh is a day old, after a failure's backoff, and 10 minutes after a
+  memory was superseded because of what the user said (``core/profile/rule.py``).
+* Consolidation: checked every 6 hours; runs when 8 memories are new and the last run is a day
+  old (``core/memory/consolidation.py``). Backup: daily.
 
-A failed job is logged and recorded in its ``JobRunRow`` (shown in Settings), never raised into
-the chat. Every time is read on the injected clock.
+All but titles run one at a time. A failure is logged and recorded, never raised into the chat.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import dataclasses
-import logging
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+import functools
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from etos_desktop.core.chat.events import ReplyCompleted
 from etos_desktop.core.chat.service import ChatService
+from etos_desktop.core.chat.titles import TitleWriter
 from etos_desktop.core.clock import Clock
-from etos_desktop.core.context.language import Language, conversation_language
-from etos_desktop.core.errors import EtosError, InvalidInput
-from etos_desktop.core.jobs import JobName, JobRunRepository, JobStatus, error_text
+from etos_desktop.core.jobs import JobName, JobStatus, job_statuses
 from etos_desktop.core.memory import consolidation
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.records import MemorySource
 from etos_desktop.core.profile import rule as profile_rule
-from etos_desktop.core.profile import writing as profile_writing
 from etos_desktop.core.profile.access import ProfileAccess
-from etos_desktop.core.profile.errors import ProfileRejected
-from etos_desktop.core.profile.records import Profile, ProfileSource, RefreshOutcome
-from etos_desktop.core.providers.base import ChatRequest
+from etos_desktop.core.profile.writing import ProfileRun, ProfileWriter, Progress
 from etos_desktop.core.providers.registry import ProviderSource
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.core.storage import backups
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.repositories import ChatRepository
-from etos_desktop.core.summaries import rule, store, writing
+from etos_desktop.core.summaries import rule
 from etos_desktop.core.summaries.access import SummaryAccess
-from etos_desktop.core.summaries.records import Summary, SummaryActivity, SummarySource
+from etos_desktop.core.summaries.records import SummaryActivity
+from etos_desktop.core.summaries.writing import SummaryRun, SummaryWriter
+from etos_desktop.services.runs import Listener, RunRecorder
 from etos_desktop.services.scheduler import JobScheduler, local_zone, next_daily_time
-
-log = logging.getLogger(__name__)
+from etos_desktop.services.summary_jobs import SummaryJobs, summary_job_id
 
 #: Maintenance jobs wait this long after start-up, so they never compete with it.
 STARTUP_DELAY: Final = timedelta(minutes=2)
@@ -77,67 +58,20 @@ STARTUP_DELAY: Final = timedelta(minutes=2)
 CONSOLIDATION_CHECK: Final = timedelta(hours=6)
 #: Time between two daily backups.
 BACKUP_INTERVAL: Final = timedelta(hours=24)
-#: Job ids of the maintenance jobs; summary jobs are ``summary:<conversation id>``.
-SUMMARY_PREFIX: Final = "summary:"
 #: Sources of saves whose supersessions do not move the profile refresh forward.
 _UNSTATED_SOURCES: Final = frozenset({MemorySource.CONSOLIDATION, MemorySource.IMPORTED})
 
-#: What the listeners hear: ("conversation", id), ("summaries", None), ("profile", None) or
-#: ("jobs", None).
-Change = tuple[Literal["conversation", "summaries", "profile", "jobs"], int | None]
-Listener = Callable[[Change], None]
-#: Told where a profile refresh is: "reading", "asking", "checking" or "saving".
-ProfileProgress = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class SummaryRun:
-    """What one summary attempt did.
-
-    Attributes:
-        outcome: ``"summary"`` (stored), ``"skip"`` (nothing worth keeping), ``"error"``,
-            ``"not_due"`` (the rule said no when the job ran), ``"nothing_new"``,
-            ``"temporary"`` or ``"missing"`` (the conversation is gone).
-        summary: The stored summary.
-        error: The failure, for ``"error"``.
-    """
-
-    outcome: Literal["summary", "skip", "error", "not_due", "nothing_new", "temporary", "missing"]
-    summary: Summary | None = None
-    error: BaseException | None = None
-
-
-@dataclass(frozen=True)
-class ProfileRun:
-    """What one profile refresh did.
-
-    Attributes:
-        outcome: ``"changed"`` (a new revision), ``"unchanged"`` (the reply was the current
-            profile), ``"nothing_new"`` (no new material: nothing was sent), ``"disabled"``
-            or ``"error"`` (failed or rejected: the profile is as it was).
-        profile: The profile after the run.
-        error: The failure, for ``"error"``.
-    """
-
-    outcome: Literal["changed", "unchanged", "nothing_new", "disabled", "error"]
-    profile: Profile | None = None
-    error: BaseException | None = None
-
-
-def summary_job_id(conversation_id: int) -> str:
-    """The scheduler id of a conversation's summary job."""
-    return f"{SUMMARY_PREFIX}{conversation_id}"
-
 
 class BackgroundJobs:
-    """Owns the background jobs and their bookkeeping.
+    """Schedules the background jobs and runs them through the run recorder.
 
     Args:
         db: The open database.
-        chat: The chat service (announces replies; asks for titles).
+        chat: The chat service (announces finished replies).
         summaries: Summary storage.
         providers: Resolves a conversation's provider and model (the background model).
-        settings: ``summaries.*``, ``memory.enabled``, ``chat.auto_title``, ``backup.keep_count``.
+        settings: ``summaries.*``, ``profile.*``, ``memory.enabled``, ``chat.auto_title``,
+            ``backup.keep_count`` and ``ui.language``.
         clock: The clock every run time is computed on.
         scheduler: The scheduler on the running loop.
         memory: Long-term memory, for consolidation (``None``: no consolidation).
@@ -162,23 +96,33 @@ class BackgroundJobs:
         zone: tzinfo | None = None,
     ) -> None:
         self._db = db
-        self._chat = chat
-        self._repo = ChatRepository(db)
-        self.summaries = summaries
-        self._providers = providers
         self._settings = settings
         self._clock = clock
         self.scheduler = scheduler
-        self._memory = memory
         self._backup_dir = backup_dir
-        self.profile = profile
+        self._profile = profile
         self._zone = zone
-        self.runs = JobRunRepository(db)
+        self._recorder = RunRecorder(db, clock)
+        self.runs = self._recorder.rows
+        repo = ChatRepository(db)
+        ui_language = functools.partial(settings.get_str, "ui.language")
+        self._titles = TitleWriter(repo, providers, ui_language)
+        self._consolidator = (
+            consolidation.MemoryConsolidator(memory, providers, ui_language) if memory else None
+        )
+        self._refresher = ProfileWriter(profile, providers, clock, ui_language) if profile else None
         self._lane = asyncio.Lock()
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._summary_jobs = SummaryJobs(
+            db=db,
+            summaries=summaries,
+            writer=SummaryWriter(summaries, repo, providers, clock, ui_language),
+            settings=settings,
+            clock=clock,
+            scheduler=scheduler,
+            recorder=self._recorder,
+            lane=self._lane,
+        )
         self._titling: set[int] = set()
-        self._running: set[JobName] = set()
-        self._listeners: list[Listener] = []
         self._started = False
         self._closed = False
         self._ready = asyncio.Event()
@@ -199,66 +143,43 @@ class BackgroundJobs:
                 # thread at start-up (tests/bench/stall.py's idle phase). It caches the zone.
                 self._zone = await asyncio.to_thread(local_zone)
             self.scheduler.start()
-            await self.derive_summary_jobs()
-            await self._schedule_backup()
-            await self._schedule_consolidation()
+            await self._summary_jobs.derive()
+            if self._backup_dir is not None:
+                await self._schedule_after_last(JobName.BACKUP, BACKUP_INTERVAL, self.backup)
+            if self._consolidator is not None:
+                await self._schedule_after_last(
+                    JobName.CONSOLIDATION, consolidation.MIN_INTERVAL, self.consolidate
+                )
             await self._schedule_profile(startup=True)
         finally:
             self._ready.set()
-        self._notify(("jobs", None))
+        self._recorder.notify(("jobs", None))
 
     async def wait_started(self) -> None:
         """Wait until :meth:`start` has derived the jobs (or failed to)."""
         await self._ready.wait()
 
     async def shutdown(self) -> None:
-        """Stop the timer; cancel running jobs at a safe point and wait for them."""
+        """Stop the timer; cancel running jobs and checks at a safe point and wait for them."""
         self._closed = True
-        for task in list(self._tasks):
-            task.cancel()
+        self._summary_jobs.close()
         await self.scheduler.shutdown()
-        if self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     async def wait_idle(self) -> None:
         """Wait until no job and no check is running, nor a job due at once waiting (tests)."""
-        while self._tasks or self.scheduler.is_busy():
-            if self._tasks:
-                await asyncio.gather(*list(self._tasks), return_exceptions=True)
-            await self.scheduler.wait_idle()
+        await self.scheduler.wait_idle()
 
     def busy(self) -> bool:
         """Whether a job or a check is running."""
-        return bool(self._tasks) or self.scheduler.is_busy()
+        return self.scheduler.is_busy()
 
     def add_listener(self, listener: Listener) -> None:
         """Call ``listener`` on the event loop when a title, a summary or a job status changes."""
-        self._listeners.append(listener)
+        self._recorder.add_listener(listener)
 
     def remove_listener(self, listener: Listener) -> None:
         """Stop calling ``listener``."""
-        with contextlib.suppress(ValueError):
-            self._listeners.remove(listener)
-
-    def _notify(self, change: Change) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(change)
-            except Exception:
-                log.exception("a job listener failed")
-
-    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._on_task_done)
-        return task
-
-    def _on_task_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("background work failed", exc_info=task.exception())
-
-    # -- after a reply ------------------------------------------------------------------------
+        self._recorder.remove_listener(listener)
 
     def _on_reply_completed(self, event: ReplyCompleted) -> None:
         if self._closed:
@@ -267,106 +188,46 @@ class BackgroundJobs:
         if conversation_id is None:
             return
         if self._settings.get_bool("chat.auto_title") and conversation_id not in self._titling:
-            self._spawn(self._title(conversation_id))
-        self._spawn(self.check_conversation(conversation_id))
+            self.scheduler.spawn(self._title(conversation_id))
+        self.scheduler.spawn(self._summary_jobs.check_conversation(conversation_id))
 
     def _on_memory_superseded(self, _result: Any, source: str) -> None:
         # Consolidation and imports end memories too, but the user said nothing new; the
         # schedule is derived from the histories either way, this only saves the reading.
         if self._closed or not self._started or source in _UNSTATED_SOURCES:
             return
-        self._spawn(self._schedule_profile())
+        self.scheduler.spawn(self._schedule_profile())
 
     async def _title(self, conversation_id: int) -> None:
-        conversation = await self._repo.get_conversation(conversation_id)
-        if conversation is None or conversation.title:
+        if not await self._titles.needs_title(conversation_id):
             return
         self._titling.add(conversation_id)
-        self._running.add(JobName.TITLES)
-        await self.runs.started(JobName.TITLES, self._clock.now())
         try:
-            title = await self._chat.suggest_title(conversation_id)
-        except EtosError as exc:
-            log.info("title request failed: %s", exc.code)
-            await self.runs.failed(JobName.TITLES, self._clock.now(), error_text(exc))
-        else:
-            await self.runs.succeeded(JobName.TITLES, self._clock.now())
-            if title:
-                self._notify(("conversation", conversation_id))
+            run = await self._recorder.run(
+                JobName.TITLES, lambda: self._titles.write_title(conversation_id)
+            )
         finally:
             self._titling.discard(conversation_id)
-            self._running.discard(JobName.TITLES)
-            self._notify(("jobs", None))
+        if run.title:
+            self._recorder.notify(("conversation", conversation_id))
 
-    # -- summaries: the rule --------------------------------------------------------------------
+    # -- summaries (services/summary_jobs.py) ---------------------------------------------------
 
     def rule_settings(self) -> rule.RuleSettings:
-        """The rule's settings as they are now."""
-        return rule.RuleSettings(
-            enabled=self._settings.get_bool("memory.enabled")
-            and self._settings.get_bool("summaries.enabled"),
-            min_user_turns=self._settings.get_int("summaries.min_user_turns"),
-            min_gap=timedelta(minutes=self._settings.get_int("summaries.min_gap_minutes")),
-        )
+        """The summary rule's settings as they are now."""
+        return self._summary_jobs.rule_settings()
 
     def decide(self, activity: SummaryActivity) -> rule.Decision:
-        """The rule's decision for one conversation now."""
-        return rule.summary_due(activity, self.rule_settings(), self._clock.now())
+        """The summary rule's decision for one conversation now."""
+        return self._summary_jobs.decide(activity)
 
     async def check_conversation(self, conversation_id: int) -> rule.Decision | None:
-        """Apply the rule to one conversation and schedule, move or drop its summary job.
+        """Schedule, move or drop a conversation's summary job (``None``: no such conversation)."""
+        return await self._summary_jobs.check_conversation(conversation_id)
 
-        Returns:
-            The decision (``None``: the conversation does not exist).
-        """
-        activity = await self.summaries.activity(conversation_id)
-        if activity is None:
-            self.scheduler.cancel(summary_job_id(conversation_id))
-            return None
-        decision = self.decide(activity)
-        self._apply(conversation_id, decision)
-        await self._record_next_summary()
-        return decision
-
-    def _apply(self, conversation_id: int, decision: rule.Decision) -> None:
-        job_id = summary_job_id(conversation_id)
-        if self._closed:
-            return
-        if isinstance(decision, rule.Due):
-            self.scheduler.schedule(job_id, self._clock.now(), self._summary_job(conversation_id))
-        elif isinstance(decision, rule.DueAt):
-            self.scheduler.schedule(job_id, decision.when, self._summary_job(conversation_id))
-        else:
-            self.scheduler.cancel(job_id)
-
-    async def derive_summary_jobs(self) -> int:
-        """Derive the summary jobs of the conversations changed in the last 7 days.
-
-        The query and the rule run off the event loop; only the scheduling runs on it.
-
-        Returns:
-            How many jobs were scheduled.
-        """
-        now = self._clock.now()
-        settings = self.rule_settings()
-        since = now - rule.STARTUP_LOOKBACK
-        decisions = await self._db.run(
-            lambda session: _decide_recent(session, since, settings, now)
-        )
-        scheduled = 0
-        for conversation_id, decision in decisions:
-            self._apply(conversation_id, decision)
-            scheduled += isinstance(decision, rule.Due | rule.DueAt)
-        await self._record_next_summary()
-        return scheduled
-
-    async def settings_changed(self) -> None:
-        """The summary settings may have changed: derive the jobs again."""
-        for job_id in self.scheduler.pending(SUMMARY_PREFIX):
-            self.scheduler.cancel(job_id)
-        await self.derive_summary_jobs()
-        await self._schedule_profile()
-        self._notify(("jobs", None))
+    async def summarise_now(self, conversation_id: int) -> SummaryRun:
+        """The user's "Summarise now" (raises the failure: ``SummaryJobs.summarise_now``)."""
+        return await self._summary_jobs.summarise_now(conversation_id)
 
     def next_summary_at(self, conversation_id: int) -> datetime | None:
         """When the conversation's summary job runs (``None``: none is scheduled)."""
@@ -376,147 +237,17 @@ class BackgroundJobs:
         """Whether the conversation is being summarised now."""
         return self.scheduler.is_running(summary_job_id(conversation_id))
 
-    async def _record_next_summary(self) -> None:
-        pending = self.scheduler.pending(SUMMARY_PREFIX)
-        await self.runs.set_next(JobName.SUMMARIES, min(pending.values()) if pending else None)
-
-    def _summary_job(self, conversation_id: int) -> Callable[[], Coroutine[Any, Any, None]]:
-        async def job() -> None:
-            await self.summarise(conversation_id)
-
-        return job
-
-    # -- summaries: the detached generation -------------------------------------------------------
-
-    async def summarise_now(self, conversation_id: int) -> SummaryRun:
-        """The user's "Summarise now": summarise whatever the gap and the backoff say.
-
-        Raises:
-            EtosError: The attempt failed (it is recorded, with its backoff, like any other).
-        """
-        self.scheduler.cancel(summary_job_id(conversation_id))
-        result = await self.summarise(conversation_id, forced=True)
-        if result.error is not None:
-            raise result.error
-        return result
-
-    async def summarise(self, conversation_id: int, *, forced: bool = False) -> SummaryRun:
-        """Summarise one conversation if the rule (or the user, ``forced``) says so.
-
-        Runs one at a time. A cancellation (quit) stops it at its next ``await``; the summary
-        and the bookkeeping of what it covered are written in one shielded transaction.
-        """
-        async with self._lane:
-            try:
-                return await self._summarise(conversation_id, forced)
-            finally:
-                if not self._closed:
-                    await self.check_conversation(conversation_id)
-                    self._notify(("summaries", None))
-                    self._notify(("jobs", None))
-
-    async def _summarise(self, conversation_id: int, forced: bool) -> SummaryRun:
-        activity = await self.summaries.activity(conversation_id)
-        if activity is None:
-            return SummaryRun("missing")
-        if activity.temporary:
-            return SummaryRun("temporary")
-        if forced:
-            if activity.new_user_turns <= 0:
-                return SummaryRun("nothing_new")
-        elif not isinstance(self.decide(activity), rule.Due):
-            return SummaryRun("not_due")
-        now = self._clock.now()
-        self._running.add(JobName.SUMMARIES)
-        await self.runs.started(JobName.SUMMARIES, now)
-        self._notify(("jobs", None))
-        try:
-            result = await self._generate(activity, forced)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            return await self._failed(conversation_id, exc)
-        finally:
-            self._running.discard(JobName.SUMMARIES)
-        await _shielded(self.runs.succeeded(JobName.SUMMARIES, self._clock.now()))
-        return result
-
-    async def _generate(self, activity: SummaryActivity, forced: bool) -> SummaryRun:
-        conversation_id = activity.conversation_id
-        conversation = await self._repo.get_conversation(conversation_id)
-        if conversation is None:
-            return SummaryRun("missing")
-        previous = await self.summaries.current(conversation_id)
-        messages = await self.summaries.messages_after(
-            conversation_id, activity.covered_until_message_id
-        )
-        if not any(m.role == "user" for m in messages):
-            return SummaryRun("nothing_new")
-        covers_until = messages[-1].id
-        user_texts = [m.content for m in messages if m.role == "user"]
-        fallback = previous.language if previous is not None else self._ui_language()
-        lang = conversation_language(user_texts[-20:], fallback)
-        built = writing.build_request(
-            writing.SummaryInput(
-                messages=[(m.role, m.content) for m in messages],
-                previous=previous.content if previous is not None else None,
-                previous_date=writing.summary_date(previous.created_at) if previous else "",
-                language=lang,
-            )
-        )
-        resolved = await self._providers.resolve(conversation.provider_id, conversation.model)
-        completion = await resolved.provider.complete(
-            ChatRequest(
-                model=resolved.config.background_model or resolved.model,
-                messages=built.messages,
-                temperature=writing.TEMPERATURE,
-                max_tokens=writing.MAX_OUTPUT_TOKENS,
-            )
-        )
-        outcome = writing.finish_summary(completion.text, completion.finish_reason)
-        if isinstance(outcome, writing.Rejected):
-            raise SummaryRejected(f"summary rejected: {outcome.reason}", reason=outcome.reason)
-        if isinstance(outcome, writing.Skip):
-            await _shielded(self.summaries.record_skip(conversation_id, covers_until))
-            log.info("conversation %s: nothing worth a summary (SKIP)", conversation_id)
-            return SummaryRun("skip")
-        turns = activity.user_turns - activity.new_user_turns + len(user_texts)
-        summary = await _shielded(
-            self.summaries.write_summary(
-                conversation_id=conversation_id,
-                content=outcome.text,
-                language=lang,
-                covers_until=covers_until,
-                user_turns=turns,
-                source=SummarySource.MANUAL if forced else SummarySource.SCHEDULED,
-            )
-        )
-        log.info("conversation %s summarised (summary #%s)", conversation_id, summary.id)
-        return SummaryRun("summary", summary)
-
-    async def _failed(self, conversation_id: int, error: BaseException) -> SummaryRun:
-        code = error_text(error)
-        if isinstance(error, EtosError):
-            log.info("summary of conversation %s failed: %s", conversation_id, code)
-        else:
-            log.error("summary of conversation %s failed", conversation_id, exc_info=error)
-        now = self._clock.now()
-        count = await self.summaries.error_count(conversation_id) + 1
-        retry_at = now + rule.retry_delay(count)
-        await _shielded(self.summaries.record_error(conversation_id, code, retry_at))
-        await _shielded(self.runs.failed(JobName.SUMMARIES, now, code))
-        return SummaryRun("error", error=error)
-
-    def _ui_language(self) -> Language:
-        return "zh" if self._settings.get_str("ui.language") == "zh" else "en"
+    async def settings_changed(self) -> None:
+        """The summary or profile settings may have changed: derive their jobs again."""
+        await self._summary_jobs.derive_again()
+        await self._schedule_profile()
+        self._recorder.notify(("jobs", None))
 
     # -- the user profile -----------------------------------------------------------------------
 
     def profile_enabled(self) -> bool:
         """Whether the daily refresh runs (memory and the profile are on)."""
-        return self._settings.get_bool("memory.enabled") and self._settings.get_bool(
-            "profile.enabled"
-        )
+        return all(self._settings.get_bool(key) for key in ("memory.enabled", "profile.enabled"))
 
     def next_daily_refresh(self, after: datetime | None = None) -> datetime:
         """The next daily refresh time: ``profile.refresh_hour`` local, after ``after``."""
@@ -530,18 +261,18 @@ class BackgroundJobs:
 
     def profile_running(self) -> bool:
         """Whether a profile refresh is running now."""
-        return JobName.PROFILE in self._running
+        return JobName.PROFILE in self._recorder.running
 
     async def _schedule_profile(self, *, startup: bool = False) -> None:
-        if self.profile is None or self._closed:
+        if self._profile is None or self._closed:
             return
         if not self.profile_enabled():
             self.scheduler.cancel(JobName.PROFILE.value)
             await self.runs.set_next(JobName.PROFILE, None)
-            self._notify(("jobs", None))
+            self._recorder.notify(("jobs", None))
             return
-        profile = await self.profile.current()
-        changed_at = await self.profile.last_stated_change()
+        profile = await self._profile.current()
+        changed_at = await self._profile.last_stated_change()
         now = self._clock.now()
         when = profile_rule.next_run(
             profile,
@@ -551,20 +282,14 @@ class BackgroundJobs:
             startup_delay=STARTUP_DELAY,
             changed_at=changed_at,
         )
-        await self._schedule(JobName.PROFILE, when, self._scheduled_profile_refresh)
+        await self._schedule(JobName.PROFILE, when, self.refresh_profile)
 
-    async def _scheduled_profile_refresh(self) -> None:
-        await self.refresh_profile()
-
-    async def refresh_profile_now(self, progress: ProfileProgress | None = None) -> ProfileRun:
+    async def refresh_profile_now(self, progress: Progress | None = None) -> ProfileRun:
         """The user's "Refresh now": refresh whatever the time, if there is new material.
 
-        Cancelling the awaiting task stops it at its next ``await`` (the request is dropped,
-        nothing is written).
-
         Raises:
-            EtosError: The refresh failed or the reply was rejected (recorded, with its
-                backoff, like a scheduled one; the profile is as it was).
+            EtosError: The refresh failed or the reply was rejected (recorded with its backoff
+                like a scheduled one; the profile is as it was).
         """
         result = await self.refresh_profile(forced=True, progress=progress)
         if result.error is not None:
@@ -572,7 +297,7 @@ class BackgroundJobs:
         return result
 
     async def refresh_profile(
-        self, *, forced: bool = False, progress: ProfileProgress | None = None
+        self, *, forced: bool = False, progress: Progress | None = None
     ) -> ProfileRun:
         """Refresh the profile from the summaries and memories changed since the last refresh.
 
@@ -582,134 +307,27 @@ class BackgroundJobs:
             forced: The user asked ("Refresh now"): run even when the profile is turned off.
             progress: Told which stage the refresh is at.
         """
-        if self.profile is None:
+        refresher = self._refresher
+        if refresher is None:
             return ProfileRun("disabled")
-        access = self.profile
         tell = progress or (lambda _stage: None)
         async with self._lane:
             try:
                 if not forced and not self.profile_enabled():
                     return ProfileRun("disabled")
-                return await self._refresh_profile(access, forced, tell)
+                start = await refresher.pending(tell)
+                if isinstance(start, ProfileRun):
+                    return start
+                return await self._recorder.run(
+                    JobName.PROFILE, lambda: refresher.refresh(start, forced=forced, progress=tell)
+                )
             finally:
                 if not self._closed:
                     await self._schedule_profile()
-                    self._notify(("profile", None))
-                    self._notify(("jobs", None))
+                    self._recorder.notify(("profile", None))
+                    self._recorder.notify(("jobs", None))
 
-    async def _refresh_profile(
-        self, access: ProfileAccess, forced: bool, tell: ProfileProgress
-    ) -> ProfileRun:
-        tell("reading")
-        profile = await access.current()
-        material = await access.material(profile.material_until)
-        if material.empty:
-            done = await _shielded(access.record_outcome(RefreshOutcome.NOTHING_NEW, None))
-            log.info("profile: nothing new since the last refresh; nothing sent")
-            return ProfileRun("nothing_new", done)
-        self._running.add(JobName.PROFILE)
-        await self.runs.started(JobName.PROFILE, self._clock.now())
-        self._notify(("jobs", None))
-        try:
-            result = await self._generate_profile(access, profile, material, forced, tell)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            return await self._profile_failed(access, profile, exc)
-        finally:
-            self._running.discard(JobName.PROFILE)
-        await _shielded(self.runs.succeeded(JobName.PROFILE, self._clock.now()))
-        return result
-
-    async def _generate_profile(
-        self,
-        access: ProfileAccess,
-        profile: Profile,
-        material: Any,
-        forced: bool,
-        tell: ProfileProgress,
-    ) -> ProfileRun:
-        texts = await access.recent_user_texts()
-        lang = conversation_language(texts, self._ui_language())
-        built = profile_writing.build_request(
-            profile_writing.ProfileInput(
-                current=profile.content,
-                pinned=profile.pinned,
-                material=material,
-                language=lang,
-                today=profile_writing.profile_date(self._clock.now()),
-            )
-        )
-        tell("asking")
-        resolved = await self._providers.resolve(None, None)
-        completion = await resolved.provider.complete(
-            ChatRequest(
-                model=resolved.config.background_model or resolved.model,
-                messages=built.messages,
-                temperature=profile_writing.TEMPERATURE,
-                max_tokens=profile_writing.MAX_OUTPUT_TOKENS,
-            )
-        )
-        tell("checking")
-        outcome = profile_writing.finish_profile(
-            completion.text,
-            completion.finish_reason,
-            current=profile.content,
-            pinned=profile.pinned,
-        )
-        if isinstance(outcome, profile_writing.Rejected):
-            raise ProfileRejected(f"profile rejected: {outcome.reason}", reason=outcome.reason)
-        # Everything read is used up, the items left out for length too (the oldest).
-        read_until = max(item.when for item in material.items)
-        if isinstance(outcome, profile_writing.Unchanged):
-            done = await _shielded(access.record_outcome(RefreshOutcome.UNCHANGED, read_until))
-            log.info("profile refresh: the model kept the profile as it was")
-            return ProfileRun("unchanged", done)
-        tell("saving")
-        sent = built.sent
-        written = await _shielded(
-            access.write_refresh(
-                content=outcome.text,
-                pinned=profile.pinned,
-                source=ProfileSource.REQUESTED if forced else ProfileSource.SCHEDULED,
-                base_revision_id=profile.revision_id,
-                material_until=read_until,
-                summary_ids=[i.id for i in sent if i.kind == "summary"],
-                memory_ids=[i.id for i in sent if i.kind == "memory"],
-            )
-        )
-        log.info(
-            "profile refreshed (revision #%s, %d pinned line(s) put back)",
-            written.revision_id,
-            outcome.restored_pins,
-        )
-        return ProfileRun("changed", written)
-
-    async def _profile_failed(
-        self, access: ProfileAccess, profile: Profile, error: BaseException
-    ) -> ProfileRun:
-        code = error_text(error)
-        if isinstance(error, EtosError):
-            log.info("profile refresh failed: %s", code)
-        else:
-            log.error("profile refresh failed", exc_info=error)
-        now = self._clock.now()
-        retry_at = now + profile_rule.retry_delay(profile.error_count + 1)
-        await _shielded(access.record_error(code, retry_at))
-        await _shielded(self.runs.failed(JobName.PROFILE, now, code))
-        return ProfileRun("error", await access.current(), error)
-
-    # -- backup ---------------------------------------------------------------------------------
-
-    async def _schedule_backup(self) -> None:
-        if self._backup_dir is None:
-            return
-        row = await self.runs.get(JobName.BACKUP)
-        now = self._clock.now()
-        earliest = now + STARTUP_DELAY
-        last = row.last_success_at if row is not None else None
-        when = max(last + BACKUP_INTERVAL, earliest) if last is not None else earliest
-        await self._schedule(JobName.BACKUP, when, self.backup)
+    # -- maintenance: the backup, consolidation, and scheduling them ----------------------------
 
     async def backup(self) -> backups.BackupResult | None:
         """Take the daily backup now and rotate the folder; schedule the next one.
@@ -721,220 +339,59 @@ class BackgroundJobs:
             return None
         backup_dir = self._backup_dir
         keep = self._settings.get_int("backup.keep_count")
-        result: backups.BackupResult | None = None
         async with self._lane:
             now = self._clock.now()
-            self._running.add(JobName.BACKUP)
-            await self.runs.started(JobName.BACKUP, now)
-            self._notify(("jobs", None))
-            try:
-                # On the DB thread with its own connection: the copy is consistent, and
-                # written to a .part file renamed at the end, so a quit never leaves half a copy.
-                result = await _shielded(
-                    self._db.run(
-                        lambda s: backups.daily_backup(
-                            _raw_connection(s), backup_dir, now, keep=keep
-                        )
-                    )
-                )
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("daily backup failed: %s", error_text(exc))
-                await _shielded(
-                    self.runs.failed(JobName.BACKUP, self._clock.now(), error_text(exc))
-                )
-            else:
-                log.info("daily backup %s (%d bytes)", result.path.name, result.size)
-                await _shielded(self.runs.succeeded(JobName.BACKUP, self._clock.now()))
-            finally:
-                self._running.discard(JobName.BACKUP)
+            run = await self._recorder.run(
+                JobName.BACKUP,
+                lambda: backups.take_daily_backup(self._db, backup_dir, now, keep=keep),
+            )
         await self._schedule(JobName.BACKUP, self._clock.now() + BACKUP_INTERVAL, self.backup)
-        return result
+        return run.result
 
-    # -- consolidation --------------------------------------------------------------------------
-
-    async def _schedule_consolidation(self) -> None:
-        if self._memory is None:
-            return
-        row = await self.runs.get(JobName.CONSOLIDATION)
-        now = self._clock.now()
-        earliest = now + STARTUP_DELAY
-        last = row.last_success_at if row is not None else None
-        when = max(last + consolidation.MIN_INTERVAL, earliest) if last is not None else earliest
-        await self._schedule(JobName.CONSOLIDATION, when, self.consolidate)
-
-    async def consolidate(self) -> consolidation.Proposals | None:
+    async def consolidate(self) -> consolidation.ConsolidationRun | None:
         """Consolidate memories if enough are new; schedule the next check.
 
         Returns:
-            The proposals applied, or ``None`` when it did not run (or failed).
+            What the run did, or ``None`` when it did not run.
         """
-        memory = self._memory
-        if memory is None:
+        consolidator = self._consolidator
+        if consolidator is None:
             return None
-        applied: consolidation.Proposals | None = None
+        result: consolidation.ConsolidationRun | None = None
         async with self._lane:
-            row = await self.runs.get(JobName.CONSOLIDATION)
-            last = row.last_success_at if row is not None else None
-            active = await memory.memories()
-            new = [
-                m
-                for m in active
-                if (last is None or m.created_at > last) and m.source != MemorySource.CONSOLIDATION
-            ]
-            if self._settings.get_bool("memory.enabled") and consolidation.consolidation_due(
-                len(new), last, self._clock.now()
-            ):
-                applied = await self._consolidate(memory, active)
+            last = await self.runs.last_success(JobName.CONSOLIDATION)
+            active = await consolidator.pending(last, self._clock.now())
+            if self._settings.get_bool("memory.enabled") and active is not None:
+                result = await self._recorder.run(
+                    JobName.CONSOLIDATION, lambda: consolidator.consolidate(active)
+                )
         await self._schedule(
             JobName.CONSOLIDATION, self._clock.now() + CONSOLIDATION_CHECK, self.consolidate
         )
-        return applied
+        return result
 
-    async def _consolidate(
-        self, memory: MemoryAccess, active: list[Any]
-    ) -> consolidation.Proposals | None:
-        self._running.add(JobName.CONSOLIDATION)
-        await self.runs.started(JobName.CONSOLIDATION, self._clock.now())
-        self._notify(("jobs", None))
-        try:
-            candidates = sorted(active, key=lambda m: (m.created_at, m.id), reverse=True)
-            candidates = candidates[: consolidation.MAX_CANDIDATES]
-            lang = conversation_language([m.content for m in candidates], self._ui_language())
-            resolved = await self._providers.resolve(None, None)
-            completion = await resolved.provider.complete(
-                ChatRequest(
-                    model=resolved.config.background_model or resolved.model,
-                    messages=consolidation.build_request(candidates, lang),
-                    temperature=consolidation.TEMPERATURE,
-                    max_tokens=consolidation.MAX_OUTPUT_TOKENS,
-                )
-            )
-            shown = {m.id: m for m in candidates}
-            proposals = consolidation.parse_proposals(completion.text, shown)
-            await self._apply_proposals(memory, proposals, shown)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            log.warning("consolidation failed: %s", error_text(exc))
-            await _shielded(
-                self.runs.failed(JobName.CONSOLIDATION, self._clock.now(), error_text(exc))
-            )
-            return None
-        finally:
-            self._running.discard(JobName.CONSOLIDATION)
-            self._notify(("jobs", None))
-        await _shielded(self.runs.succeeded(JobName.CONSOLIDATION, self._clock.now()))
-        return proposals
-
-    async def _apply_proposals(
-        self,
-        memory: MemoryAccess,
-        proposals: consolidation.Proposals,
-        shown: dict[int, Any],
+    async def _schedule_after_last(
+        self, name: JobName, interval: timedelta, function: Callable[[], Awaitable[object]]
     ) -> None:
-        for merge in proposals.merges:
-            first = shown[merge.ids[0]]
-            merged = [shown[i] for i in merge.ids]
-            try:
-                await memory.save(
-                    merge.text,
-                    first.kind,
-                    source=MemorySource.CONSOLIDATION,
-                    importance=max(m.importance for m in merged),
-                    confidence=max(m.confidence for m in merged),
-                    tags=list(dict.fromkeys(t for m in merged for t in m.tags)),
-                    supersedes=first.id,
-                    actor="consolidation",
-                )
-            except InvalidInput as exc:
-                # A wording the write checks refuse (a secret, too long) is not applied.
-                log.info("consolidation merge of %s refused: %s", merge.ids, exc.code)
-                continue
-            for memory_id in merge.ids[1:]:
-                await memory.archive(memory_id, actor="consolidation")
-        for supersession in proposals.supersessions:
-            await memory.archive(supersession.old, actor="consolidation")
-
-    # -- shared -----------------------------------------------------------------------------------
+        """Schedule ``name`` ``interval`` after its last success; never during start-up."""
+        last = await self.runs.last_success(name)
+        when = self._clock.now() + STARTUP_DELAY
+        await self._schedule(name, max(last + interval, when) if last else when, function)
 
     async def _schedule(
-        self,
-        name: JobName,
-        when: datetime,
-        function: Callable[[], Coroutine[Any, Any, Any]],
+        self, name: JobName, when: datetime, function: Callable[[], Awaitable[object]]
     ) -> None:
         if self._closed:
             return
-
-        async def job() -> None:
-            await function()
-
-        self.scheduler.schedule(name.value, when, job)
+        self.scheduler.schedule(name.value, when, function)
         await self.runs.set_next(name, when)
-        self._notify(("jobs", None))
+        self._recorder.notify(("jobs", None))
 
     async def statuses(self) -> list[JobStatus]:
         """Every job's status for Settings, in ``JobName`` order."""
+        next_runs = {name: self.scheduler.run_time(name.value) for name in JobName}
+        next_runs[JobName.SUMMARIES] = self._summary_jobs.next_run()
+        next_runs[JobName.TITLES] = None
+        unavailable = () if self._profile is not None else (JobName.PROFILE,)
         rows = await self.runs.all()
-        statuses = []
-        for name in JobName:
-            status = JobStatus.from_row(name, rows.get(name.value), running=name in self._running)
-            if name == JobName.PROFILE:
-                if self.profile is None:
-                    status = JobStatus(name, available=False)
-                else:
-                    status = _with_next(status, self.scheduler.run_time(name.value))
-            elif name == JobName.SUMMARIES:
-                pending = self.scheduler.pending(SUMMARY_PREFIX)
-                status = _with_next(status, min(pending.values()) if pending else None)
-            elif name == JobName.TITLES:
-                status = _with_next(status, None)
-            else:
-                status = _with_next(status, self.scheduler.run_time(name.value))
-            statuses.append(status)
-        return statuses
-
-
-class SummaryRejected(EtosError):
-    """The model's summary broke the output rules and could not be cut to fit.
-
-    ``params["reason"]``: ``"empty"``, ``"too_short"``, ``"not_a_summary"``, ``"too_long"`` or
-    ``"incomplete"`` (``summaries.writing.RejectReason``).
-    """
-
-    code = "summary_rejected"
-
-
-def _with_next(status: JobStatus, when: datetime | None) -> JobStatus:
-    return dataclasses.replace(status, next_run_at=when)
-
-
-def _decide_recent(
-    session: Any, since: datetime, settings: rule.RuleSettings, now: datetime
-) -> list[tuple[int, rule.Decision]]:
-    """The rule's decision for every conversation changed since ``since`` (on the DB thread)."""
-    return [
-        (activity.conversation_id, rule.summary_due(activity, settings, now))
-        for activity in store.recent_activity(session, since)
-    ]
-
-
-def _raw_connection(session: Any) -> Any:
-    """The sqlite3 connection under a session (for the backup API; on the DB thread)."""
-    return session.connection().connection.driver_connection
-
-
-async def _shielded(awaitable: Any) -> Any:
-    """Await ``awaitable`` so that a cancellation does not cut the write short.
-
-    The write finishes (one transaction); the cancellation is raised afterwards.
-    """
-    task = asyncio.ensure_future(awaitable)
-    try:
-        return await asyncio.shield(task)
-    except asyncio.CancelledError:
-        with contextlib.suppress(Exception, asyncio.CancelledError):
-            await task
-        raise
+        return job_statuses(rows, next_runs, self._recorder.running, unavailable)

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, Final
@@ -35,11 +36,14 @@ from etos_desktop.core.clock import Clock
 
 log = logging.getLogger(__name__)
 
-#: The work of one job; it handles its own errors (an exception that escapes is logged).
-JobFunction = Callable[[], Awaitable[None]]
+#: The work of one job; it handles its own errors (an exception that escapes is logged) and
+#: what it returns is ignored.
+JobFunction = Callable[[], Awaitable[object]]
 
 #: The id of the one APScheduler job: the timer of the earliest pending job.
 _TIMER_ID: Final = "etos:next"
+#: Ids of the work started at once (:meth:`JobScheduler.spawn`) begin with this.
+_SPAWNED: Final = "etos:spawned:"
 
 
 def local_zone() -> tzinfo:
@@ -103,7 +107,8 @@ class JobScheduler:
             job_defaults={"coalesce": True, "misfire_grace_time": None, "max_instances": 1},
         )
         self._pending: dict[str, _Pending] = {}
-        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._tasks: dict[str, asyncio.Task[Any]] = {}
+        self._spawned = itertools.count(1)
         self._armed_for: datetime | None = None
         self._arm_queued = False
         self._started = False
@@ -168,6 +173,20 @@ class JobScheduler:
     def pending(self, prefix: str = "") -> dict[str, datetime]:
         """The pending jobs whose id starts with ``prefix``, with their run times."""
         return {i: p.when for i, p in self._pending.items() if i.startswith(prefix)}
+
+    def spawn(self, work: Coroutine[Any, Any, object]) -> asyncio.Task[Any]:
+        """Start ``work`` now, as a fired job is started (a check after a reply, a title).
+
+        It is cancelled by :meth:`shutdown`, waited for by :meth:`wait_idle` and counted by
+        :meth:`is_busy`; an exception that escapes it is logged.
+        """
+        job_id = f"{_SPAWNED}{next(self._spawned)}"
+        # The coroutine itself is the task (no wrapper): cancelled before it starts, it is
+        # closed, never left un-awaited.
+        task = asyncio.ensure_future(work)
+        self._tasks[job_id] = task
+        task.add_done_callback(functools.partial(self._forget, job_id))
+        return task
 
     def is_busy(self) -> bool:
         """Whether a fired job is running, or one whose time has come waits for the timer."""
@@ -258,6 +277,8 @@ class JobScheduler:
     def _forget(self, job_id: str, task: asyncio.Task[Any]) -> None:
         if self._tasks.get(job_id) is task:
             del self._tasks[job_id]
+        if job_id.startswith(_SPAWNED) and not task.cancelled() and task.exception() is not None:
+            log.error("background work failed", exc_info=task.exception())
 
     async def _run(self, job_id: str, function: JobFunction) -> None:
         try:

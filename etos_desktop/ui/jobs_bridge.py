@@ -1,6 +1,7 @@
 """The bridge from the background jobs' plain callbacks to Qt signals.
 
-The jobs service (``services/jobs.py``) is Qt-free: it tells listeners what changed. This object
+The jobs service (``services/jobs.py``) is Qt-free: it tells listeners what changed
+(``services/runs.py``). This object
 listens on the event loop's thread (the Qt thread) and re-emits each change as a signal, so
 widgets connect to signals as they do everywhere else.
 """
@@ -9,7 +10,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from etos_desktop.services.jobs import BackgroundJobs, Change
+from etos_desktop.services.jobs import BackgroundJobs
+from etos_desktop.services.runs import Change
 
 
 class JobsBridge(QObject):

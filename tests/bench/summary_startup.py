@@ -2,9 +2,9 @@
 
 Run: ``python tests/bench/summary_startup.py [--conversations 1000] [--runs 7]``. Seeds a database
 with realistic conversations (``summary_data.py``), then derives the summary jobs as the app does
-at start-up (``BackgroundJobs.derive_summary_jobs``) on a qasync loop while a 5 ms timer ticks:
+at start-up (``SummaryJobs.derive``) on a qasync loop while a 5 ms timer ticks:
 
-* the query and the rule on the DB thread (``_decide_recent``), alone;
+* the query and the rule on the DB thread (``rule.decisions`` over ``store.recent_activity``), alone;
 * the whole derivation, and how long of it ran on the UI loop (the scheduling);
 * the worst stall of the loop meanwhile (a baseline idle stall is measured in the same run).
 
@@ -34,8 +34,8 @@ async def run(conversations: int, runs: int) -> None:
     from etos_desktop.core.settings.store import SettingsStore
     from etos_desktop.core.storage.database import Database
     from etos_desktop.core.storage.repositories import ChatRepository
+    from etos_desktop.core.summaries import rule, store
     from etos_desktop.core.summaries.access import SummaryAccess
-    from etos_desktop.services import jobs as jobs_module
     from etos_desktop.services.jobs import BackgroundJobs
     from etos_desktop.services.scheduler import JobScheduler
 
@@ -68,15 +68,17 @@ async def run(conversations: int, runs: int) -> None:
         idle = recorder.stop()
 
         rule_settings = jobs.rule_settings()
-        since = clock.now() - jobs_module.rule.STARTUP_LOOKBACK
+        since = clock.now() - rule.STARTUP_LOOKBACK
         query_ms: list[float] = []
         for _ in range(runs):
             t = time.perf_counter()
             decisions = await db.run(
-                lambda s: jobs_module._decide_recent(s, since, rule_settings, clock.now())
+                lambda s: rule.decisions(
+                    store.recent_activity(s, since), rule_settings, clock.now()
+                )
             )
             query_ms.append((time.perf_counter() - t) * 1000)
-        due = sum(1 for _, d in decisions if not isinstance(d, jobs_module.rule.NotDue))
+        due = sum(1 for _, d in decisions if not isinstance(d, rule.NotDue))
 
         total_ms: list[float] = []
         loop_ms: list[float] = []
@@ -87,13 +89,15 @@ async def run(conversations: int, runs: int) -> None:
             recorder.start()
             t = time.perf_counter()
             decisions = await db.run(
-                lambda s: jobs_module._decide_recent(s, since, rule_settings, clock.now())
+                lambda s: rule.decisions(
+                    store.recent_activity(s, since), rule_settings, clock.now()
+                )
             )
             t_loop = time.perf_counter()
             for conversation_id, decision in decisions:
-                jobs._apply(conversation_id, decision)
+                jobs._summary_jobs._apply(conversation_id, decision)
             loop_ms.append((time.perf_counter() - t_loop) * 1000)
-            await jobs._record_next_summary()
+            await jobs._summary_jobs._record_next()
             total_ms.append((time.perf_counter() - t) * 1000)
             await asyncio.sleep(0.05)
             stalls.append(worst_ms(recorder.stop()))

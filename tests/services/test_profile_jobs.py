@@ -333,7 +333,7 @@ async def test_an_edit_during_a_refresh_wins_and_the_refresh_is_retried(env: Job
         def __call__(self, stage: str) -> None:
             if stage == "asking" and not self.done:
                 self.done = True
-                env.jobs._spawn(env.profile.save("## Identity\n- Edited by hand", ()))
+                env.scheduler.spawn(env.profile.save("## Identity\n- Edited by hand", ()))
 
     env.server.script_when(background, Text(PROFILE_V2))
     env.clock.advance(hours=1)

@@ -99,3 +99,39 @@ async def test_a_failing_job_is_logged_not_raised(caplog: pytest.LogCaptureFixtu
     scheduler.schedule("broken", clock.now() + timedelta(hours=1), broken)
     await scheduler.fire("broken")
     assert "background job broken failed" in caplog.text
+
+
+async def test_spawned_work_is_waited_for_cancelled_at_shutdown_and_its_failure_logged(
+    caplog: pytest.LogCaptureFixture,
+):
+    clock = FakeClock()
+    scheduler = JobScheduler(clock)
+    release = asyncio.Event()
+    done: list[str] = []
+
+    async def check() -> None:
+        await release.wait()
+        done.append("check")
+
+    async def broken() -> None:
+        raise RuntimeError("boom")
+
+    scheduler.spawn(check())
+    assert scheduler.is_busy()
+    release.set()
+    await scheduler.wait_idle()
+    assert done == ["check"]
+    assert not scheduler.is_busy()
+    scheduler.spawn(broken())
+    await scheduler.wait_idle()
+    assert "background work failed" in caplog.text
+    started = asyncio.Event()
+
+    async def slow() -> None:
+        started.set()
+        await asyncio.sleep(3600)
+
+    task = scheduler.spawn(slow())
+    await asyncio.wait_for(started.wait(), 5)
+    await scheduler.shutdown()
+    assert task.cancelled()

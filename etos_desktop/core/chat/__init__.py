@@ -1,1 +1,1 @@
-"""The chat service: send, assemble, stream, persist."""
+"""Conversations: the chat service (send, assemble, stream, persist) and their titles; Qt-free."""

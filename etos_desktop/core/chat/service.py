@@ -109,9 +109,6 @@ REMEMBER_COMMAND = re.compile(r"^/remember(\s+|$)", re.IGNORECASE)
 
 Approver = Callable[[SaveRequest, int], Awaitable[SaveRequest | None]]
 
-#: How a title request is bounded.
-TITLE_MAX_CHARS = 40
-
 
 def clean_user_text(text: str) -> str:
     """Normalise a message the user typed or pasted.
@@ -387,54 +384,6 @@ class ChatService:
         yield UserMessageSaved(user)
         async for event in self._reply(conversation, user):
             yield event
-
-    async def suggest_title(self, conversation_id: int) -> str | None:
-        """Ask the background model for a short title and store it.
-
-        A detached, non-streaming request: it is never added to the history. Started by the
-        background jobs after a new conversation's first reply.
-
-        Returns:
-            The title, or ``None`` when there is nothing to title or the model said nothing.
-
-        Raises:
-            UserFacingError: The request failed (the jobs record it; the chat is not told).
-        """
-        conversation = await self._conversation(conversation_id)
-        history = await self._repo.current_history(conversation_id)
-        first_user = next((m for m in history if m.role == "user"), None)
-        first_reply = next((m for m in history if m.role == "assistant" and m.content), None)
-        if first_user is None:
-            return None
-        lang = conversation_language([first_user.content], self._ui_language())
-        instruction = (
-            "用不超过12个字概括下面这段对话的主题，作为标题。只输出标题本身，不要引号和标点。"
-            if lang == "zh"
-            else "Give this conversation a title of at most 6 words. "
-            "Reply with the title only, no quotes, no final punctuation."
-        )
-        excerpt = first_user.content[:1500]
-        if first_reply is not None:
-            excerpt += "\n\n" + first_reply.content[:1500]
-        resolved = await self._providers.resolve(conversation.provider_id, conversation.model)
-        model = resolved.config.background_model or resolved.model
-        completion = await resolved.provider.complete(
-            ChatRequest(
-                model=model,
-                messages=[
-                    {"role": "system", "content": instruction},
-                    {"role": "user", "content": excerpt},
-                ],
-                temperature=0.2,
-                max_tokens=32,
-            )
-        )
-        title = completion.text.strip().splitlines()[0] if completion.text.strip() else ""
-        title = title.strip(" \"'“”「」《》#*").rstrip("。.!！")[:TITLE_MAX_CHARS].strip()
-        if not title:
-            return None
-        await self._repo.update_conversation(conversation_id, title=title)
-        return title
 
     # -- the reply ----------------------------------------------------------------------------
 

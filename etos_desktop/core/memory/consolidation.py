@@ -9,23 +9,37 @@ wording as a new memory that supersedes the first of the merged ones and archive
 supersession archives the older memory. The user reviews and undoes them in Settings → Memory.
 
 Pure functions: the prompt, the due check and the parsing of the answer (only ids that were
-shown, each used once, at most ``MAX_ACTIONS`` actions).
+shown, each used once, at most ``MAX_ACTIONS`` actions). The workflow
+(:class:`MemoryConsolidator`), run by the background jobs: it shows the model the
+``MAX_CANDIDATES`` newest active memories, in the language most of them are written in, through
+the detached background completion (``providers/background.py``), and applies what the answer
+proposes through the same write checks as every other save (a merged wording the checks refuse —
+a secret, too long — is left out). Every outcome is returned as a :class:`ConsolidationRun`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, Literal
 
-from etos_desktop.core.context.language import Language
-from etos_desktop.core.memory.records import Memory
+from etos_desktop.core.context.language import Language, conversation_language
+from etos_desktop.core.errors import InvalidInput
+from etos_desktop.core.jobs import error_text
+from etos_desktop.core.memory.access import MemoryAccess
+from etos_desktop.core.memory.records import Memory, MemorySource
+from etos_desktop.core.providers.background import complete_in_background
 from etos_desktop.core.providers.base import Message
+from etos_desktop.core.providers.registry import ProviderSource
 from etos_desktop.core.text.fencing import fence
+
+log = logging.getLogger(__name__)
 
 #: Run only after this many new memories since the last run …
 MIN_NEW_MEMORIES: Final = 8
@@ -74,6 +88,15 @@ def consolidation_due(new_memories: int, last_run: datetime | None, now: datetim
     if new_memories < MIN_NEW_MEMORIES:
         return False
     return last_run is None or now - last_run >= MIN_INTERVAL
+
+
+def new_memories(active: Sequence[Memory], last_run: datetime | None) -> list[Memory]:
+    """The memories saved since the last run (``None``: all), except consolidation's own."""
+    return [
+        m
+        for m in active
+        if (last_run is None or m.created_at > last_run) and m.source != MemorySource.CONSOLIDATION
+    ]
 
 
 def build_request(memories: Sequence[Memory], lang: Language) -> list[Message]:
@@ -171,3 +194,121 @@ def parse_proposals(text: str, shown: Mapping[int, Memory]) -> Proposals:
         used.update((old, new))
         supersessions.append(Supersession(old, new))
     return Proposals(tuple(merges), tuple(supersessions))
+
+
+# -- the workflow ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConsolidationRun:
+    """What one consolidation did.
+
+    Attributes:
+        outcome: ``"applied"`` (some proposals were applied), ``"nothing_proposed"`` (the
+            answer held no valid proposal), ``"refused"`` (the write checks refused every
+            proposed wording, and nothing else was proposed) or ``"error"``.
+        proposals: The valid proposals read from the answer.
+        refused: The merges whose wording the write checks refused (not applied).
+        error: The failure, for ``"error"``.
+    """
+
+    outcome: Literal["applied", "nothing_proposed", "refused", "error"]
+    proposals: Proposals = field(default_factory=Proposals)
+    refused: tuple[Merge, ...] = ()
+    error: BaseException | None = None
+
+
+class MemoryConsolidator:
+    """Merges and supersedes memories as the background model proposes (DESIGN §5.1).
+
+    Runs on the event loop; memories are read and written through :class:`MemoryAccess`. It
+    decides nothing about *when*: the caller asks (:meth:`pending`, then :meth:`consolidate`).
+
+    Args:
+        memory: Long-term memory.
+        providers: Resolves the default provider and its background model.
+        ui_language: The ``ui.language`` setting now: the language when no memory tells.
+    """
+
+    def __init__(
+        self, memory: MemoryAccess, providers: ProviderSource, ui_language: Callable[[], str]
+    ) -> None:
+        self._memory = memory
+        self._providers = providers
+        self._ui_language = ui_language
+
+    async def pending(self, last_run: datetime | None, now: datetime) -> list[Memory] | None:
+        """The active memories, when enough are new since the last run (:func:`consolidation_due`).
+
+        Args:
+            last_run: When consolidation last ran successfully (``None``: never).
+            now: The current time.
+
+        Returns:
+            What to pass to :meth:`consolidate`, or ``None``: not due.
+        """
+        active = await self._memory.memories()
+        if not consolidation_due(len(new_memories(active, last_run)), last_run, now):
+            return None
+        return active
+
+    async def consolidate(self, active: Sequence[Memory]) -> ConsolidationRun:
+        """Show the newest active memories to the model and apply what it proposes.
+
+        Args:
+            active: From :meth:`pending`.
+
+        Returns:
+            What happened; a failure is returned (``"error"``), not raised.
+        """
+        try:
+            candidates = sorted(active, key=lambda m: (m.created_at, m.id), reverse=True)
+            candidates = candidates[:MAX_CANDIDATES]
+            lang = conversation_language([m.content for m in candidates], self._ui_language())
+            completion = await complete_in_background(
+                self._providers,
+                build_request(candidates, lang),
+                temperature=TEMPERATURE,
+                max_tokens=MAX_OUTPUT_TOKENS,
+            )
+            shown = {m.id: m for m in candidates}
+            proposals = parse_proposals(completion.text, shown)
+            refused = await self._apply(proposals, shown)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning("consolidation failed: %s", error_text(exc))
+            return ConsolidationRun("error", error=exc)
+        if not proposals:
+            return ConsolidationRun("nothing_proposed")
+        if len(refused) == len(proposals.merges) and not proposals.supersessions:
+            return ConsolidationRun("refused", proposals, refused)
+        return ConsolidationRun("applied", proposals, refused)
+
+    async def _apply(self, proposals: Proposals, shown: Mapping[int, Memory]) -> tuple[Merge, ...]:
+        """Apply the proposals by archiving; returns the merges the write checks refused."""
+        refused: list[Merge] = []
+        for merge in proposals.merges:
+            first = shown[merge.ids[0]]
+            merged = [shown[i] for i in merge.ids]
+            try:
+                await self._memory.save(
+                    merge.text,
+                    first.kind,
+                    source=MemorySource.CONSOLIDATION,
+                    importance=max(m.importance for m in merged),
+                    confidence=max(m.confidence for m in merged),
+                    tags=list(dict.fromkeys(t for m in merged for t in m.tags)),
+                    supersedes=first.id,
+                    actor="consolidation",
+                )
+            except InvalidInput as exc:
+                # A wording the write checks refuse (a secret, too long) is not applied.
+                log.info("consolidation merge of %s refused: %s", merge.ids, exc.code)
+                refused.append(merge)
+                continue
+            for memory_id in merge.ids[1:]:
+                await self._memory.archive(memory_id, actor="consolidation")
+        for supersession in proposals.supersessions:
+            await self._memory.archive(supersession.old, actor="consolidation")
+        return tuple(refused)

@@ -11,25 +11,53 @@ once the pinned lines are in it. Secrets are replaced by ``[redacted]``; the pro
 every pinned line the reply dropped or rewrote (``sections.apply_pins``). An empty reply, one
 cut off by ``max_tokens``, one without sections, one over the limit, or one equal to the current
 profile is not stored.
+
+The workflow (:class:`ProfileWriter`), run by the background jobs daily, after a stated change,
+or when the user asks ("Refresh now"): it reads the profile and the material since the last
+refresh; with none it sends nothing and records ``nothing_new``. Otherwise the request goes to
+the background model (``providers/background.py``); an accepted reply is stored as a new
+revision based on the one it was built from (an edit in between wins: the write is refused as
+stale), an unchanged one records that the material is used up, and a rejected reply or a failed
+request keeps the profile as it was and records the error with a growing backoff
+(``rule.retry_delay``). Every outcome is returned as a :class:`ProfileRun`; the caller is told
+which stage the refresh is at ("reading", "asking", "checking", "saving").
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
 from typing import Final, Literal
 
-from etos_desktop.core.context.language import Language
+from etos_desktop.core.clock import Clock
+from etos_desktop.core.context.language import Language, conversation_language
 from etos_desktop.core.context.tokens import estimate_tokens
-from etos_desktop.core.profile import sections
-from etos_desktop.core.profile.records import Material, MaterialItem, PinnedLine
+from etos_desktop.core.errors import EtosError
+from etos_desktop.core.jobs import error_text, shielded
+from etos_desktop.core.profile import rule, sections
+from etos_desktop.core.profile.access import ProfileAccess
+from etos_desktop.core.profile.errors import ProfileRejected
+from etos_desktop.core.profile.records import (
+    Material,
+    MaterialItem,
+    PinnedLine,
+    Profile,
+    ProfileSource,
+    RefreshOutcome,
+)
+from etos_desktop.core.providers.background import complete_in_background
 from etos_desktop.core.providers.base import Message
+from etos_desktop.core.providers.registry import ProviderSource
 from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.fencing import fence
 from etos_desktop.core.text.secrets import redact_secrets
+
+log = logging.getLogger(__name__)
 
 #: Sampling temperature of the refresh request.
 TEMPERATURE: Final = 0.2
@@ -299,3 +327,171 @@ def finish_profile(
 def profile_date(when: datetime) -> str:
     """The date new observations are marked with (local calendar date, ISO)."""
     return when.astimezone().date().isoformat()
+
+
+# -- the workflow ----------------------------------------------------------------------------
+
+#: Told which stage a refresh is at: ``"reading"``, ``"asking"``, ``"checking"`` or ``"saving"``.
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ProfileRun:
+    """What one profile refresh did.
+
+    Attributes:
+        outcome: ``"changed"`` (a new revision), ``"unchanged"`` (the reply was the current
+            profile), ``"nothing_new"`` (no new material: nothing was sent), ``"disabled"``
+            or ``"error"`` (failed or rejected: the profile is as it was).
+        profile: The profile after the run.
+        error: The failure, for ``"error"`` (a :class:`ProfileRejected` for a rejected reply).
+    """
+
+    outcome: Literal["changed", "unchanged", "nothing_new", "disabled", "error"]
+    profile: Profile | None = None
+    error: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class RefreshInput:
+    """What a refresh starts from: the profile as it was read, and the material since."""
+
+    profile: Profile
+    material: Material
+
+
+def _silent(_stage: str) -> None:
+    pass
+
+
+class ProfileWriter:
+    """Refreshes the user profile with the background model (DESIGN §7).
+
+    Runs on the event loop; storage is reached through :class:`ProfileAccess` (DB thread). It
+    decides nothing about *when*: the caller asks (:meth:`pending`, then :meth:`refresh`).
+
+    Args:
+        profile: The user profile's storage.
+        providers: Resolves the default provider and its background model.
+        clock: The date new lines are marked with, and the time backoffs start from.
+        ui_language: The ``ui.language`` setting now: the language when no message tells.
+    """
+
+    def __init__(
+        self,
+        profile: ProfileAccess,
+        providers: ProviderSource,
+        clock: Clock,
+        ui_language: Callable[[], str],
+    ) -> None:
+        self._profile = profile
+        self._providers = providers
+        self._clock = clock
+        self._ui_language = ui_language
+
+    async def pending(self, progress: Progress = _silent) -> RefreshInput | ProfileRun:
+        """Read the profile and what is new since its last refresh, before anything is sent.
+
+        Returns:
+            What to pass to :meth:`refresh`, or ``ProfileRun("nothing_new")`` (recorded) when
+            no summary or memory changed since the last refresh.
+        """
+        progress("reading")
+        profile = await self._profile.current()
+        material = await self._profile.material(profile.material_until)
+        if material.empty:
+            done = await shielded(self._profile.record_outcome(RefreshOutcome.NOTHING_NEW, None))
+            log.info("profile: nothing new since the last refresh; nothing sent")
+            return ProfileRun("nothing_new", done)
+        return RefreshInput(profile, material)
+
+    async def refresh(
+        self, start: RefreshInput, *, forced: bool, progress: Progress = _silent
+    ) -> ProfileRun:
+        """Ask for the refreshed profile and store the outcome.
+
+        A cancellation stops it at its next ``await`` (the request is dropped, nothing is
+        written).
+
+        Args:
+            start: From :meth:`pending`.
+            forced: The user asked (the revision's source is ``requested``).
+            progress: Told which stage the refresh is at.
+
+        Returns:
+            What happened; a failure or a rejected reply is recorded with its backoff and
+            returned (``"error"``, with the profile as it is), not raised.
+        """
+        try:
+            return await self._refresh(start, forced, progress)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return await self._failed(start.profile, exc)
+
+    async def _refresh(self, start: RefreshInput, forced: bool, progress: Progress) -> ProfileRun:
+        profile, material = start.profile, start.material
+        texts = await self._profile.recent_user_texts()
+        lang = conversation_language(texts, self._ui_language())
+        built = build_request(
+            ProfileInput(
+                current=profile.content,
+                pinned=profile.pinned,
+                material=material,
+                language=lang,
+                today=profile_date(self._clock.now()),
+            )
+        )
+        progress("asking")
+        completion = await complete_in_background(
+            self._providers,
+            built.messages,
+            temperature=TEMPERATURE,
+            max_tokens=MAX_OUTPUT_TOKENS,
+        )
+        progress("checking")
+        outcome = finish_profile(
+            completion.text,
+            completion.finish_reason,
+            current=profile.content,
+            pinned=profile.pinned,
+        )
+        if isinstance(outcome, Rejected):
+            raise ProfileRejected(f"profile rejected: {outcome.reason}", reason=outcome.reason)
+        # Everything read is used up, the items left out for length too (the oldest).
+        read_until = max(item.when for item in material.items)
+        if isinstance(outcome, Unchanged):
+            done = await shielded(
+                self._profile.record_outcome(RefreshOutcome.UNCHANGED, read_until)
+            )
+            log.info("profile refresh: the model kept the profile as it was")
+            return ProfileRun("unchanged", done)
+        progress("saving")
+        sent = built.sent
+        written = await shielded(
+            self._profile.write_refresh(
+                content=outcome.text,
+                pinned=profile.pinned,
+                source=ProfileSource.REQUESTED if forced else ProfileSource.SCHEDULED,
+                base_revision_id=profile.revision_id,
+                material_until=read_until,
+                summary_ids=[i.id for i in sent if i.kind == "summary"],
+                memory_ids=[i.id for i in sent if i.kind == "memory"],
+            )
+        )
+        log.info(
+            "profile refreshed (revision #%s, %d pinned line(s) put back)",
+            written.revision_id,
+            outcome.restored_pins,
+        )
+        return ProfileRun("changed", written)
+
+    async def _failed(self, profile: Profile, error: BaseException) -> ProfileRun:
+        code = error_text(error)
+        if isinstance(error, EtosError):
+            log.info("profile refresh failed: %s", code)
+        else:
+            log.error("profile refresh failed", exc_info=error)
+        retry_at = self._clock.now() + rule.retry_delay(profile.error_count + 1)
+        await shielded(self._profile.record_error(code, retry_at))
+        return ProfileRun("error", await self._profile.current(), error)

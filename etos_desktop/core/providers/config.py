@@ -49,10 +49,21 @@ class ProviderConfig:
     single_system_message: bool = False
     read_only: bool = False
 
+    def model_for_background(self, chosen: str) -> str:
+        """The model a background request names: ``background_model``, else ``chosen``.
+
+        The one place the fallback is written; every background request goes through
+        :func:`~etos_desktop.core.providers.background.complete_in_background`.
+
+        Args:
+            chosen: The model the conversation (or the default provider) chats with.
+        """
+        return self.background_model or chosen
+
     @property
     def background_model_or_chat(self) -> str:
         """The model for background jobs: ``background_model``, else ``chat_model``."""
-        return self.background_model or self.chat_model
+        return self.model_for_background(self.chat_model)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready form stored in ``settings.json``."""

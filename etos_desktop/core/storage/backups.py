@@ -14,20 +14,31 @@ before SQLite writes its first byte (a backup holds deleted memories until it ro
 §9), and the parts a killed backup left are removed when the database is next opened
 (:func:`tidy_folder`). Restoring is copying a backup over ``etos.db`` while the app is closed
 (README, "Backups").
+
+The daily job's workflow is :func:`take_daily_backup`: the copy on the DB thread, then the
+rotation, returned as a :class:`BackupRun` (a failure is returned, not raised); the background
+jobs schedule it and record its runs.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 from etos_desktop.core.settings.paths import create_private_file, make_private_dir
+
+if TYPE_CHECKING:
+    # Only for annotations: the database imports this module (tidy_folder).
+    from etos_desktop.core.storage.database import Database
+
+log = logging.getLogger(__name__)
 
 #: Pre-migration copies kept (the newest ones).
 KEEP_PRE_MIGRATION: Final = 3
@@ -192,3 +203,48 @@ def daily_backup(
     path = backup_file(conn, daily_backup_path(backup_dir, now))
     removed = rotate(backup_dir, keep_daily=keep)
     return BackupResult(path, path.stat().st_size, tuple(removed))
+
+
+@dataclass(frozen=True)
+class BackupRun:
+    """What one daily backup did: the copy written, or the failure."""
+
+    result: BackupResult | None = None
+    error: BaseException | None = None
+
+
+async def take_daily_backup(
+    db: Database, backup_dir: Path, now: datetime, *, keep: int
+) -> BackupRun:
+    """Take the daily backup of the open database and rotate the folder (:func:`daily_backup`).
+
+    Args:
+        db: The open database.
+        backup_dir: The backups folder.
+        now: The time in the file name.
+        keep: Daily backups kept (setting ``backup.keep_count``).
+
+    Returns:
+        The new file, or the failure (returned, not raised).
+    """
+    # Here, not at the top: the migrations import this module before the first frame, and the
+    # start-up peek must load nothing but sqlite3 (tests/test_core_imports.py); core.jobs
+    # loads SQLModel.
+    from etos_desktop.core.jobs import error_text, shielded
+
+    try:
+        # On the DB thread with its own connection: the copy is consistent, and written to a
+        # .part file renamed at the end, so a quit never leaves half a copy.
+        result = await shielded(
+            db.run(lambda s: daily_backup(_raw_connection(s), backup_dir, now, keep=keep))
+        )
+    except Exception as exc:  # a cancellation (quit) is not an Exception: it goes on
+        log.warning("daily backup failed: %s", error_text(exc))
+        return BackupRun(error=exc)
+    log.info("daily backup %s (%d bytes)", result.path.name, result.size)
+    return BackupRun(result)
+
+
+def _raw_connection(session: Any) -> Any:
+    """The sqlite3 connection under a session (for the backup API; on the DB thread)."""
+    return session.connection().connection.driver_connection

@@ -12,10 +12,12 @@ another message.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final, Literal
 
+from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.core.summaries.records import SummaryActivity
 
 #: Wait before retrying after the first error; each further error triples it, up to the cap.
@@ -39,6 +41,15 @@ class RuleSettings:
     enabled: bool = True
     min_user_turns: int = 6
     min_gap: timedelta = timedelta(minutes=120)
+
+    @classmethod
+    def from_settings(cls, settings: SettingsStore) -> RuleSettings:
+        """The rule's settings as ``settings`` holds them now."""
+        return cls(
+            enabled=settings.get_bool("memory.enabled") and settings.get_bool("summaries.enabled"),
+            min_user_turns=settings.get_int("summaries.min_user_turns"),
+            min_gap=timedelta(minutes=settings.get_int("summaries.min_gap_minutes")),
+        )
 
 
 NotDueReason = Literal["disabled", "temporary", "too_few_turns", "nothing_new"]
@@ -95,6 +106,13 @@ def summary_due(activity: SummaryActivity, settings: RuleSettings, now: datetime
     if when <= now:
         return Due()
     return DueAt(when, "gap" if kind == "gap" else "backoff")
+
+
+def decisions(
+    activities: Iterable[SummaryActivity], settings: RuleSettings, now: datetime
+) -> list[tuple[int, Decision]]:
+    """The decision for each conversation, by conversation id (the start-up derivation)."""
+    return [(a.conversation_id, summary_due(a, settings, now)) for a in activities]
 
 
 def retry_delay(error_count: int) -> timedelta:

@@ -12,24 +12,52 @@ conversations and small local models write short summaries, and rejecting them m
 every few minutes and never a summary (issue 19). Only junk is rejected (``finish_summary`` says
 exactly what that is). Anything the memory write filter takes for a secret is replaced by
 ``[redacted]``.
+
+The workflow (:class:`SummaryWriter`), run by the background jobs when the rule
+(``summaries/rule.py``) says a conversation is due, or when the user asks ("Summarise now"):
+the input is the conversation's current summary and its messages since what that summary (or
+the last SKIP) covered; the language is the one most of the user's 20 latest of them are written
+in (else the previous summary's, else the UI language); the request goes to the background model
+(``providers/background.py``). An accepted reply becomes the conversation's current summary; a
+``SKIP`` writes none but records what the attempt covered, so the rule does not fire again until
+new turns arrive; a rejected reply or a failed request records the error with a growing backoff
+(``rule.retry_delay``), so it is retried later rather than after every reply. Each write is one
+transaction that a quit does not cut short (``core.jobs.shielded``); a quit while the model
+thinks writes nothing. Every outcome is returned as a :class:`SummaryRun`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
-from etos_desktop.core.context.language import Language
+from etos_desktop.core.clock import Clock
+from etos_desktop.core.context.language import Language, conversation_language
 from etos_desktop.core.context.tokens import cjk_share, estimate_tokens
+from etos_desktop.core.errors import EtosError
+from etos_desktop.core.jobs import error_text, shielded
+from etos_desktop.core.providers.background import complete_in_background
 from etos_desktop.core.providers.base import Message
+from etos_desktop.core.providers.registry import ProviderSource
+from etos_desktop.core.storage.repositories import ChatRepository
+from etos_desktop.core.summaries import rule
+from etos_desktop.core.summaries.records import Summary, SummaryActivity, SummarySource
 from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.fencing import fence
 from etos_desktop.core.text.secrets import redact_secrets
+
+if TYPE_CHECKING:
+    # Only for annotations: summaries.access imports recall, which imports summary_date here.
+    from etos_desktop.core.summaries.access import SummaryAccess
+
+log = logging.getLogger(__name__)
 
 #: Sampling temperature of the summary request (DESIGN §6: ≈ 0.2).
 TEMPERATURE: Final = 0.2
@@ -431,3 +459,177 @@ def _cut_to_fit(text: str, high: int) -> str | None:
 def summary_date(when: datetime) -> str:
     """The date shown with a summary (local calendar date, ISO)."""
     return when.astimezone().date().isoformat()
+
+
+# -- the workflow ----------------------------------------------------------------------------
+
+#: The user's latest messages that decide the summary's language.
+LANGUAGE_TEXTS: Final = 20
+
+
+class SummaryRejected(EtosError):
+    """The model's summary broke the output rules and could not be cut to fit.
+
+    ``params["reason"]``: ``"empty"``, ``"too_short"``, ``"not_a_summary"``, ``"too_long"`` or
+    ``"incomplete"`` (:data:`RejectReason`).
+    """
+
+    code = "summary_rejected"
+
+
+@dataclass(frozen=True)
+class SummaryRun:
+    """What one summary attempt did.
+
+    Attributes:
+        outcome: ``"summary"`` (stored), ``"skip"`` (nothing worth keeping), ``"error"``
+            (failed or rejected: recorded with a backoff), ``"not_due"`` (the rule said no
+            when the job ran), ``"nothing_new"``, ``"temporary"`` or ``"missing"`` (the
+            conversation is gone).
+        summary: The stored summary.
+        error: The failure, for ``"error"`` (a :class:`SummaryRejected` for a rejected reply).
+    """
+
+    outcome: Literal["summary", "skip", "error", "not_due", "nothing_new", "temporary", "missing"]
+    summary: Summary | None = None
+    error: BaseException | None = None
+
+
+class SummaryWriter:
+    """Summarises conversations with the background model (DESIGN §6).
+
+    Runs on the event loop; storage is reached through :class:`SummaryAccess` and the chat
+    repository (DB thread). It decides nothing about *when*: the caller asks
+    (:meth:`pending`, then :meth:`write`) when the rule or the user says so.
+
+    Args:
+        summaries: Summary storage.
+        repo: Conversations (their provider and model).
+        providers: Resolves a conversation's provider and model.
+        clock: The time backoffs are computed from.
+        ui_language: The ``ui.language`` setting now: the language when no message tells.
+    """
+
+    def __init__(
+        self,
+        summaries: SummaryAccess,
+        repo: ChatRepository,
+        providers: ProviderSource,
+        clock: Clock,
+        ui_language: Callable[[], str],
+    ) -> None:
+        self._summaries = summaries
+        self._repo = repo
+        self._providers = providers
+        self._clock = clock
+        self._ui_language = ui_language
+
+    async def pending(
+        self, conversation_id: int, *, forced: bool, due: Callable[[SummaryActivity], bool]
+    ) -> SummaryActivity | SummaryRun:
+        """Whether there is anything to summarise, before anything is sent.
+
+        Args:
+            conversation_id: The conversation.
+            forced: The user asked: anything new is summarised, whatever the rule says.
+            due: The rule's verdict on the conversation now (asked unless ``forced``).
+
+        Returns:
+            The conversation's activity to pass to :meth:`write`, or the run that says why
+            there is nothing to do (``"missing"``, ``"temporary"``, ``"nothing_new"``,
+            ``"not_due"``).
+        """
+        activity = await self._summaries.activity(conversation_id)
+        if activity is None:
+            return SummaryRun("missing")
+        if activity.temporary:
+            return SummaryRun("temporary")
+        if forced:
+            if activity.new_user_turns <= 0:
+                return SummaryRun("nothing_new")
+        elif not due(activity):
+            return SummaryRun("not_due")
+        return activity
+
+    async def write(self, activity: SummaryActivity, *, forced: bool) -> SummaryRun:
+        """Ask for the summary of what is new in the conversation, and store the outcome.
+
+        A cancellation stops it at its next ``await``; nothing half-done is written.
+
+        Args:
+            activity: From :meth:`pending`.
+            forced: The user asked (the summary's source is ``manual``).
+
+        Returns:
+            What happened; a failure is recorded with its backoff and returned (``"error"``),
+            not raised.
+        """
+        try:
+            return await self._write(activity, forced)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return await self._failed(activity.conversation_id, exc)
+
+    async def _write(self, activity: SummaryActivity, forced: bool) -> SummaryRun:
+        conversation_id = activity.conversation_id
+        conversation = await self._repo.get_conversation(conversation_id)
+        if conversation is None:
+            return SummaryRun("missing")
+        previous = await self._summaries.current(conversation_id)
+        messages = await self._summaries.messages_after(
+            conversation_id, activity.covered_until_message_id
+        )
+        if not any(m.role == "user" for m in messages):
+            return SummaryRun("nothing_new")
+        covers_until = messages[-1].id
+        user_texts = [m.content for m in messages if m.role == "user"]
+        fallback = previous.language if previous is not None else self._ui_language()
+        lang = conversation_language(user_texts[-LANGUAGE_TEXTS:], fallback)
+        built = build_request(
+            SummaryInput(
+                messages=[(m.role, m.content) for m in messages],
+                previous=previous.content if previous is not None else None,
+                previous_date=summary_date(previous.created_at) if previous else "",
+                language=lang,
+            )
+        )
+        completion = await complete_in_background(
+            self._providers,
+            built.messages,
+            temperature=TEMPERATURE,
+            max_tokens=MAX_OUTPUT_TOKENS,
+            provider_id=conversation.provider_id,
+            model=conversation.model,
+        )
+        outcome = finish_summary(completion.text, completion.finish_reason)
+        if isinstance(outcome, Rejected):
+            raise SummaryRejected(f"summary rejected: {outcome.reason}", reason=outcome.reason)
+        if isinstance(outcome, Skip):
+            await shielded(self._summaries.record_skip(conversation_id, covers_until))
+            log.info("conversation %s: nothing worth a summary (SKIP)", conversation_id)
+            return SummaryRun("skip")
+        turns = activity.user_turns - activity.new_user_turns + len(user_texts)
+        summary = await shielded(
+            self._summaries.write_summary(
+                conversation_id=conversation_id,
+                content=outcome.text,
+                language=lang,
+                covers_until=covers_until,
+                user_turns=turns,
+                source=SummarySource.MANUAL if forced else SummarySource.SCHEDULED,
+            )
+        )
+        log.info("conversation %s summarised (summary #%s)", conversation_id, summary.id)
+        return SummaryRun("summary", summary)
+
+    async def _failed(self, conversation_id: int, error: BaseException) -> SummaryRun:
+        code = error_text(error)
+        if isinstance(error, EtosError):
+            log.info("summary of conversation %s failed: %s", conversation_id, code)
+        else:
+            log.error("summary of conversation %s failed", conversation_id, exc_info=error)
+        count = await self._summaries.error_count(conversation_id) + 1
+        retry_at = self._clock.now() + rule.retry_delay(count)
+        await shielded(self._summaries.record_error(conversation_id, code, retry_at))
+        return SummaryRun("error", error=error)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 import stat
@@ -20,6 +21,7 @@ from etos_desktop.core.storage.backups import (
     daily_backup,
     daily_backup_path,
     rotate,
+    take_daily_backup,
     tidy_folder,
 )
 from etos_desktop.core.storage.database import Database
@@ -153,3 +155,25 @@ def test_rotation_without_a_daily_count_leaves_daily_copies_alone(tmp_path: Path
     assert len(daily) == KEEP_PRE_MIGRATION + 2
     assert [p.name for p in before] == before_names[:1:-1]
     assert sorted(p.name for p in removed) == before_names[:2]
+
+
+@pytest.mark.logs(r"^WARNING etos_desktop\.core\.storage\.backups: daily backup failed: ")
+async def test_the_daily_job_copies_the_open_database_and_returns_what_it_did(tmp_path: Path):
+    db = Database(tmp_path / "etos.db", tmp_path / "backups")
+    await db.open_async()
+    try:
+        run = await take_daily_backup(db, tmp_path / "backups", NOW, keep=7)
+        assert run.error is None
+        assert run.result is not None
+        assert run.result.path == daily_backup_path(tmp_path / "backups", NOW)
+        copy = sqlite3.connect(run.result.path)
+        assert copy.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        copy.close()
+        # A directory where the next copy should go: the failure is returned, not raised.
+        later = NOW + timedelta(days=1)
+        daily_backup_path(tmp_path / "backups", later).mkdir()
+        failed = await take_daily_backup(db, tmp_path / "backups", later, keep=7)
+        assert failed.result is None
+        assert failed.error is not None
+    finally:
+        await asyncio.get_running_loop().run_in_executor(None, db.close)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import itertools
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
+from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.core.summaries.records import SummaryActivity
 from etos_desktop.core.summaries.rule import (
     FIRST_RETRY_DELAY,
@@ -15,6 +17,7 @@ from etos_desktop.core.summaries.rule import (
     DueAt,
     NotDue,
     RuleSettings,
+    decisions,
     retry_delay,
     summary_due,
 )
@@ -174,3 +177,21 @@ def test_retry_delay_grows_and_is_capped():
     assert delays[-1] == MAX_RETRY_DELAY
     assert retry_delay(0) == FIRST_RETRY_DELAY
     assert retry_delay(10_000) == MAX_RETRY_DELAY
+
+
+def test_the_settings_come_from_the_store_and_many_conversations_are_decided_at_once(
+    tmp_path: Path,
+):
+    store = SettingsStore(tmp_path / "settings.json")
+    store.load()
+    assert RuleSettings.from_settings(store) == SETTINGS
+    store.set("summaries.min_user_turns", 3)
+    store.set("summaries.min_gap_minutes", 30)
+    assert RuleSettings.from_settings(store) == RuleSettings(True, 3, timedelta(minutes=30))
+    store.set("memory.enabled", False)
+    assert not RuleSettings.from_settings(store).enabled
+    many = [activity(conversation_id=1), activity(conversation_id=2, temporary=True)]
+    assert decisions(many, SETTINGS, NOW) == [
+        (1, summary_due(many[0], SETTINGS, NOW)),
+        (2, NotDue("temporary")),
+    ]
