@@ -259,10 +259,6 @@ class BackgroundJobs:
         """When the profile job runs next (``None``: it is not scheduled)."""
         return self.scheduler.run_time(JobName.PROFILE.value)
 
-    def profile_running(self) -> bool:
-        """Whether a profile refresh is running now."""
-        return JobName.PROFILE in self._recorder.running
-
     async def _schedule_profile(self, *, startup: bool = False) -> None:
         if self._profile is None or self._closed:
             return

@@ -49,7 +49,7 @@ from etos_desktop.ui.settings.record_list import Column, RecordList, RecordTable
 
 if TYPE_CHECKING:
     from etos_desktop.core.profile.access import ProfileAccess
-    from etos_desktop.services.jobs import ProfileRun
+    from etos_desktop.core.profile.writing import ProfileRun
     from etos_desktop.ui.jobs_bridge import JobsBridge
 
 
