@@ -16,7 +16,7 @@ from etos_desktop.core.storage.migrations import LATEST_VERSION
 
 
 @dataclass(frozen=True)
-class ConversationSummary:
+class SidebarRow:
     """What the sidebar shows of one conversation."""
 
     id: int
@@ -32,7 +32,7 @@ def _parse_time(value: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def peek_conversations(path: Path, limit: int = 5000) -> list[ConversationSummary] | None:
+def peek_conversations(path: Path, limit: int = 5000) -> list[SidebarRow] | None:
     """Read the newest active conversations, or ``None`` when that is not safely possible.
 
     ``None`` means: no file yet, a schema this version would migrate, or any read error. The
@@ -53,7 +53,7 @@ def peek_conversations(path: Path, limit: int = 5000) -> list[ConversationSummar
             (limit,),
         ).fetchall()
         return [
-            ConversationSummary(
+            SidebarRow(
                 id=int(r[0]),
                 title=str(r[1]),
                 updated_at=_parse_time(str(r[2])),
