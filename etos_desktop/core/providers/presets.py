@@ -21,14 +21,16 @@ class Preset:
 
     Attributes:
         key: Stable identifier, stored in provider configurations.
-        name: Product name as the vendor writes it (not translated; the ``custom`` preset's
-            name is a placeholder the UI replaces with translated text).
+        name: Product name as the vendor writes it in English (the ``custom`` preset's name is
+            a placeholder the UI replaces with translated text).
         base_url: The OpenAI-compatible base URL, without a trailing slash; empty for ``custom``.
         needs_key: The server refuses requests without an API key.
         local: The server runs on the user's own machine.
         suggested_models: Chat models to offer before the server's model list is loaded.
         docs_url: Where the vendor documents the API and its keys; empty when there is none.
         suggested_embedding_models: Embedding models the server is known to offer.
+        name_zh: The name the vendor uses in Chinese (智谱 GLM, 通义千问), empty when it has
+            none of its own; see :meth:`display_name`.
     """
 
     key: str
@@ -39,6 +41,11 @@ class Preset:
     suggested_models: tuple[str, ...]
     docs_url: str
     suggested_embedding_models: tuple[str, ...] = ()
+    name_zh: str = ""
+
+    def display_name(self, language: str) -> str:
+        """The name to show in ``language`` ("zh…" takes the Chinese name when there is one)."""
+        return self.name_zh if language.startswith("zh") and self.name_zh else self.name
 
 
 PRESETS: tuple[Preset, ...] = (
@@ -60,6 +67,7 @@ PRESETS: tuple[Preset, ...] = (
         local=False,
         suggested_models=("deepseek-chat", "deepseek-reasoner"),
         docs_url="https://api-docs.deepseek.com/",
+        name_zh="DeepSeek 深度求索",
     ),
     Preset(
         "moonshot",
@@ -69,6 +77,7 @@ PRESETS: tuple[Preset, ...] = (
         local=False,
         suggested_models=("kimi-latest", "moonshot-v1-32k", "moonshot-v1-128k"),
         docs_url="https://platform.moonshot.cn/docs",
+        name_zh="月之暗面 Kimi",
     ),
     Preset(
         "qwen",
@@ -79,6 +88,7 @@ PRESETS: tuple[Preset, ...] = (
         suggested_models=("qwen-plus", "qwen-turbo", "qwen-max"),
         docs_url="https://help.aliyun.com/zh/model-studio/compatibility-of-openai-with-dashscope",
         suggested_embedding_models=("text-embedding-v3",),
+        name_zh="通义千问（阿里云百炼）",
     ),
     Preset(
         "zhipu",
@@ -89,6 +99,7 @@ PRESETS: tuple[Preset, ...] = (
         suggested_models=("glm-4-plus", "glm-4-air", "glm-4-flash"),
         docs_url="https://open.bigmodel.cn/dev/api",
         suggested_embedding_models=("embedding-3",),
+        name_zh="智谱 GLM",
     ),
     Preset(
         "siliconflow",
@@ -99,6 +110,7 @@ PRESETS: tuple[Preset, ...] = (
         suggested_models=("deepseek-ai/DeepSeek-V3", "Qwen/Qwen2.5-72B-Instruct"),
         docs_url="https://docs.siliconflow.cn/",
         suggested_embedding_models=("BAAI/bge-m3",),
+        name_zh="硅基流动 SiliconFlow",
     ),
     Preset(
         "openrouter",

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from etos_desktop.core.context.language import language_for_locale
 from etos_desktop.core.context.model_limits import context_window_for
 from etos_desktop.core.errors import EtosError, InvalidInput
 from etos_desktop.core.providers.config import ENVIRONMENT_PROVIDER_ID, ProviderConfig
@@ -309,6 +310,12 @@ class ProvidersPage(SettingsPage):
         self.banner_title.setText(self.tr("Welcome — connect a model to start"))
         self.add_button.setText(self.tr("Add"))
         self.add_button.setToolTip(self.tr("Add a provider, starting from a known service"))
+        language = self._ui_language()
+        for item in PRESETS:
+            if item.key != CUSTOM:
+                self.add_actions[item.key].setText(item.display_name(language))
+                index = self.preset_combo.findData(item.key)
+                self.preset_combo.setItemText(index, item.display_name(language))
         self.add_actions[CUSTOM].setText(self.tr("Custom server…"))
         self.preset_combo.setItemText(
             self.preset_combo.findData(CUSTOM), self.tr("Custom (OpenAI-compatible)")
@@ -538,7 +545,14 @@ class ProvidersPage(SettingsPage):
         self._update_action_buttons()
 
     def _preset_name(self, item: Preset) -> str:
-        return self.tr("Custom server") if item.key == CUSTOM else item.name
+        if item.key == CUSTOM:
+            return self.tr("Custom server")
+        return item.display_name(self._ui_language())
+
+    @staticmethod
+    def _ui_language() -> str:
+        """The UI's language, as installed (``QLocale``'s default follows the setting)."""
+        return language_for_locale(QLocale().name())
 
     # -- the editor ---------------------------------------------------------------------------
 
@@ -1048,7 +1062,8 @@ class ProvidersPage(SettingsPage):
     def _offer_text(self, url: str) -> str:
         known = preset_for_url(url)
         if known is not None:
-            return self.tr("Use {name} at {url}").format(name=known.name, url=url)
+            name = known.display_name(self._ui_language())
+            return self.tr("Use {name} at {url}").format(name=name, url=url)
         return self.tr("Use the model server at {url}").format(url=url)
 
     async def _probe_local_servers(self) -> None:

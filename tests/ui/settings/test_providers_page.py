@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from keyring.backend import KeyringBackend
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QLocale, Qt
 
 from etos_desktop.core.errors import AuthError
 from etos_desktop.core.providers.base import ChatRequest
@@ -543,4 +543,32 @@ async def test_embedding_model_is_saved_with_the_provider(qtbot, ctx: SettingsEn
     await wait_signal(dialog.settings_saved)
     (provider,) = ctx.reload_settings().providers()
     assert provider.embedding_model == "text-embedding-3-small"
+    await close_settings(dialog, ctx)
+
+
+async def test_known_services_carry_their_chinese_names_under_chinese(
+    qtbot, ctx: SettingsEnv
+) -> None:
+    """智谱 GLM, 通义千问, 月之暗面 Kimi under 中文; the vendors' English names otherwise (issue 19)."""
+    QLocale.setDefault(QLocale("zh_CN"))
+    dialog = open_settings(qtbot, ctx)
+    page = dialog.providers_page
+    menu = [a.text() for a in page.add_menu.actions()]
+    combo = [page.preset_combo.itemText(i) for i in range(page.preset_combo.count())]
+    for words in ("智谱 GLM", "通义千问（阿里云百炼）", "月之暗面 Kimi", "DeepSeek 深度求索"):
+        assert words in menu
+        assert words in combo
+    assert "Ollama" in menu  # a name with no Chinese of its own stays as it is
+    # Added from the menu, the new provider is named as the menu says.
+    page.add_actions["zhipu"].trigger()
+    assert page.name_edit.text() == "智谱 GLM"
+    await dialog.wait_idle()
+    dialog.done(0)
+    await dialog.wait_idle()
+
+    QLocale.setDefault(QLocale("en_US"))
+    dialog = open_settings(qtbot, ctx)
+    menu = [a.text() for a in dialog.providers_page.add_menu.actions()]
+    assert "Zhipu GLM" in menu
+    assert "Qwen (DashScope)" in menu
     await close_settings(dialog, ctx)
