@@ -329,6 +329,7 @@ class EtosApp:
 
         from etos_desktop.core.chat.service import ChatService
         from etos_desktop.core.clock import SystemClock
+        from etos_desktop.core.context.language import language_for_locale
         from etos_desktop.core.memory.access import MemoryAccess
         from etos_desktop.core.memory.engine import MemoryEngine
         from etos_desktop.core.profile.access import ProfileAccess
@@ -376,6 +377,7 @@ class EtosApp:
             summaries=self.summaries,
             clock=clock,
             profile=self.profile,
+            ui_language=lambda: language_for_locale(self.ui_locale.name()),
         )
         self.controller = ChatController(repo, chat)
         if self._background_jobs:

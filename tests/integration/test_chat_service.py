@@ -512,3 +512,25 @@ async def test_full_disk_keeps_everything_saved(tmp_path: Path, server: FakeOpen
     assert requests_before == 1
     with sqlite3.connect(tmp_path / "etos.db") as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+async def test_automatic_language_is_the_one_the_window_shows(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    """Language "Automatic" under a Chinese locale: a message with no words of its own gets the
+    Chinese companion, as the window names it, not English because the setting says "auto"."""
+    from etos_desktop.core.chat.service import ChatService
+
+    server.script(Text("好的。"), Text("OK."))
+    async with chat_stack(tmp_path, server.base_url) as s:
+        assert s.settings.get_str("ui.language") == "auto"
+        chinese_window = ChatService(s.repo, s.registry, s.settings, ui_language=lambda: "zh")
+        conv = await s.repo.create_conversation()
+        await s.run(chinese_window.send(conv.id, "👍"))
+        english_window = ChatService(s.repo, s.registry, s.settings, ui_language=lambda: "en")
+        other = await s.repo.create_conversation()
+        await s.run(english_window.send(other.id, "👍"))
+    chinese, english = (r.body["messages"][0]["content"] for r in server.chat_requests())
+    assert "小忆" in chinese
+    assert "Etos" in english
+    assert "小忆" not in english

@@ -168,6 +168,10 @@ class ChatService:
         clock: The wall-clock time (sessions end after 30 minutes without a message).
         profile: The user profile, read at every request and sent first of the labelled blocks
             of the system message (``None``: the app runs without it).
+        ui_language: The language the window shows ("zh"/"en"), for a conversation with no
+            words of its own yet (its default companion name and prompt language). The app
+            passes the installed language, which resolves "Automatic" by the system locale as
+            the window does; ``None`` reads ``ui.language`` and takes "Automatic" as English.
     """
 
     def __init__(
@@ -183,8 +187,10 @@ class ChatService:
         summaries: SummaryAccess | None = None,
         clock: Clock | None = None,
         profile: ProfileAccess | None = None,
+        ui_language: Callable[[], str] | None = None,
     ) -> None:
         self._repo = repo
+        self._ui_language_of = ui_language
         self._providers = providers
         self._settings = settings
         self.memory = memory
@@ -394,6 +400,8 @@ class ChatService:
         return conversation
 
     def _ui_language(self) -> str:
+        if self._ui_language_of is not None:
+            return self._ui_language_of()
         language = self._settings.get_str("ui.language")
         return language if language in ("zh", "en") else "en"
 
