@@ -207,3 +207,15 @@ class StorageError(EnvironmentFailure):
     """Reading or writing the database or a data file failed."""
 
     code = "storage"
+
+
+def error_text(error: BaseException) -> str:
+    """A key-free description of a failure for a ``last_error`` column (a job's, a sync pass's).
+
+    An ``EtosError`` gives its code (its detail may hold a server's words, so it is left out);
+    anything else (a bug) gives its type name.
+    """
+    if isinstance(error, EtosError):
+        reason = error.params.get("reason")
+        return f"{error.code}:{reason}" if isinstance(reason, str) else error.code
+    return f"bug:{type(error).__name__}"

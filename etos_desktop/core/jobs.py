@@ -11,26 +11,16 @@ workflows' writes go through so a quit never cuts one short.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
-from collections.abc import Awaitable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, TypeVar
 
 from sqlmodel import Session, select
 
-from etos_desktop.core.errors import EtosError
+from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.tables import JobRunRow
-
-if TYPE_CHECKING:
-    # Only for annotations: the database imports storage.backups, whose daily backup uses
-    # shielded() from here.
-    from etos_desktop.core.storage.database import Database
-
-T = TypeVar("T")
 
 
 class JobName(StrEnum):
@@ -113,33 +103,6 @@ def job_statuses(
         )
         for name in JobName
     ]
-
-
-def error_text(error: BaseException) -> str:
-    """A key-free description of a job's failure for the ``last_error`` column.
-
-    An ``EtosError`` gives its code (its detail may hold a server's words, so it is left out);
-    anything else (a bug) gives its type name.
-    """
-    if isinstance(error, EtosError):
-        reason = error.params.get("reason")
-        return f"{error.code}:{reason}" if isinstance(reason, str) else error.code
-    return f"bug:{type(error).__name__}"
-
-
-async def shielded(awaitable: Awaitable[T]) -> T:
-    """Await ``awaitable`` so that a cancellation does not cut the write short.
-
-    A job is cancelled (the app quits) at its next ``await``; the write it was awaiting finishes
-    (one transaction), and the cancellation is raised afterwards.
-    """
-    task = asyncio.ensure_future(awaitable)
-    try:
-        return await asyncio.shield(task)
-    except asyncio.CancelledError:
-        with contextlib.suppress(Exception, asyncio.CancelledError):
-            await task
-        raise
 
 
 class JobRunRepository:

@@ -14,8 +14,9 @@ from collections.abc import Awaitable, Callable
 from typing import Literal, Protocol, TypeVar
 
 from etos_desktop.core.clock import Clock
-from etos_desktop.core.jobs import JobName, JobRunRepository, error_text, shielded
-from etos_desktop.core.storage.database import Database
+from etos_desktop.core.errors import error_text
+from etos_desktop.core.jobs import JobName, JobRunRepository
+from etos_desktop.core.storage.database import Database, shielded
 
 log = logging.getLogger(__name__)
 

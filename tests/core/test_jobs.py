@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from etos_desktop.core.errors import AuthError
-from etos_desktop.core.jobs import JobName, JobStatus, error_text, job_statuses, shielded
+from etos_desktop.core.errors import AuthError, error_text
+from etos_desktop.core.jobs import JobName, JobStatus, job_statuses
+from etos_desktop.core.storage.database import shielded
 from etos_desktop.core.storage.tables import JobRunRow
 
 NOW = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)

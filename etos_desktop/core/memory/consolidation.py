@@ -30,8 +30,7 @@ from types import MappingProxyType
 from typing import Any, Final, Literal
 
 from etos_desktop.core.context.language import Language, conversation_language
-from etos_desktop.core.errors import InvalidInput
-from etos_desktop.core.jobs import error_text
+from etos_desktop.core.errors import InvalidInput, error_text
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.records import Memory, MemorySource
 from etos_desktop.core.providers.background import complete_in_background

@@ -37,8 +37,7 @@ from typing import Final, Literal
 from etos_desktop.core.clock import Clock
 from etos_desktop.core.context.language import Language, conversation_language
 from etos_desktop.core.context.tokens import estimate_tokens
-from etos_desktop.core.errors import EtosError
-from etos_desktop.core.jobs import error_text, shielded
+from etos_desktop.core.errors import EtosError, error_text
 from etos_desktop.core.profile import rule, sections
 from etos_desktop.core.profile.access import ProfileAccess
 from etos_desktop.core.profile.errors import ProfileRejected
@@ -53,6 +52,7 @@ from etos_desktop.core.profile.records import (
 from etos_desktop.core.providers.background import complete_in_background
 from etos_desktop.core.providers.base import Message
 from etos_desktop.core.providers.registry import ProviderSource
+from etos_desktop.core.storage.database import shielded
 from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.fencing import fence
 from etos_desktop.core.text.secrets import redact_secrets

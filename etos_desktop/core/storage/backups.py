@@ -228,9 +228,10 @@ async def take_daily_backup(
         The new file, or the failure (returned, not raised).
     """
     # Here, not at the top: the migrations import this module before the first frame, and the
-    # start-up peek must load nothing but sqlite3 (tests/test_core_imports.py); core.jobs
-    # loads SQLModel.
-    from etos_desktop.core.jobs import error_text, shielded
+    # start-up peek must load nothing but sqlite3 (tests/test_core_imports.py); the database
+    # module loads SQLAlchemy.
+    from etos_desktop.core.errors import error_text
+    from etos_desktop.core.storage.database import shielded
 
     try:
         # On the DB thread with its own connection: the copy is consistent, and written to a

@@ -13,7 +13,7 @@ import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -325,3 +325,18 @@ class Database:
     def on_db_thread(self) -> bool:
         """Whether the caller runs on the DB worker thread."""
         return threading.get_ident() == self._thread_id
+
+
+async def shielded(awaitable: Awaitable[T]) -> T:
+    """Await ``awaitable`` so that a cancellation does not cut the write short.
+
+    A job is cancelled (the app quits) at its next ``await``; the write it was awaiting (one
+    transaction on the DB thread) finishes, and the cancellation is raised afterwards.
+    """
+    task = asyncio.ensure_future(awaitable)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await task
+        raise

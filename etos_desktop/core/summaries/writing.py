@@ -41,11 +41,11 @@ from typing import TYPE_CHECKING, Final, Literal
 from etos_desktop.core.clock import Clock
 from etos_desktop.core.context.language import Language, conversation_language
 from etos_desktop.core.context.tokens import cjk_share, estimate_tokens
-from etos_desktop.core.errors import EtosError
-from etos_desktop.core.jobs import error_text, shielded
+from etos_desktop.core.errors import EtosError, error_text
 from etos_desktop.core.providers.background import complete_in_background
 from etos_desktop.core.providers.base import Message
 from etos_desktop.core.providers.registry import ProviderSource
+from etos_desktop.core.storage.database import shielded
 from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.core.summaries import rule
 from etos_desktop.core.summaries.records import Summary, SummaryActivity, SummarySource
