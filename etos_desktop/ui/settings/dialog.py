@@ -142,7 +142,9 @@ class SettingsDialog(QDialog):
         if memory is not None:
             # Summaries and the profile travel in the memory export and import: one file.
             transfer = TransferService(memory, summaries=summaries, profile=profile)
-            self.memory_page = MemoryPage(memory, settings, transfer=transfer, parent=self.stack)
+            self.memory_page = MemoryPage(
+                memory, settings, transfer=transfer, changes=changes, parent=self.stack
+            )
             self._pages["memory"] = self.memory_page
         self.summaries_page: SummariesPage | None = None
         if summaries is not None:
