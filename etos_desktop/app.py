@@ -23,6 +23,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from etos_desktop import __version__
+from etos_desktop.core.changes import ChangeHub, ConversationChanged, DataChange, Layer
 from etos_desktop.core.errors import EtosError, redact
 from etos_desktop.core.settings import key_groups, paths
 from etos_desktop.core.settings.store import EMBEDDINGS_ENDPOINT_KEY, SettingsStore
@@ -41,8 +42,8 @@ if TYPE_CHECKING:
     from etos_desktop.core.storage.database import Database
     from etos_desktop.core.summaries.access import SummaryAccess
     from etos_desktop.services.jobs import BackgroundJobs
+    from etos_desktop.ui.changes_bridge import ChangesBridge
     from etos_desktop.ui.chat_controller import ChatController
-    from etos_desktop.ui.jobs_bridge import JobsBridge
 
 log = logging.getLogger("etos_desktop")
 
@@ -199,7 +200,7 @@ class EtosApp:
         self.summaries: SummaryAccess | None = None
         self.profile: ProfileAccess | None = None
         self.jobs: BackgroundJobs | None = None
-        self.jobs_bridge: JobsBridge | None = None
+        self.changes_bridge: ChangesBridge | None = None
         self._clock = clock
         self._background_jobs = background_jobs
         self._embedder_task: Any = None
@@ -340,6 +341,7 @@ class EtosApp:
         from etos_desktop.core.storage.database import Database
         from etos_desktop.core.storage.repositories import ChatRepository
         from etos_desktop.core.summaries.access import SummaryAccess
+        from etos_desktop.ui.changes_bridge import ChangesBridge
         from etos_desktop.ui.chat_controller import ChatController
 
         def make_provider(config: ProviderConfig, key: str | None) -> Any:
@@ -361,8 +363,12 @@ class EtosApp:
             self.settings, self.secrets, self.env, self._provider_factory or make_provider
         )
         repo = ChatRepository(self.db)
+        # The one hub every data change is published on; the bridge re-emits it for the UI.
+        changes = ChangeHub()
+        self.changes_bridge = ChangesBridge(changes, self.window)
+        self.changes_bridge.changed.connect(self._on_changes_changed)
         engine = MemoryEngine(self.db, embedder=None, clock=clock)
-        self.memory = MemoryAccess(engine)
+        self.memory = MemoryAccess(engine, changes=changes)
         self._apply_memory_limits()
         # Summary recall matches by meaning with whatever embedder memory search uses now.
         self.summaries = SummaryAccess(
@@ -378,10 +384,11 @@ class EtosApp:
             clock=clock,
             profile=self.profile,
             ui_language=lambda: language_for_locale(self.ui_locale.name()),
+            changes=changes,
         )
         self.controller = ChatController(repo, chat)
         if self._background_jobs:
-            self._build_jobs(chat, clock)
+            self._build_jobs(changes, clock)
         self._follow_settings()
         self._probe = openai_provider.probe_local_servers
         if self._local_candidates is None:
@@ -426,13 +433,12 @@ class EtosApp:
                 QCoreApplication.translate("EtosApp", "The background jobs did not start."),
             )
 
-    def _build_jobs(self, chat: Any, clock: Clock) -> None:
-        """The background jobs and their bridge to Qt (after the heavy imports)."""
+    def _build_jobs(self, changes: ChangeHub, clock: Clock) -> None:
+        """The background jobs (after the heavy imports)."""
         import asyncio
 
         from etos_desktop.services.jobs import BackgroundJobs
         from etos_desktop.services.scheduler import JobScheduler
-        from etos_desktop.ui.jobs_bridge import JobsBridge
 
         assert self.db is not None
         assert self.registry is not None
@@ -440,7 +446,7 @@ class EtosApp:
         logging.getLogger("apscheduler").setLevel(logging.WARNING)
         self.jobs = BackgroundJobs(
             db=self.db,
-            chat=chat,
+            changes=changes,
             summaries=self.summaries,
             providers=self.registry,
             settings=self.settings,
@@ -450,12 +456,13 @@ class EtosApp:
             backup_dir=paths.backups_dir(self.data_dir),
             profile=self.profile,
         )
-        self.jobs_bridge = JobsBridge(self.jobs, self.window)
-        self.jobs_bridge.conversation_changed.connect(self._on_jobs_conversation_changed)
 
-    def _on_jobs_conversation_changed(self, conversation_id: int) -> None:
-        if self.controller is not None:
-            self.controller.conversation_updated(conversation_id)
+    def _on_changes_changed(self, change: DataChange) -> None:
+        if isinstance(change, ConversationChanged) and self.controller is not None:
+            self.controller.conversation_updated(change.conversation_id)
+        if change.touches(Layer.MEMORIES):
+            # Saved by the chat, or edited in Settings: the welcome's count follows.
+            self.window.refresh_memory_count()
 
     # -- following the settings ---------------------------------------------------------------
 
@@ -672,13 +679,11 @@ class EtosApp:
                 memory=self.memory,
                 summaries=self.summaries,
                 profile=self.profile,
-                jobs=self.jobs_bridge,
+                jobs=self.jobs,
+                changes=self.changes_bridge,
                 clock=self._clock,
                 parent=self.window,
             )
-            # Settings follow by key (_follow_settings); memories edited on the pages reach
-            # the welcome's count here, until the data layers announce their own changes.
-            dialog.settings_saved.connect(self.window.refresh_memory_count)
             dialog.finished.connect(self._on_dialog_finished)
             self._settings_dialog = dialog
         if page:
@@ -725,6 +730,8 @@ class EtosApp:
         """Stop replies, close connections and the database."""
         for unsubscribe in self._unsubscribe:
             unsubscribe()
+        if self.changes_bridge is not None:
+            self.changes_bridge.detach()
         if self.controller is not None:
             self.controller.stop()
             await self.controller.wait_idle()
@@ -734,8 +741,6 @@ class EtosApp:
         if self.jobs is not None:
             # A running job is cancelled at its next await; its writes are single shielded
             # transactions, finished before the database closes.
-            if self.jobs_bridge is not None:
-                self.jobs_bridge.detach()
             await self.jobs.shutdown()
         if self.controller is not None:
             await self.controller.wait_idle()

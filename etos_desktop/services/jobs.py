@@ -4,8 +4,9 @@ DESIGN §6, §7, §5.1, §9. Each job's workflow — build the prompt, ask the b
 check the reply, write the result — lives in the core package of what it writes and returns
 what it did: ``core/chat/titles.py``, ``core/summaries/writing.py``, ``core/profile/writing.py``,
 ``core/memory/consolidation.py``, ``core/storage/backups.py``. This service decides *when* they
-run, on the scheduler (``services/scheduler.py``); ``services/runs.py`` records each run and
-tells the listeners. Jobs are derived from the database, so a restart derives them again.
+run, on the scheduler (``services/scheduler.py``); ``services/runs.py`` records each run; what
+the jobs changed is published on the app's change hub (``core/changes.py``), where they also hear
+what they react to. Jobs are derived from the database, so a restart derives them again.
 
 * Titles: after a new conversation's first reply (``ReplyCompleted`` from the chat service).
 * Summaries: one job per conversation, from the rule, after each reply and at start-up
@@ -26,10 +27,16 @@ import functools
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from etos_desktop.core.chat.events import ReplyCompleted
-from etos_desktop.core.chat.service import ChatService
+from etos_desktop.core.changes import (
+    ChangeHub,
+    ConversationChanged,
+    JobsChanged,
+    MemoriesChanged,
+    ProfileChanged,
+    ReplyCompleted,
+)
 from etos_desktop.core.chat.titles import TitleWriter
 from etos_desktop.core.clock import Clock
 from etos_desktop.core.jobs import JobName, JobStatus, job_statuses
@@ -48,7 +55,7 @@ from etos_desktop.core.summaries import rule
 from etos_desktop.core.summaries.access import SummaryAccess
 from etos_desktop.core.summaries.records import SummaryActivity
 from etos_desktop.core.summaries.writing import SummaryRun, SummaryWriter
-from etos_desktop.services.runs import Listener, RunRecorder
+from etos_desktop.services.runs import RunRecorder
 from etos_desktop.services.scheduler import JobScheduler, local_zone, next_daily_time
 from etos_desktop.services.summary_jobs import SummaryJobs, summary_job_id
 
@@ -67,7 +74,8 @@ class BackgroundJobs:
 
     Args:
         db: The open database.
-        chat: The chat service (announces finished replies).
+        changes: The app's change hub: the jobs hear finished replies (``ReplyCompleted``) and
+            superseded memories (``MemoriesChanged``) there, and publish what they changed.
         summaries: Summary storage.
         providers: Resolves a conversation's provider and model (the background model).
         settings: ``summaries.*``, ``profile.*``, ``memory.enabled``, ``chat.auto_title``,
@@ -84,7 +92,7 @@ class BackgroundJobs:
         self,
         *,
         db: Database,
-        chat: ChatService,
+        changes: ChangeHub,
         summaries: SummaryAccess,
         providers: ProviderSource,
         settings: SettingsStore,
@@ -102,7 +110,8 @@ class BackgroundJobs:
         self._backup_dir = backup_dir
         self._profile = profile
         self._zone = zone
-        self._recorder = RunRecorder(db, clock)
+        self._changes = changes
+        self._recorder = RunRecorder(db, clock, changes)
         self.runs = self._recorder.rows
         repo = ChatRepository(db)
         ui_language = functools.partial(settings.get_str, "ui.language")
@@ -120,15 +129,16 @@ class BackgroundJobs:
             clock=clock,
             scheduler=scheduler,
             recorder=self._recorder,
+            changes=changes,
             lane=self._lane,
         )
         self._titling: set[int] = set()
         self._started = False
         self._closed = False
         self._ready = asyncio.Event()
-        chat.add_reply_listener(self._on_reply_completed)
+        self._unsubscribe = [changes.subscribe(self._on_reply_completed, ReplyCompleted)]
         if memory is not None:
-            memory.add_supersede_listener(self._on_memory_superseded)
+            self._unsubscribe.append(changes.subscribe(self._on_memories_changed, MemoriesChanged))
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -153,7 +163,7 @@ class BackgroundJobs:
             await self._schedule_profile(startup=True)
         finally:
             self._ready.set()
-        self._recorder.notify(("jobs", None))
+        self._changes.publish(JobsChanged())
 
     async def wait_started(self) -> None:
         """Wait until :meth:`start` has derived the jobs (or failed to)."""
@@ -162,6 +172,8 @@ class BackgroundJobs:
     async def shutdown(self) -> None:
         """Stop the timer; cancel running jobs and checks at a safe point and wait for them."""
         self._closed = True
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
         self._summary_jobs.close()
         await self.scheduler.shutdown()
 
@@ -173,14 +185,6 @@ class BackgroundJobs:
         """Whether a job or a check is running."""
         return self.scheduler.is_busy()
 
-    def add_listener(self, listener: Listener) -> None:
-        """Call ``listener`` on the event loop when a title, a summary or a job status changes."""
-        self._recorder.add_listener(listener)
-
-    def remove_listener(self, listener: Listener) -> None:
-        """Stop calling ``listener``."""
-        self._recorder.remove_listener(listener)
-
     def _on_reply_completed(self, event: ReplyCompleted) -> None:
         if self._closed:
             return
@@ -191,10 +195,12 @@ class BackgroundJobs:
             self.scheduler.spawn(self._title(conversation_id))
         self.scheduler.spawn(self._summary_jobs.check_conversation(conversation_id))
 
-    def _on_memory_superseded(self, _result: Any, source: str) -> None:
+    def _on_memories_changed(self, change: MemoriesChanged) -> None:
         # Consolidation and imports end memories too, but the user said nothing new; the
         # schedule is derived from the histories either way, this only saves the reading.
-        if self._closed or not self._started or source in _UNSTATED_SOURCES:
+        if not change.superseded or change.source in _UNSTATED_SOURCES:
+            return
+        if self._closed or not self._started:
             return
         self.scheduler.spawn(self._schedule_profile())
 
@@ -209,7 +215,7 @@ class BackgroundJobs:
         finally:
             self._titling.discard(conversation_id)
         if run.title:
-            self._recorder.notify(("conversation", conversation_id))
+            self._changes.publish(ConversationChanged(conversation_id))
 
     # -- summaries (services/summary_jobs.py) ---------------------------------------------------
 
@@ -241,7 +247,7 @@ class BackgroundJobs:
         """The summary or profile settings may have changed: derive their jobs again."""
         await self._summary_jobs.derive_again()
         await self._schedule_profile()
-        self._recorder.notify(("jobs", None))
+        self._changes.publish(JobsChanged())
 
     # -- the user profile -----------------------------------------------------------------------
 
@@ -265,7 +271,7 @@ class BackgroundJobs:
         if not self.profile_enabled():
             self.scheduler.cancel(JobName.PROFILE.value)
             await self.runs.set_next(JobName.PROFILE, None)
-            self._recorder.notify(("jobs", None))
+            self._changes.publish(JobsChanged())
             return
         profile = await self._profile.current()
         changed_at = await self._profile.last_stated_change()
@@ -320,8 +326,8 @@ class BackgroundJobs:
             finally:
                 if not self._closed:
                     await self._schedule_profile()
-                    self._recorder.notify(("profile", None))
-                    self._recorder.notify(("jobs", None))
+                    self._changes.publish(ProfileChanged())
+                    self._changes.publish(JobsChanged())
 
     # -- maintenance: the backup, consolidation, and scheduling them ----------------------------
 
@@ -381,7 +387,7 @@ class BackgroundJobs:
             return
         self.scheduler.schedule(name.value, when, function)
         await self.runs.set_next(name, when)
-        self._recorder.notify(("jobs", None))
+        self._changes.publish(JobsChanged())
 
     async def statuses(self) -> list[JobStatus]:
         """Every job's status for Settings, in ``JobName`` order."""

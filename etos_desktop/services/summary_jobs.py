@@ -5,7 +5,8 @@ rule (``core/summaries/rule.py``) decides: due now → a job now; due at the end
 an error's backoff → a job then (one per conversation, ``summary:<id>``, replacing a pending
 one); not due → no job. Jobs are derived from the database, so a restart derives them again,
 and a job asks the rule once more when it runs, so nothing is done twice. The summary itself is
-written by ``core/summaries/writing.py``; the run is recorded by ``services/runs.py``. Qt-free.
+written by ``core/summaries/writing.py``; the run is recorded by ``services/runs.py``; each run
+is published on the change hub (``SummariesChanged``, ``JobsChanged``). Qt-free.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import functools
 from datetime import datetime
 from typing import Final
 
+from etos_desktop.core.changes import ChangeHub, JobsChanged, SummariesChanged
 from etos_desktop.core.clock import Clock
 from etos_desktop.core.jobs import JobName
 from etos_desktop.core.settings.store import SettingsStore
@@ -46,6 +48,7 @@ class SummaryJobs:
         clock: The clock run times are computed on.
         scheduler: The scheduler on the running loop.
         recorder: Records each run.
+        changes: The app's change hub (each run's end).
         lane: Held while a job runs (jobs run one at a time).
     """
 
@@ -59,6 +62,7 @@ class SummaryJobs:
         clock: Clock,
         scheduler: JobScheduler,
         recorder: RunRecorder,
+        changes: ChangeHub,
         lane: asyncio.Lock,
     ) -> None:
         self._db = db
@@ -68,6 +72,7 @@ class SummaryJobs:
         self._clock = clock
         self._scheduler = scheduler
         self._recorder = recorder
+        self._changes = changes
         self._lane = lane
         self._closed = False
 
@@ -179,5 +184,5 @@ class SummaryJobs:
             finally:
                 if not self._closed:
                     await self.check_conversation(conversation_id)
-                    self._recorder.notify(("summaries", None))
-                    self._recorder.notify(("jobs", None))
+                    self._changes.publish(SummariesChanged(conversation_id))
+                    self._changes.publish(JobsChanged())

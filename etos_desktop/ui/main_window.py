@@ -392,8 +392,6 @@ class MainWindow(QMainWindow):
         self.archive_action.triggered.connect(self._on_archive_action)
         self.delete_action.triggered.connect(self._on_delete_action)
         self.stop_action.triggered.connect(self._on_stop_action)
-        c.memory_saved.connect(lambda _event: self.refresh_memory_count())
-        c.memory_changed.connect(self.refresh_memory_count)
 
     def _current(self) -> ConversationRow | None:
         return self.controller.current if self.controller is not None else None

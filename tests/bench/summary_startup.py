@@ -29,11 +29,10 @@ from qt_bench import TickRecorder, run_on_qasync, worst_ms
 async def run(conversations: int, runs: int) -> None:
     from summary_data import seed_conversations
 
-    from etos_desktop.core.chat.service import ChatService
+    from etos_desktop.core.changes import ChangeHub
     from etos_desktop.core.clock import FakeClock
     from etos_desktop.core.settings.store import SettingsStore
     from etos_desktop.core.storage.database import Database
-    from etos_desktop.core.storage.repositories import ChatRepository
     from etos_desktop.core.summaries import rule, store
     from etos_desktop.core.summaries.access import SummaryAccess
     from etos_desktop.services.jobs import BackgroundJobs
@@ -51,11 +50,11 @@ async def run(conversations: int, runs: int) -> None:
         )
         settings = SettingsStore(Path(tmp) / "settings.json")
         summaries = SummaryAccess(db, clock=clock)
-        chat = ChatService(ChatRepository(db), None, settings, summaries=summaries, clock=clock)  # type: ignore[arg-type]
+        changes = ChangeHub()
         scheduler = JobScheduler(clock)
         jobs = BackgroundJobs(
             db=db,
-            chat=chat,
+            changes=changes,
             summaries=summaries,
             providers=None,  # type: ignore[arg-type]
             settings=settings,

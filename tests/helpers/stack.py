@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from etos_desktop.core.changes import ChangeHub
 from etos_desktop.core.chat.events import ChatEvent
 from etos_desktop.core.chat.service import ChatService
 from etos_desktop.core.clock import Clock
@@ -32,6 +33,7 @@ class Stack:
     secrets: SecretStore
     registry: ProviderRegistry
     chat: ChatService
+    changes: ChangeHub
     sleeps: list[float] = field(default_factory=list)
 
     async def run(self, events: AsyncIterator[ChatEvent]) -> list[ChatEvent]:
@@ -52,7 +54,8 @@ async def chat_stack(
 ) -> AsyncIterator[Stack]:
     """Build settings, secrets, registry, database and chat service; close them afterwards.
 
-    Retry waits are recorded in ``stack.sleeps`` instead of slept.
+    ``stack.changes`` is the change hub the chat service publishes on; whatever else a test
+    builds on the stack (memory, jobs) publishes there too. Retry waits are recorded in ``stack.sleeps`` instead of slept.
     """
     data_dir.mkdir(parents=True, exist_ok=True)
     settings = SettingsStore(data_dir / "settings.json")
@@ -82,8 +85,9 @@ async def chat_stack(
     db = Database(data_dir / "etos.db", data_dir / "backups", clock=clock)
     await db.open_async()
     repo = ChatRepository(db)
-    chat = ChatService(repo, registry, settings)
-    stack = Stack(db, repo, settings, secrets, registry, chat, sleeps)
+    changes = ChangeHub()
+    chat = ChatService(repo, registry, settings, changes=changes)
+    stack = Stack(db, repo, settings, secrets, registry, chat, changes, sleeps)
     try:
         yield stack
     finally:

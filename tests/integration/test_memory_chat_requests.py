@@ -74,7 +74,7 @@ async def memory_stack(
                     single_system_message=True,
                 )
             )
-        memory = MemoryAccess(MemoryEngine(stack.db, embedder=embedder))
+        memory = MemoryAccess(MemoryEngine(stack.db, embedder=embedder), changes=stack.changes)
         stack.chat.memory = memory
         try:
             yield MemoryStack(stack, memory)

@@ -35,7 +35,7 @@ async def memory_chat(
     async with chat_stack(data_dir, server.base_url) as stack:
         # These tests pin what retrieval chooses; Automatic would send their small stores whole.
         stack.settings.set("memory.per_message", "fixed")
-        memory = MemoryAccess(MemoryEngine(stack.db, embedder=embedder))
+        memory = MemoryAccess(MemoryEngine(stack.db, embedder=embedder), changes=stack.changes)
         stack.chat.memory = memory
         try:
             yield stack, memory

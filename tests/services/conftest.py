@@ -93,7 +93,9 @@ async def jobs_env(
         stack.settings.set("chat.auto_title", False)
         for key, value in settings.items():
             stack.settings.set(key.replace("__", "."), value)
-        memory = MemoryAccess(MemoryEngine(stack.db, clock=clock, embedder=embedder))
+        memory = MemoryAccess(
+            MemoryEngine(stack.db, clock=clock, embedder=embedder), changes=stack.changes
+        )
         summaries = SummaryAccess(
             stack.db,
             clock=clock,
@@ -108,11 +110,12 @@ async def jobs_env(
             summaries=summaries,
             clock=clock,
             profile=profile,
+            changes=stack.changes,
         )
         scheduler = JobScheduler(clock)
         jobs = BackgroundJobs(
             db=stack.db,
-            chat=chat,
+            changes=stack.changes,
             summaries=summaries,
             providers=stack.registry,
             settings=stack.settings,

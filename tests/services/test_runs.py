@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from etos_desktop.core.changes import ChangeHub, DataChange, JobsChanged
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.errors import AuthError
 from etos_desktop.core.jobs import JobName
 from etos_desktop.core.storage.database import Database
-from etos_desktop.services.runs import Change, RunRecorder
+from etos_desktop.services.runs import RunRecorder
 
 
 @dataclass(frozen=True)
@@ -25,13 +26,13 @@ class Result:
 async def recorder(tmp_path: Path) -> AsyncIterator[RunRecorder]:
     db = Database(tmp_path / "etos.db", tmp_path / "backups", clock=FakeClock())
     await db.open_async()
-    yield RunRecorder(db, FakeClock())
+    yield RunRecorder(db, FakeClock(), ChangeHub())
     await asyncio.get_running_loop().run_in_executor(None, db.close)
 
 
 async def test_a_run_is_recorded_from_its_result_and_announced(recorder: RunRecorder):
-    heard: list[Change] = []
-    recorder.add_listener(heard.append)
+    heard: list[DataChange] = []
+    unsubscribe = recorder.changes.subscribe(heard.append)
     seen_running: list[frozenset[JobName]] = []
 
     async def work() -> Result:
@@ -45,14 +46,14 @@ async def test_a_run_is_recorded_from_its_result_and_announced(recorder: RunReco
     assert row.last_success_at == row.last_started_at
     assert seen_running == [frozenset({JobName.SUMMARIES})]
     assert recorder.running == frozenset()
-    assert heard == [("jobs", None), ("jobs", None)]
+    assert heard == [JobsChanged(), JobsChanged()]
     failed = Result(AuthError("no"))
     assert await recorder.run(JobName.SUMMARIES, lambda: _value(failed)) is failed
     row = await recorder.rows.get(JobName.SUMMARIES)
     assert row is not None
     assert (row.runs, row.failures, row.last_error) == (2, 1, "auth")
-    recorder.remove_listener(heard.append)
-    recorder.remove_listener(heard.append)  # twice: harmless
+    unsubscribe()
+    unsubscribe()  # twice: harmless
     await recorder.run(JobName.SUMMARIES, work)
     assert len(heard) == 4
 
@@ -87,16 +88,22 @@ async def test_a_bug_is_recorded_and_raised_and_a_cancellation_records_neither(
     assert recorder.running == frozenset()
 
 
-async def test_a_failing_listener_does_not_stop_the_others(recorder: RunRecorder):
-    heard: list[Change] = []
+async def test_a_failing_subscriber_stops_neither_the_run_nor_the_others(
+    recorder: RunRecorder, caplog: pytest.LogCaptureFixture
+):
+    heard: list[DataChange] = []
 
-    def broken(_change: Change) -> None:
-        raise RuntimeError("listener bug")
+    def broken(_change: DataChange) -> None:
+        raise RuntimeError("subscriber bug")
 
-    recorder.add_listener(broken)
-    recorder.add_listener(heard.append)
-    recorder.notify(("profile", None))
-    assert heard == [("profile", None)]
+    recorder.changes.subscribe(broken)
+    recorder.changes.subscribe(heard.append)
+    assert await recorder.run(JobName.PROFILE, lambda: _value(Result())) == Result()
+    assert heard == [JobsChanged(), JobsChanged()]
+    row = await recorder.rows.get(JobName.PROFILE)
+    assert row is not None
+    assert (row.runs, row.failures) == (1, 0)
+    assert "a subscriber to JobsChanged failed" in caplog.text
 
 
 async def _value(result: Result) -> Result:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from etos_desktop.core.chat.events import ReplyCompleted
+from etos_desktop.core.changes import ConversationChanged, DataChange, ReplyCompleted
 from etos_desktop.core.jobs import JobName
 from tests.helpers.fake_openai_server import Fault, Text, background
 from tests.services.conftest import JobsEnv
@@ -10,15 +10,15 @@ from tests.services.conftest import JobsEnv
 
 async def test_a_first_reply_gets_a_title_and_listeners_hear_of_it(env: JobsEnv):
     env.stack.settings.set("chat.auto_title", True)
-    heard: list[tuple[str, int | None]] = []
-    env.jobs.add_listener(heard.append)
+    heard: list[DataChange] = []
+    env.stack.changes.subscribe(heard.append)
     env.server.script_when(background, Text("Trip to Kyoto"))
     cid = await env.new_conversation()
     await env.say(cid, "Plan a trip to Kyoto")
     row = await env.stack.repo.get_conversation(cid)
     assert row is not None
     assert row.title == "Trip to Kyoto"
-    assert ("conversation", cid) in heard
+    assert ConversationChanged(cid) in heard
     titles = [r.body for r in env.server.chat_requests() if not r.body.get("stream")]
     assert len(titles) == 1
     assert titles[0]["max_tokens"] == 32
@@ -48,8 +48,8 @@ async def test_replies_are_announced_once_finished_and_a_failing_listener_is_har
     def broken(_event: ReplyCompleted) -> None:
         raise RuntimeError("listener bug")
 
-    env.chat.add_reply_listener(broken)
-    env.chat.add_reply_listener(heard.append)
+    env.stack.changes.subscribe(broken, ReplyCompleted)
+    env.stack.changes.subscribe(heard.append, ReplyCompleted)
     cid = await env.new_conversation()
     events = await env.say(cid, "Hello")
     assert [e.message.id for e in heard] == [events[-1].message.id]

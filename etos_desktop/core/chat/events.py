@@ -1,17 +1,16 @@
 """Events the chat service yields while it handles one send; plain Python, no Qt.
 
-Besides the events of one send, the service announces every reply that finished to its reply
-listeners (``ReplyCompleted``): that is how the background jobs learn that a conversation may be
-due for a title or a summary, without a UI controller in between.
+Besides the events of one send, the service publishes every reply that finished on the app's
+change hub (``core.changes.ReplyCompleted``): that is how the background jobs learn that a
+conversation may be due for a title or a summary, without a UI controller in between.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from etos_desktop.core.errors import UserFacingError
-from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+from etos_desktop.core.storage.tables import MessageRow
 
 
 @dataclass(frozen=True)
@@ -74,23 +73,6 @@ class MemorySaved:
     merged: bool
     superseded: int | None
     content: str
-
-
-@dataclass(frozen=True)
-class ReplyCompleted:
-    """A reply finished (complete, or interrupted with what arrived); announced to listeners.
-
-    Attributes:
-        conversation: The conversation as it was when the message was sent.
-        message: The reply's final row.
-    """
-
-    conversation: ConversationRow
-    message: MessageRow
-
-
-#: Called on the event loop when a reply finished; must not block (start work, don't do it).
-ReplyListener = Callable[[ReplyCompleted], None]
 
 
 ChatEvent = (

@@ -24,14 +24,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from etos_desktop.core.changes import ChangeHub, ReplyCompleted
 from etos_desktop.core.chat.events import (
     ChatEvent,
     MemorySaved,
-    ReplyCompleted,
     ReplyDelta,
     ReplyFailed,
     ReplyFinished,
-    ReplyListener,
     ReplyRetrying,
     ReplyStarted,
     UserMessageSaved,
@@ -172,6 +171,8 @@ class ChatService:
             words of its own yet (its default companion name and prompt language). The app
             passes the installed language, which resolves "Automatic" by the system locale as
             the window does; ``None`` reads ``ui.language`` and takes "Automatic" as English.
+        changes: The app's change hub: every reply that finished is published there
+            (``ReplyCompleted``, on the event loop once the reply's row is written).
     """
 
     def __init__(
@@ -188,6 +189,7 @@ class ChatService:
         clock: Clock | None = None,
         profile: ProfileAccess | None = None,
         ui_language: Callable[[], str] | None = None,
+        changes: ChangeHub,
     ) -> None:
         self._repo = repo
         self._ui_language_of = ui_language
@@ -204,21 +206,7 @@ class ChatService:
         self.profile = profile
         self._clock: Clock = clock or SystemClock()
         self._snapshots = SessionSnapshots()
-        self._reply_listeners: list[ReplyListener] = []
-
-    def add_reply_listener(self, listener: ReplyListener) -> None:
-        """Call ``listener`` on the event loop after every reply that finished.
-
-        A listener that raises is logged and does not disturb the reply or the other listeners.
-        """
-        self._reply_listeners.append(listener)
-
-    def _announce(self, event: ReplyCompleted) -> None:
-        for listener in list(self._reply_listeners):
-            try:
-                listener(event)
-            except Exception:
-                log.exception("a reply listener failed")
+        self._changes = changes
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -768,7 +756,7 @@ class ChatService:
             "tool_calls_json": _transcript(rounds, round_text),
         }
         row = await self._repo.update_message(reply_id, **values)
-        self._announce(ReplyCompleted(conversation, row))
+        self._changes.publish(ReplyCompleted(conversation, row))
         yield ReplyFinished(row)
 
     async def _run_tool(

@@ -5,7 +5,8 @@ caller's thread. This facade runs every call in a small worker pool, so the even
 thread) never waits on embedding, vector search or the disk. It is the only way the UI reaches
 the engine: besides the engine's own calls it describes the active embedder in parts the UI can
 put into words, and :meth:`MemoryAccess.run` runs composed work on the engine in the same pool
-(the export and import of every layer, ``core.transfer``).
+(the export and import of every layer, ``core.transfer``). Every write publishes one
+``MemoriesChanged`` on the app's change hub, back on the event loop once it committed.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
-import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
+from etos_desktop.core.changes import ChangeHub, MemoriesChanged, MemoryChange
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.records import (
     DeletedMemory,
@@ -37,11 +38,6 @@ if TYPE_CHECKING:
     from etos_desktop.core.memory.standing import StandingChoice
 
 T = TypeVar("T")
-
-log = logging.getLogger(__name__)
-
-#: Told on the event loop after a save ended an older memory: the result and the save's source.
-SupersedeListener = Callable[[SaveResult, str], None]
 
 #: Key prefixes of the embedders the app builds (``core/providers/embedders.py``).
 _BUILTIN_PREFIX = "use-m3:"
@@ -107,14 +103,22 @@ class MemoryAccess:
     Args:
         engine: The engine (sharing the app's database).
         workers: Worker threads; two let a search run while a save embeds.
+        changes: The app's change hub, where every write is published (``None``: a hub of its
+            own, which nobody hears unless they subscribe to :attr:`changes`).
     """
 
-    def __init__(self, engine: MemoryEngine, *, workers: int = 2) -> None:
+    def __init__(
+        self, engine: MemoryEngine, *, workers: int = 2, changes: ChangeHub | None = None
+    ) -> None:
         self.engine = engine
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=workers, thread_name_prefix="etos-memory"
         )
-        self._supersede_listeners: list[SupersedeListener] = []
+        #: Where the writes are published (``MemoriesChanged``).
+        self.changes = changes if changes is not None else ChangeHub()
+
+    def _published(self, ids: Sequence[int], reason: MemoryChange, actor: str) -> None:
+        self.changes.publish(MemoriesChanged(tuple(ids), reason, actor))
 
     @property
     def max_content_chars(self) -> int:
@@ -144,60 +148,64 @@ class MemoryAccess:
         """``MemoryEngine.search`` off the loop."""
         return await self._call(self.engine.search, query, k, mode, **options)
 
-    def add_supersede_listener(self, listener: SupersedeListener) -> None:
-        """Call ``listener`` on the event loop after every save that superseded a memory.
-
-        A listener that raises is logged and does not disturb the save or the other listeners.
-        """
-        self._supersede_listeners.append(listener)
-
     async def save(self, text: str, kind: str = "fact", **options: Any) -> SaveResult:
         """``MemoryEngine.save`` off the loop (write checks, duplicate merge, supersede).
 
-        A save that ended an older memory (``supersedes=``, or a stated change of the same
-        slot) is told to the supersede listeners, with the save's ``source``.
+        Published as ``MemoriesChanged`` with the save's ``source``; a save that ended an older
+        memory (``supersedes=``, or a stated change of the same slot) names it in
+        ``superseded``.
         """
         result = await self._call(self.engine.save, text, kind, **options)
-        if result.superseded is not None:
-            source = str(options.get("source", MemorySource.MANUAL))
-            for listener in list(self._supersede_listeners):
-                try:
-                    listener(result, source)
-                except Exception:
-                    log.exception("a supersede listener failed")
+        source = str(options.get("source", MemorySource.MANUAL))
+        superseded = () if result.superseded is None else (result.superseded,)
+        self.changes.publish(MemoriesChanged((result.id,), MemoryChange.SAVED, source, superseded))
         return result
 
     async def edit(self, memory_id: int, **changes: Any) -> Memory:
         """``MemoryEngine.edit`` off the loop (re-embeds when the text changes)."""
-        return await self._call(self.engine.edit, memory_id, **changes)
+        memory = await self._call(self.engine.edit, memory_id, **changes)
+        self._published([memory_id], MemoryChange.EDITED, str(changes.get("actor", "user")))
+        return memory
 
     async def archive(self, memory_id: int, *, actor: str = "user") -> Memory:
         """Archive one memory (kept, never retrieved; undoable)."""
-        return await self._call(self.engine.archive, memory_id, actor=actor)
+        memory = await self._call(self.engine.archive, memory_id, actor=actor)
+        self._published([memory_id], MemoryChange.ARCHIVED, actor)
+        return memory
 
     async def restore(self, memory_id: int, *, actor: str = "user") -> Memory:
         """Restore an archived memory."""
-        return await self._call(self.engine.restore, memory_id, actor=actor)
+        memory = await self._call(self.engine.restore, memory_id, actor=actor)
+        self._published([memory_id], MemoryChange.RESTORED, actor)
+        return memory
 
     async def delete(self, memory_id: int, *, actor: str = "user") -> DeletedMemory:
         """Delete for real; the returned snapshot allows an in-memory undo."""
-        return await self._call(self.engine.delete, memory_id, actor=actor)
+        deleted = await self._call(self.engine.delete, memory_id, actor=actor)
+        self._published([memory_id], MemoryChange.DELETED, actor)
+        return deleted
 
     async def delete_many(
         self, memory_ids: Sequence[int], *, actor: str = "user"
     ) -> list[DeletedMemory]:
         """Delete several memories in one transaction; one undo snapshot each."""
-        return await self._call(self.engine.delete_many, list(memory_ids), actor=actor)
+        deleted = await self._call(self.engine.delete_many, list(memory_ids), actor=actor)
+        self._published(memory_ids, MemoryChange.DELETED, actor)
+        return deleted
 
     async def undo_delete(self, deleted: DeletedMemory, *, actor: str = "user") -> Memory:
         """Put a deleted memory back from its snapshot."""
-        return await self._call(self.engine.undo_delete, deleted, actor=actor)
+        memory = await self._call(self.engine.undo_delete, deleted, actor=actor)
+        self._published([memory.id], MemoryChange.BROUGHT_BACK, actor)
+        return memory
 
     async def undo_delete_many(
         self, deleted: Sequence[DeletedMemory], *, actor: str = "user"
     ) -> list[Memory]:
         """Put the memories of a bulk delete back, in one transaction."""
-        return await self._call(self.engine.undo_delete_many, list(deleted), actor=actor)
+        memories = await self._call(self.engine.undo_delete_many, list(deleted), actor=actor)
+        self._published([m.id for m in memories], MemoryChange.BROUGHT_BACK, actor)
+        return memories
 
     async def get(self, memory_id: int) -> Memory | None:
         """One memory, or ``None``."""

@@ -3,7 +3,8 @@
 :class:`TransferService` is built from the layers' access objects by whoever offers export and
 import (the Settings dialog); no layer knows it. Its work runs in the memory access's worker
 threads (``MemoryAccess.run``), where the engine embeds and waits for the DB thread, so the event
-loop never waits on the disk, an embedder or a large document.
+loop never waits on the disk, an embedder or a large document. An import is published on the
+memory access's change hub, one change for each layer it wrote.
 """
 
 from __future__ import annotations
@@ -13,9 +14,15 @@ from pathlib import Path
 
 from sqlmodel import Session
 
+from etos_desktop.core.changes import (
+    MemoriesChanged,
+    MemoryChange,
+    ProfileChanged,
+    SummariesChanged,
+)
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.engine import MemoryEngine
-from etos_desktop.core.memory.records import Memory
+from etos_desktop.core.memory.records import Memory, MemorySource
 from etos_desktop.core.profile import transfer as profile_transfer
 from etos_desktop.core.profile.access import ProfileAccess
 from etos_desktop.core.profile.records import Profile
@@ -112,7 +119,15 @@ class TransferService:
                 profile_replaced=profile_replaced,
             )
 
-        return await self._memory.run(write)
+        result = await self._memory.run(write)
+        changes = self._memory.changes
+        ids = result.added + result.updated
+        changes.publish(MemoriesChanged(ids, MemoryChange.IMPORTED, MemorySource.IMPORTED.value))
+        if result.summaries_added or result.summaries_updated:
+            changes.publish(SummariesChanged())
+        if result.profile_replaced:
+            changes.publish(ProfileChanged())
+        return result
 
     async def export_json(self, *, now: datetime, app_version: str) -> tuple[str, int]:
         """Every memory, session summary (archived ones too) and the profile as an export document.

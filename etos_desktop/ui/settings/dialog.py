@@ -57,7 +57,8 @@ if TYPE_CHECKING:
     from etos_desktop.core.providers.secrets import SecretStore
     from etos_desktop.core.settings.store import SettingsStore
     from etos_desktop.core.summaries.access import SummaryAccess
-    from etos_desktop.ui.jobs_bridge import JobsBridge
+    from etos_desktop.services.jobs import BackgroundJobs
+    from etos_desktop.ui.changes_bridge import ChangesBridge
 
 #: The size the dialog opens at, unless the main window or the screen is smaller.
 DEFAULT_SIZE: Final = QSize(940, 620)
@@ -105,7 +106,8 @@ class SettingsDialog(QDialog):
         memory: MemoryAccess | None = None,
         summaries: SummaryAccess | None = None,
         profile: ProfileAccess | None = None,
-        jobs: JobsBridge | None = None,
+        jobs: BackgroundJobs | None = None,
+        changes: ChangesBridge | None = None,
         clock: Clock | None = None,
         parent: QWidget | None = None,
     ) -> None:
@@ -129,7 +131,7 @@ class SettingsDialog(QDialog):
             parent=self.stack,
         )
         # The General page first: the Persona page's defaults follow its language.
-        self.general_page = GeneralPage(settings, jobs=jobs, parent=self.stack)
+        self.general_page = GeneralPage(settings, jobs=jobs, changes=changes, parent=self.stack)
         self.persona_page = PersonaPage(settings, language=self._chosen_language, parent=self.stack)
         self._pages: dict[str, SettingsPage] = {
             "providers": self.providers_page,
@@ -140,17 +142,21 @@ class SettingsDialog(QDialog):
         if memory is not None:
             # Summaries and the profile travel in the memory export and import: one file.
             transfer = TransferService(memory, summaries=summaries, profile=profile)
-            self.memory_page = MemoryPage(memory, settings, transfer=transfer, parent=self.stack)
+            self.memory_page = MemoryPage(
+                memory, settings, transfer=transfer, changes=changes, parent=self.stack
+            )
             self._pages["memory"] = self.memory_page
         self.summaries_page: SummariesPage | None = None
         if summaries is not None:
             self.summaries_page = SummariesPage(
-                summaries, settings, jobs=jobs, clock=clock, parent=self.stack
+                summaries, settings, jobs=jobs, changes=changes, clock=clock, parent=self.stack
             )
             self._pages["summaries"] = self.summaries_page
         self.profile_page: ProfilePage | None = None
         if profile is not None:
-            self.profile_page = ProfilePage(profile, settings, jobs=jobs, parent=self.stack)
+            self.profile_page = ProfilePage(
+                profile, settings, jobs=jobs, changes=changes, parent=self.stack
+            )
             self._pages["profile"] = self.profile_page
         self._page_names = tuple(self._pages)
         for name in self._page_names:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from etos_desktop.core.changes import DataChange, Layer
 from etos_desktop.core.context.language import Language, language_for_locale
 from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.jobs import JobName, JobStatus
@@ -42,7 +43,8 @@ from etos_desktop.ui.settings.page import (
 )
 
 if TYPE_CHECKING:
-    from etos_desktop.ui.jobs_bridge import JobsBridge
+    from etos_desktop.services.jobs import BackgroundJobs
+    from etos_desktop.ui.changes_bridge import ChangesBridge
 
 #: The settings sections the General page is built from.
 GENERAL_SECTIONS: tuple[str, ...] = ("ui", "chat", "backup")
@@ -191,7 +193,8 @@ class GeneralPage(SettingsPage):
         settings: SettingsStore,
         *,
         sections: Sequence[str] = GENERAL_SECTIONS,
-        jobs: JobsBridge | None = None,
+        jobs: BackgroundJobs | None = None,
+        changes: ChangesBridge | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -234,8 +237,8 @@ class GeneralPage(SettingsPage):
         if jobs is not None:
             self.jobs_section = JobsSection(content)
             column.addWidget(self.jobs_section)
-            jobs.jobs_changed.connect(self._on_jobs_changed)
-            jobs.summaries_changed.connect(self._on_jobs_changed)
+        if changes is not None:
+            changes.changed.connect(self._on_changes_changed)
         column.addStretch(1)
         self.retranslate()
 
@@ -315,6 +318,10 @@ class GeneralPage(SettingsPage):
         super().showEvent(event)
         self._on_jobs_changed()
 
+    def _on_changes_changed(self, change: DataChange) -> None:
+        if change.touches(Layer.JOBS, Layer.SUMMARIES):
+            self._on_jobs_changed()
+
     def _on_jobs_changed(self) -> None:
         # Several changes in a row (a job started, then ended) read the statuses once.
         if self._jobs is not None and self.isVisible() and not self._jobs_queued:
@@ -326,7 +333,7 @@ class GeneralPage(SettingsPage):
         try:
             if self._jobs is None or self.jobs_section is None:
                 return
-            statuses = await self._jobs.jobs.statuses()
+            statuses = await self._jobs.statuses()
             self.jobs_section.set_statuses(statuses)
             self.jobs_refreshed.emit()
         finally:

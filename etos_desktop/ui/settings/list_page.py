@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QShowEvent
@@ -37,9 +37,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from etos_desktop.core.changes import DataChange, Layer
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.settings.page import SettingsPage
 from etos_desktop.ui.settings.record_list import R, RecordFilterModel, RecordList, RecordTableModel
+
+if TYPE_CHECKING:
+    from etos_desktop.ui.changes_bridge import ChangesBridge
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,8 @@ class ListPage(SettingsPage, Generic[R]):
         super().__init__(parent)
         self._undo: list[Sequence[Any]] = []
         self.words: ListWords
+        self._followed: tuple[Layer, ...] = ()
+        self._follow_queued = False
 
     # -- building -------------------------------------------------------------------------------
 
@@ -278,6 +284,30 @@ class ListPage(SettingsPage, Generic[R]):
     async def refresh(self) -> None:
         """Reload the list (and what the page shows about it) from the database."""
         raise NotImplementedError
+
+    def follow_changes(self, changes: ChangesBridge | None, *layers: Layer) -> None:
+        """Reload the list, while it is shown, when a data change touches one of ``layers``.
+
+        Changes made elsewhere (the chat, the background jobs) appear without a new visit.
+        """
+        if changes is not None:
+            self._followed = layers
+            changes.changed.connect(self._on_changes_changed_follow)
+
+    def _on_changes_changed_follow(self, change: DataChange) -> None:
+        # The page's own actions reload it when they end (busy until then), so a change they
+        # made is shown by that reload; several changes in a row reload once.
+        if not change.touches(*self._followed) or self._follow_queued:
+            return
+        if self._alive and self.isVisible() and not self._busy:
+            self._follow_queued = True
+            self.spawn(self._refresh_followed(), self.words.not_loaded())
+
+    async def _refresh_followed(self) -> None:
+        try:
+            await self.refresh()
+        finally:
+            self._follow_queued = False
 
     def show_records(self, records: Sequence[R]) -> None:
         """Show the records :meth:`refresh` read, keeping the selection and scroll position."""

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from etos_desktop import __version__
+from etos_desktop.core.changes import Layer
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.errors import EtosError, StorageError
 from etos_desktop.core.memory.records import DeletedMemory, Memory, MemoryKind, MemorySource
@@ -57,6 +58,7 @@ from etos_desktop.ui.settings.page import SettingEditors, form_columns, plain_la
 if TYPE_CHECKING:
     from etos_desktop.core.memory.access import EmbedderInfo, EmbeddingState, MemoryAccess
     from etos_desktop.core.transfer.service import TransferService
+    from etos_desktop.ui.changes_bridge import ChangesBridge
 
 
 def _local_zone() -> tzinfo:
@@ -76,6 +78,7 @@ class MemoryPage(ListPage[Memory]):
         settings: The settings store (``memory.*`` keys).
         transfer: Export and import of every memory layer (the Import and Export actions).
         clock: The current time (what counts as active).
+        changes: The app's data changes: memories saved elsewhere (the chat) appear at once.
         parent: The parent widget.
 
     Signals:
@@ -94,6 +97,7 @@ class MemoryPage(ListPage[Memory]):
         *,
         transfer: TransferService,
         clock: Clock | None = None,
+        changes: ChangesBridge | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -110,6 +114,7 @@ class MemoryPage(ListPage[Memory]):
         self._build()
         self.retranslate()
         self._update_actions()
+        self.follow_changes(changes, Layer.MEMORIES)
 
     # -- building -------------------------------------------------------------------------------
 

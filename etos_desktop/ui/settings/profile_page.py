@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from etos_desktop.core.changes import DataChange, Layer
 from etos_desktop.core.errors import EtosError, InvalidInput
 from etos_desktop.core.jobs import JobName, JobStatus
 from etos_desktop.core.profile import sections
@@ -50,7 +51,8 @@ from etos_desktop.ui.settings.record_list import Column, RecordList, RecordTable
 if TYPE_CHECKING:
     from etos_desktop.core.profile.access import ProfileAccess
     from etos_desktop.core.profile.writing import ProfileRun
-    from etos_desktop.ui.jobs_bridge import JobsBridge
+    from etos_desktop.services.jobs import BackgroundJobs
+    from etos_desktop.ui.changes_bridge import ChangesBridge
 
 
 class ProfilePage(SettingsPage):
@@ -64,6 +66,7 @@ class ProfilePage(SettingsPage):
         profile: The app's profile access (all work runs off the UI thread).
         settings: The settings store (``profile.*`` keys).
         jobs: The background jobs (``None``: no Refresh now, no schedule shown).
+        changes: The app's data changes (the page reloads on a profile's or jobs' change).
         parent: The parent widget.
 
     Signals:
@@ -79,7 +82,8 @@ class ProfilePage(SettingsPage):
         profile: ProfileAccess,
         settings: SettingsStore,
         *,
-        jobs: JobsBridge | None = None,
+        jobs: BackgroundJobs | None = None,
+        changes: ChangesBridge | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -100,9 +104,8 @@ class ProfilePage(SettingsPage):
         self._build()
         self.retranslate()
         self._update_actions()
-        if jobs is not None:
-            jobs.profile_changed.connect(self._on_jobs_profile_changed)
-            jobs.jobs_changed.connect(self._on_jobs_profile_changed)
+        if changes is not None:
+            changes.changed.connect(self._on_changes_changed)
 
     # -- building -------------------------------------------------------------------------------
 
@@ -342,7 +345,7 @@ class ProfilePage(SettingsPage):
         revisions = await self._profile.revisions()
         status = None
         if self._jobs is not None:
-            statuses = await self._jobs.jobs.statuses()
+            statuses = await self._jobs.statuses()
             status = next((s for s in statuses if s.name == JobName.PROFILE), None)
         if not self._alive:
             return
@@ -409,8 +412,10 @@ class ProfilePage(SettingsPage):
 
     # -- slots that start work ------------------------------------------------------------------
 
-    def _on_jobs_profile_changed(self) -> None:
+    def _on_changes_changed(self, change: DataChange) -> None:
         # Several changes in a row (a job started, wrote, ended) reload the page once.
+        if not change.touches(Layer.PROFILE, Layer.JOBS):
+            return
         if self._alive and self.isVisible() and not self._refresh_queued and not self._busy:
             self._refresh_queued = True
             self.spawn(self._queued_refresh(), self.tr("The profile was not loaded."))
@@ -516,7 +521,7 @@ class ProfilePage(SettingsPage):
             self.editor.setReadOnly(True)
             self._set_stage("reading")
             try:
-                result = await self._jobs.jobs.refresh_profile_now(progress=self._set_stage)
+                result = await self._jobs.refresh_profile_now(progress=self._set_stage)
             except Exception:
                 # Recorded with its time: the page shows it, not only the status line.
                 if self._alive:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from etos_desktop.core.changes import DataChange, Layer
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.errors import EtosError
 from etos_desktop.core.jobs import JobName, JobStatus
@@ -51,7 +52,8 @@ from etos_desktop.ui.settings.summary_models import SummaryFilterModel, SummaryT
 
 if TYPE_CHECKING:
     from etos_desktop.core.summaries.access import SummaryAccess
-    from etos_desktop.ui.jobs_bridge import JobsBridge
+    from etos_desktop.services.jobs import BackgroundJobs
+    from etos_desktop.ui.changes_bridge import ChangesBridge
 
 
 class SummariesPage(ListPage[Summary]):
@@ -65,6 +67,7 @@ class SummariesPage(ListPage[Summary]):
         summaries: The app's summary access (all work runs off the UI thread).
         settings: The settings store (``summaries.*`` keys).
         jobs: The background jobs (``None``: no "Summarise now", no schedule shown).
+        changes: The app's data changes (the page reloads on a summaries' or jobs' change).
         clock: The current time.
         parent: The parent widget.
 
@@ -80,7 +83,8 @@ class SummariesPage(ListPage[Summary]):
         summaries: SummaryAccess,
         settings: SettingsStore,
         *,
-        jobs: JobsBridge | None = None,
+        jobs: BackgroundJobs | None = None,
+        changes: ChangesBridge | None = None,
         clock: Clock | None = None,
         parent: QWidget | None = None,
     ) -> None:
@@ -99,9 +103,8 @@ class SummariesPage(ListPage[Summary]):
         self._build()
         self.retranslate()
         self._update_actions()
-        if jobs is not None:
-            jobs.summaries_changed.connect(self._on_jobs_summaries_changed)
-            jobs.jobs_changed.connect(self._on_jobs_summaries_changed)
+        if changes is not None:
+            changes.changed.connect(self._on_changes_changed)
 
     # -- building -------------------------------------------------------------------------------
 
@@ -289,7 +292,7 @@ class SummariesPage(ListPage[Summary]):
         activity = await self._summaries.all_activity()
         status = None
         if self._jobs is not None:
-            statuses = await self._jobs.jobs.statuses()
+            statuses = await self._jobs.statuses()
             status = next((s for s in statuses if s.name == JobName.SUMMARIES), None)
         if not self._alive:
             return
@@ -304,9 +307,10 @@ class SummariesPage(ListPage[Summary]):
 
     # -- slots that start work ------------------------------------------------------------------
 
-    def _on_jobs_summaries_changed(self) -> None:
+    def _on_changes_changed(self, change: DataChange) -> None:
         # Several changes in a row (a job started, wrote, ended) reload the page once.
-        if self._alive and self.isVisible() and not self._refresh_queued:
+        relevant = change.touches(Layer.SUMMARIES, Layer.JOBS)
+        if relevant and self._alive and self.isVisible() and not self._refresh_queued:
             self._refresh_queued = True
             self.spawn(self._queued_refresh(), self.tr("The list of summaries was not loaded."))
 
@@ -396,7 +400,7 @@ class SummariesPage(ListPage[Summary]):
         if self._jobs is None:
             return
         for conversation_id in sorted({d.conversation_id for d in batch if d.conversation_id}):
-            await self._jobs.jobs.check_conversation(conversation_id)
+            await self._jobs.check_conversation(conversation_id)
 
     async def summarise_now(self, conversation_id: int) -> None:
         """Summarise one conversation now (the button); the outcome is shown in the status line."""
@@ -404,7 +408,7 @@ class SummariesPage(ListPage[Summary]):
             return
         self.set_status("", lambda: self.tr("Summarising…"))
         self.summarise_button.setEnabled(False)
-        result = await self._jobs.jobs.summarise_now(conversation_id)
+        result = await self._jobs.summarise_now(conversation_id)
         await self._after_change([result.summary.id] if result.summary is not None else [])
         messages: dict[str, tuple[str, Callable[[], str]]] = {
             "summary": ("ok", lambda: self.tr("A new summary was written.")),
@@ -518,7 +522,7 @@ class SummariesPage(ListPage[Summary]):
                 new=self.tr("%n not yet summarised", "", activity.new_user_turns),
             )
         ]
-        jobs = self._jobs.jobs if self._jobs is not None else None
+        jobs = self._jobs
         next_at = jobs.next_summary_at(conversation_id) if jobs is not None else None
         if jobs is not None and jobs.summary_running(conversation_id):
             parts.append(self.tr("being summarised now"))

@@ -6,6 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from etos_desktop.core.changes import MemoriesChanged, MemoryChange
+from etos_desktop.core.errors import EtosError
 from etos_desktop.core.memory.access import (
     EmbedderInfo,
     EmbeddingState,
@@ -68,17 +70,21 @@ async def test_embedding_state_counts_what_the_active_embedder_covers(
     assert await access.embedding_state() == EmbeddingState(None, 0, 1)
 
 
-@pytest.mark.logs(r"^ERROR etos_desktop\.core\.memory\.access: a supersede listener failed$")
+@pytest.mark.logs(r"^ERROR etos_desktop\.core\.changes: a subscriber to MemoriesChanged failed$")
 async def test_a_save_that_supersedes_is_told_with_its_source_and_get_many_reads_by_id(
     access: MemoryAccess,
 ):
     heard: list[tuple[int, int | None, str]] = []
 
-    def broken(_result: object, _source: str) -> None:
-        raise RuntimeError("a listener failed")
+    def broken(_change: MemoriesChanged) -> None:
+        raise RuntimeError("a subscriber failed")
 
-    access.add_supersede_listener(broken)
-    access.add_supersede_listener(lambda r, source: heard.append((r.id, r.superseded, source)))
+    def superseding(change: MemoriesChanged) -> None:
+        if change.superseded:
+            heard.append((change.ids[0], change.superseded[0], change.source))
+
+    access.changes.subscribe(broken, MemoriesChanged)
+    access.changes.subscribe(superseding, MemoriesChanged)
     old = await access.save("Lives in Berlin")
     assert heard == []
     new = await access.save("Lives in Hamburg", supersedes=old.id, source="user_statement")
@@ -87,3 +93,32 @@ async def test_a_save_that_supersedes_is_told_with_its_source_and_get_many_reads
     found = await access.get_many([new.id, 999, old.id, new.id])
     assert sorted(found) == [old.id, new.id]
     assert found[old.id].superseded_by == new.id
+
+
+async def test_every_write_is_published_once_it_is_done(access: MemoryAccess) -> None:
+    heard: list[MemoriesChanged] = []
+    access.changes.subscribe(heard.append, MemoriesChanged)
+    a = await access.save("Likes jazz")
+    b = await access.save("Drinks green tea", source="assistant_action")
+    await access.edit(a.id, text="Likes free jazz")
+    await access.archive(a.id)
+    await access.restore(a.id, actor="consolidation")
+    one = await access.delete(a.id)
+    await access.undo_delete(one)
+    many = await access.delete_many([a.id, b.id])
+    await access.undo_delete_many(many)
+    assert [(c.reason, c.ids, c.source) for c in heard] == [
+        (MemoryChange.SAVED, (a.id,), "manual"),
+        (MemoryChange.SAVED, (b.id,), "assistant_action"),
+        (MemoryChange.EDITED, (a.id,), "user"),
+        (MemoryChange.ARCHIVED, (a.id,), "user"),
+        (MemoryChange.RESTORED, (a.id,), "consolidation"),
+        (MemoryChange.DELETED, (a.id,), "user"),
+        (MemoryChange.BROUGHT_BACK, (a.id,), "user"),
+        (MemoryChange.DELETED, (a.id, b.id), "user"),
+        (MemoryChange.BROUGHT_BACK, (a.id, b.id), "user"),
+    ]
+    # A failed write publishes nothing.
+    with pytest.raises(EtosError):
+        await access.archive(9999)
+    assert len(heard) == 9

@@ -12,7 +12,7 @@ import shiboken6
 
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.jobs import JobName
-from etos_desktop.ui.jobs_bridge import JobsBridge
+from etos_desktop.ui.changes_bridge import ChangesBridge
 from etos_desktop.ui.settings.general_page import GeneralPage
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, background
 from tests.helpers.qt_async import expect_signal
@@ -28,8 +28,8 @@ async def general(
     qtbot: Any, tmp_path: Path, server: FakeOpenAIServer
 ) -> AsyncIterator[tuple[GeneralPage, JobsEnv]]:
     async with jobs_env(tmp_path / "data", server, FakeClock()) as env:
-        bridge = JobsBridge(env.jobs)
-        page = GeneralPage(env.stack.settings, jobs=bridge)
+        bridge = ChangesBridge(env.stack.changes)
+        page = GeneralPage(env.stack.settings, jobs=env.jobs, changes=bridge)
         qtbot.addWidget(page)
         page.resize(800, 900)
         refreshed = expect_signal(page.jobs_refreshed)

@@ -25,7 +25,7 @@ from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.profile import sections
 from etos_desktop.core.profile.injection import profile_label
 from etos_desktop.core.profile.records import PinnedLine
-from etos_desktop.ui.jobs_bridge import JobsBridge
+from etos_desktop.ui.changes_bridge import ChangesBridge
 from etos_desktop.ui.settings.dialog import DEFAULT_SIZE, SettingsDialog
 from etos_desktop.ui.settings.memory_page import MemoryPage
 from etos_desktop.ui.settings.profile_page import ProfilePage
@@ -92,7 +92,7 @@ class PageEnv:
 async def pe(qtbot: Any, tmp_path: Path, server: FakeOpenAIServer) -> AsyncIterator[PageEnv]:
     clock = FakeClock()
     async with jobs_env(tmp_path / "data", server, clock) as env:
-        bridge = JobsBridge(env.jobs)
+        bridge = ChangesBridge(env.stack.changes)
         stack = env.stack
         dialog = SettingsDialog(
             stack.settings,
@@ -102,7 +102,8 @@ async def pe(qtbot: Any, tmp_path: Path, server: FakeOpenAIServer) -> AsyncItera
             local_candidates=[],
             env={},
             profile=env.profile,
-            jobs=bridge,
+            jobs=env.jobs,
+            changes=bridge,
         )
         qtbot.addWidget(dialog)
         page = dialog.profile_page

@@ -19,7 +19,7 @@ import pytest
 import shiboken6
 
 from etos_desktop.core.clock import FakeClock
-from etos_desktop.ui.jobs_bridge import JobsBridge
+from etos_desktop.ui.changes_bridge import ChangesBridge
 from etos_desktop.ui.settings.summaries_page import SummariesPage
 from etos_desktop.ui.settings.summary_dialogs import SummaryEditorDialog, SummaryHistoryDialog
 from etos_desktop.ui.settings.summary_models import COLUMNS, SummaryTableModel
@@ -41,7 +41,7 @@ ZH_SUMMARY = "用户计划春天和朋友去京都旅行，比较了京都站附
 class PageEnv:
     env: JobsEnv
     page: SummariesPage
-    bridge: JobsBridge
+    bridge: ChangesBridge
 
     async def conversation(self, title: str, turns: int) -> int:
         cid = await self.env.new_conversation(title)
@@ -76,8 +76,10 @@ class PageEnv:
 async def pe(qtbot: Any, tmp_path: Path, server: FakeOpenAIServer) -> AsyncIterator[PageEnv]:
     clock = FakeClock()
     async with jobs_env(tmp_path / "data", server, clock) as env:
-        bridge = JobsBridge(env.jobs)
-        page = SummariesPage(env.summaries, env.stack.settings, jobs=bridge, clock=clock)
+        bridge = ChangesBridge(env.stack.changes)
+        page = SummariesPage(
+            env.summaries, env.stack.settings, jobs=env.jobs, changes=bridge, clock=clock
+        )
         qtbot.addWidget(page)
         page.resize(900, 640)
         refreshed = expect_signal(page.refreshed)
