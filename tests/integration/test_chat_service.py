@@ -519,15 +519,20 @@ async def test_automatic_language_is_the_one_the_window_shows(
 ) -> None:
     """Language "Automatic" under a Chinese locale: a message with no words of its own gets the
     Chinese companion, as the window names it, not English because the setting says "auto"."""
+    from etos_desktop.core.changes import ChangeHub
     from etos_desktop.core.chat.service import ChatService
 
     server.script(Text("好的。"), Text("OK."))
     async with chat_stack(tmp_path, server.base_url) as s:
         assert s.settings.get_str("ui.language") == "auto"
-        chinese_window = ChatService(s.repo, s.registry, s.settings, ui_language=lambda: "zh")
+        chinese_window = ChatService(
+            s.repo, s.registry, s.settings, ui_language=lambda: "zh", changes=ChangeHub()
+        )
         conv = await s.repo.create_conversation()
         await s.run(chinese_window.send(conv.id, "👍"))
-        english_window = ChatService(s.repo, s.registry, s.settings, ui_language=lambda: "en")
+        english_window = ChatService(
+            s.repo, s.registry, s.settings, ui_language=lambda: "en", changes=ChangeHub()
+        )
         other = await s.repo.create_conversation()
         await s.run(english_window.send(other.id, "👍"))
     chinese, english = (r.body["messages"][0]["content"] for r in server.chat_requests())
