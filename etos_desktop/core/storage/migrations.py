@@ -329,6 +329,15 @@ def _v8_global_ids(conn: sqlite3.Connection) -> None:
         )
 
 
+def _v9_sync_state(conn: sqlite3.Connection) -> None:
+    # Sync's own bookkeeping (core/sync/state.py), in the database so that applying remote
+    # changes and remembering that they were applied commit together: a pass killed half-way
+    # leaves both as they were.
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS sync_state (key TEXT PRIMARY KEY, value BLOB NOT NULL)"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversations, messages, traces", _v1_chat),
     Migration(2, "long-term memory: memories, revisions, vectors, full-text index", _v2_memory),
@@ -344,6 +353,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         8, "global ids for memories, revisions, summaries and profile revisions", _v8_global_ids
     ),
+    Migration(9, "sync bookkeeping", _v9_sync_state),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

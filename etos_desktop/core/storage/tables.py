@@ -341,3 +341,12 @@ class ProfileRevisionRow(SQLModel, table=True):
     memory_ids_json: str = "[]"
     #: For ``restored``: the revision brought back.
     restored_from: int | None = None
+
+
+class SyncStateRow(SQLModel, table=True):
+    """One value of sync's bookkeeping (``core/sync/state.py`` names the keys)."""
+
+    __tablename__ = "sync_state"
+
+    key: str = Field(primary_key=True)
+    value: bytes
