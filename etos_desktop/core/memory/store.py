@@ -27,6 +27,7 @@ from etos_desktop.core.storage.tables import (
     MemoryRow,
     MemoryVectorRow,
     RevisionAction,
+    new_gid,
 )
 from etos_desktop.core.storage.traces import chunks
 from etos_desktop.core.text.segmentation import index_text
@@ -496,6 +497,8 @@ def write_back(
         )
     undeletes = [
         {
+            # Given here: one statement inserts these with the old revisions, which keep theirs.
+            "gid": new_gid(),
             "memory_id": int(row["id"]),
             "created_at": now,
             "action": RevisionAction.UNDELETE.value,

@@ -9,6 +9,7 @@ that already holds data is migrated, the file is copied with SQLite's backup API
 from __future__ import annotations
 
 import sqlite3
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -293,6 +294,50 @@ def _v7_redact_tool_arguments(conn: sqlite3.Connection) -> None:
     conn.executemany("UPDATE message SET tool_calls_json = ? WHERE id = ?", changed)
 
 
+#: Tables whose rows get a global id (issue 22): the synced items that exist so far.
+GID_TABLES = ("memory", "memory_revision", "session_summary", "profile_revision")
+
+# A random (version 4) UUID in SQLite's SQL, for rows inserted without a gid by raw SQL;
+# inserts through the tables' classes get Python's uuid4 first (``tables.new_gid``).
+_SQL_UUID4 = (
+    "lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || "
+    "substr(lower(hex(randomblob(2))), 2) || '-' || "
+    "substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || "
+    "'-' || lower(hex(randomblob(6)))"
+)
+
+
+def _v8_global_ids(conn: sqlite3.Connection) -> None:
+    # Sync (issue 22) names items by a stable global id; local integer ids stay local. SQLite
+    # cannot add a column with a non-constant default, so existing rows are filled here and a
+    # trigger gives one to any row inserted without it (bulk inserts, undo's write-back keeps
+    # the old one).
+    # Safe to run again on a file that has it (tests rewind ``user_version`` to rerun steps).
+    for table in GID_TABLES:
+        columns = {str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")}
+        if "gid" not in columns:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN gid TEXT")
+        ids = [int(row[0]) for row in conn.execute(f"SELECT id FROM {table} WHERE gid IS NULL")]
+        conn.executemany(
+            f"UPDATE {table} SET gid = ? WHERE id = ?", [(str(uuid.uuid4()), i) for i in ids]
+        )
+        conn.execute(f"CREATE UNIQUE INDEX IF NOT EXISTS ix_{table}_gid ON {table} (gid)")
+        conn.execute(
+            f"CREATE TRIGGER IF NOT EXISTS {table}_gid_default AFTER INSERT ON {table} "
+            f"WHEN NEW.gid IS NULL BEGIN "
+            f"UPDATE {table} SET gid = ({_SQL_UUID4}) WHERE id = NEW.id; END"
+        )
+
+
+def _v9_sync_state(conn: sqlite3.Connection) -> None:
+    # Sync's own bookkeeping (core/sync/state.py), in the database so that applying remote
+    # changes and remembering that they were applied commit together: a pass killed half-way
+    # leaves both as they were.
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS sync_state (key TEXT PRIMARY KEY, value BLOB NOT NULL)"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversations, messages, traces", _v1_chat),
     Migration(2, "long-term memory: memories, revisions, vectors, full-text index", _v2_memory),
@@ -305,6 +350,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "the user profile and its revisions", _v5_profile),
     Migration(6, "the keyword index stemmed by Snowball", _v6_reindex_keywords),
     Migration(7, "secrets redacted from stored tool-call arguments", _v7_redact_tool_arguments),
+    Migration(
+        8, "global ids for memories, revisions, summaries and profile revisions", _v8_global_ids
+    ),
+    Migration(9, "sync bookkeeping", _v9_sync_state),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -6,10 +6,16 @@ hold text so the SQL stays portable.
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 from enum import StrEnum
 
 from sqlmodel import Field, SQLModel
+
+
+def new_gid() -> str:
+    """A new global id: a random UUID that names a synced item on every device (issue 22)."""
+    return str(uuid.uuid4())
 
 
 class MessageStatus(StrEnum):
@@ -107,6 +113,8 @@ class MemoryRow(SQLModel, table=True):
     __tablename__ = "memory"
 
     id: int | None = Field(default=None, primary_key=True)
+    #: The global id sync and the command line name it by; the integer id stays local.
+    gid: str = Field(default_factory=new_gid, unique=True, sa_column_kwargs={"default": new_gid})
     content: str
     #: Hash of the normalised content; finds exact duplicates without reading every text.
     content_key: str = Field(index=True)
@@ -154,6 +162,9 @@ class RevisionAction(StrEnum):
     DELETE = "delete"
     #: A delete was undone (the snapshot held in memory was written back).
     UNDELETE = "undelete"
+    #: Sync: another device's concurrent value that lost to the one kept (its text in
+    #: ``after_json``, the device in ``actor``); the memory itself did not change.
+    CONFLICT = "conflict"
 
 
 class MemoryRevisionRow(SQLModel, table=True):
@@ -166,6 +177,8 @@ class MemoryRevisionRow(SQLModel, table=True):
     __tablename__ = "memory_revision"
 
     id: int | None = Field(default=None, primary_key=True)
+    #: The global id sync and the command line name it by; the integer id stays local.
+    gid: str = Field(default_factory=new_gid, unique=True, sa_column_kwargs={"default": new_gid})
     memory_id: int = Field(index=True)
     created_at: datetime
     #: A ``RevisionAction`` value.
@@ -207,6 +220,8 @@ class SessionSummaryRow(SQLModel, table=True):
     __tablename__ = "session_summary"
 
     id: int | None = Field(default=None, primary_key=True)
+    #: The global id sync and the command line name it by; the integer id stays local.
+    gid: str = Field(default_factory=new_gid, unique=True, sa_column_kwargs={"default": new_gid})
     conversation_id: int | None = Field(
         default=None, foreign_key="conversation.id", index=True, ondelete="CASCADE"
     )
@@ -314,6 +329,8 @@ class ProfileRevisionRow(SQLModel, table=True):
     __tablename__ = "profile_revision"
 
     id: int | None = Field(default=None, primary_key=True)
+    #: The global id sync and the command line name it by; the integer id stays local.
+    gid: str = Field(default_factory=new_gid, unique=True, sa_column_kwargs={"default": new_gid})
     created_at: datetime = Field(index=True)
     #: scheduled / requested / manual / cleared / restored / imported
     source: str
@@ -324,3 +341,12 @@ class ProfileRevisionRow(SQLModel, table=True):
     memory_ids_json: str = "[]"
     #: For ``restored``: the revision brought back.
     restored_from: int | None = None
+
+
+class SyncStateRow(SQLModel, table=True):
+    """One value of sync's bookkeeping (``core/sync/state.py`` names the keys)."""
+
+    __tablename__ = "sync_state"
+
+    key: str = Field(primary_key=True)
+    value: bytes

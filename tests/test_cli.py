@@ -1,0 +1,128 @@
+"""``etos-desktop-cli`` as a subprocess on temporary data folders: memory commands and sync."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PASSPHRASE = "two devices, one folder"
+
+# Each command is a fresh interpreter (~3 s on two busy cores: SQLAlchemy, numpy).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+
+def _cli(*args: str, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "etos_desktop.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.fixture
+def env(isolated_environment: Path) -> dict[str, str]:
+    values = dict(os.environ)
+    values["ETOS_SYNC_PASSPHRASE"] = PASSPHRASE
+    values["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    values.pop("QT_QPA_PLATFORM", None)
+    return values
+
+
+def _list(data: Path, env: dict[str, str], *extra: str) -> list[dict[str, object]]:
+    out = _cli("memory", "list", *extra, "--data-dir", str(data), env=env).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_two_data_folders_sync_through_the_command_line(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    home, work, folder = tmp_path / "home", tmp_path / "work", tmp_path / "sync"
+    added = json.loads(
+        _cli("memory", "add", "I take my coffee black", "--data-dir", str(home), env=env).stdout
+    )
+    _cli(
+        "memory",
+        "add",
+        "Deadline is on Friday",
+        "--kind",
+        "episode",
+        "--data-dir",
+        str(home),
+        env=env,
+    )
+    first = json.loads(
+        _cli("sync", "--data-dir", str(home), "--folder", str(folder), env=env).stdout
+    )
+    assert first["published"] == "1.update"
+    second = json.loads(
+        _cli("sync", "--data-dir", str(work), "--folder", str(folder), env=env).stdout
+    )
+    assert second["inserted"] == 2
+    listed = _list(work, env)
+    assert [(m["text"], m["kind"]) for m in listed] == [
+        ("I take my coffee black", "fact"),
+        ("Deadline is on Friday", "episode"),
+    ]
+    assert listed[0]["id"] == added["id"]
+    assert set(listed[0]) == {"id", "text", "kind", "created_at"}
+    # Archive on one, delete on the other; both hold after a pass each way.
+    _cli("memory", "archive", str(listed[0]["id"]), "--data-dir", str(work), env=env)
+    _cli("memory", "delete", str(listed[1]["id"]), "--data-dir", str(home), env=env)
+    for data in (work, home, work):
+        _cli("sync", "--data-dir", str(data), "--folder", str(folder), env=env)
+    for data in (home, work):
+        assert _list(data, env) == []
+        everything = _list(data, env, "--all")
+        assert [(m["text"], m["archived"]) for m in everything] == [
+            ("I take my coffee black", True)
+        ]
+    # The passphrase was kept (in the fallback file of this keyring-less test environment).
+    del env["ETOS_SYNC_PASSPHRASE"]
+    _cli("sync", "--data-dir", str(home), "--folder", str(folder), env=env)
+    for path in folder.rglob("*.update"):
+        assert b"coffee" not in path.read_bytes()
+
+
+def test_a_wrong_passphrase_fails_with_the_reason(tmp_path: Path, env: dict[str, str]) -> None:
+    folder = tmp_path / "sync"
+    _cli("sync", "--data-dir", str(tmp_path / "a"), "--folder", str(folder), env=env)
+    env["ETOS_SYNC_PASSPHRASE"] = "something else"
+    result = _cli(
+        "sync", "--data-dir", str(tmp_path / "b"), "--folder", str(folder), env=env, check=False
+    )
+    assert result.returncode == 1
+    assert "sync_wrong_passphrase" in result.stderr
+    unknown = _cli(
+        "memory", "archive", "no-such-gid", "--data-dir", str(tmp_path / "a"), env=env, check=False
+    )
+    assert unknown.returncode == 1
+    assert "no memory no-such-gid" in unknown.stderr
+
+
+def test_it_refuses_while_the_app_holds_the_data_folder(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    # What QLockFile writes for the running app: pid, app name, host name.
+    (data / "instance.lock").write_text(f"{os.getpid()}\netos-desktop\n{socket.gethostname()}\n")
+    for args in (("memory", "list"), ("sync", "--folder", str(tmp_path / "sync"))):
+        result = _cli(*args, "--data-dir", str(data), env=env, check=False)
+        assert result.returncode == 3
+        assert "ETOS Desktop is running" in result.stderr
+    assert not (data / "etos.db").exists()
+    # A lock left by a process that is gone does not count.
+    (data / "instance.lock").write_text(f"999999999\netos-desktop\n{socket.gethostname()}\n")
+    assert _list(data, env) == []
