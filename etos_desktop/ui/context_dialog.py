@@ -141,6 +141,9 @@ class ContextDialog(QDialog):
         """Set every text in the current language; the rows are built again."""
         self.setWindowTitle(self.tr("What was sent"))
         self.tree.setHeaderLabels([self.tr("Part"), self.tr("Tokens (est.)"), self.tr("Score")])
+        # The numbers' column is as wide as its title needs in this language and text size.
+        header = self.tree.header()
+        header.resizeSection(1, max(100, header.sectionSizeFromContents(1).width()))
         self.tree.setAccessibleName(self.tr("Parts of the request"))
         self.text.setAccessibleName(self.tr("Exact text of the selected part"))
         self.buttons.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("Close"))

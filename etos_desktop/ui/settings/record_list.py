@@ -416,9 +416,10 @@ class RecordList(QObject, Generic[R]):
         for section, column in enumerate(self.model.columns()):
             if column.samples is None:
                 continue
-            sample = max(metrics.horizontalAdvance(s) for s in column.samples())
-            title = header.fontMetrics().horizontalAdvance(column.title()) + 16
-            header.resizeSection(section, max(sample, title) + 16)
+            sample = max(metrics.horizontalAdvance(s) for s in column.samples()) + 16
+            # What the style needs for the title, its margins and the sort arrow included.
+            title = header.sectionSizeFromContents(section).width()
+            header.resizeSection(section, max(sample, title))
 
     def header(self) -> QHeaderView:
         """The table's column header."""
