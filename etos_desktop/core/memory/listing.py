@@ -1,0 +1,224 @@
+"""The memory list of Settings in SQL: what its filters let through, in its order, a window at a time.
+
+Search here is a substring filter (case-insensitive, as ``str.casefold`` compares) over the text,
+tags, trigger context and ``#id`` of every memory, archived ones included; the engine's relevance
+search is deliberately not used because it never returns archived memories and may return
+nothing by design. The filters and sorts run on the DB thread (``storage.windows``); the UI holds
+only the windows it was given.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+from sqlalchemy import String, and_, case, collate, func, not_, true, type_coerce
+from sqlalchemy import select as sa_select
+from sqlmodel import Session, col
+
+from etos_desktop.core.memory.records import Memory
+from etos_desktop.core.storage.lookups import active_memory
+from etos_desktop.core.storage.tables import MemoryRow
+from etos_desktop.core.storage.windows import (
+    PAGE_SIZE,
+    Cursor,
+    ListCounts,
+    ListOrder,
+    ListWindow,
+    ranked,
+    read_window,
+    register_function,
+)
+
+#: The columns a memory list sorts by (the Memory page's column keys).
+ORDER_KEYS: Final = frozenset(
+    {"id", "content", "kind", "source", "confidence", "created", "last_used", "status"}
+)
+#: How the status column sorts: active, expired, archived, superseded.
+STATUS_RANKS: Final = ("active", "expired", "archived", "superseded")
+
+_HAYSTACK: Final = "etos_memory_text"
+
+
+@dataclass(frozen=True)
+class MemoryFilters:
+    """What a memory list shows.
+
+    Attributes:
+        text: Substring to look for in text, tags and trigger context (case-insensitive);
+            ``"#12"`` shows memory 12 only.
+        kind: Only this kind (``None``: every kind).
+        status: ``"all"``, ``"active"`` or ``"inactive"`` (archived, superseded, expired).
+        source: Only this source (``None``: every source).
+    """
+
+    text: str = ""
+    kind: str | None = None
+    status: str = "all"
+    source: str | None = None
+
+
+def searched_text(content: str, tags_json: str | None, trigger_context: str | None) -> str:
+    """What the text filter searches in a memory, case-folded: its text, tags and trigger."""
+    tags = " ".join(json.loads(tags_json)) if tags_json and tags_json != "[]" else ""
+    return " ".join([content, tags, trigger_context or ""]).casefold()
+
+
+def _searched(content: object, tags_json: object, trigger_context: object) -> str:
+    # Called by SQLite for each row the text filter looks at.
+    return searched_text(
+        str(content or ""),
+        tags_json if isinstance(tags_json, str) else None,
+        trigger_context if isinstance(trigger_context, str) else None,
+    )
+
+
+def id_query(text: str) -> int | None:
+    """The memory a filter text names as ``#12``, if it names one."""
+    text = text.strip()
+    if text.startswith("#") and text[1:].isdecimal():
+        return int(text[1:])
+    return None
+
+
+def conditions(filters: MemoryFilters, now: datetime) -> list[Any]:
+    """The SQL conditions of ``filters`` (active means active at ``now``).
+
+    A text filter calls the ``etos_memory_text`` function: :func:`prepare` the session first.
+    """
+    out: list[Any] = []
+    if filters.kind is not None:
+        out.append(col(MemoryRow.kind) == filters.kind)
+    if filters.source is not None:
+        out.append(col(MemoryRow.source) == filters.source)
+    if filters.status == "active":
+        out.append(active_memory(now))
+    elif filters.status == "inactive":
+        out.append(not_(active_memory(now)))
+    text = filters.text.strip().casefold()
+    if text:
+        memory_id = id_query(text)
+        if memory_id is not None:
+            out.append(col(MemoryRow.id) == memory_id)
+        else:
+            searched = getattr(func, _HAYSTACK)(
+                col(MemoryRow.content), col(MemoryRow.tags_json), col(MemoryRow.trigger_context)
+            )
+            out.append(func.instr(searched, text) > 0)
+    return out
+
+
+def prepare(session: Session) -> None:
+    """Register the SQL function the text filter calls on the session's connection."""
+    register_function(session, _HAYSTACK, 3, _searched)
+
+
+def sort_key(order: ListOrder, now: datetime) -> Any:
+    """The SQL expression a column sorts by (never NULL; ties are broken by id).
+
+    Raises:
+        ValueError: ``order.key`` is not one of :data:`ORDER_KEYS`.
+    """
+    key = order.key
+    if key == "id":
+        return col(MemoryRow.id)
+    if key == "content":
+        return collate(col(MemoryRow.content), "NOCASE")
+    if key in ("kind", "source"):
+        return ranked(col(MemoryRow.kind if key == "kind" else MemoryRow.source), order.ranks)
+    if key == "confidence":
+        return col(MemoryRow.confidence)
+    if key in ("created", "last_used"):
+        # The stored text: it sorts as the times do, and a window's cursor keeps it as it is.
+        column = col(MemoryRow.created_at if key == "created" else MemoryRow.last_accessed_at)
+        return func.coalesce(type_coerce(column, String()), "")
+    if key == "status":
+        return case(
+            (col(MemoryRow.superseded_by).is_not(None), STATUS_RANKS.index("superseded")),
+            (col(MemoryRow.archived_at).is_not(None), STATUS_RANKS.index("archived")),
+            (not_(active_memory(now)), STATUS_RANKS.index("expired")),
+            else_=STATUS_RANKS.index("active"),
+        )
+    raise ValueError(f"a memory list does not sort by {key!r}")
+
+
+def window(
+    session: Session,
+    filters: MemoryFilters,
+    order: ListOrder,
+    now: datetime,
+    *,
+    after: Cursor | None = None,
+    limit: int = PAGE_SIZE,
+    with_counts: bool = False,
+) -> ListWindow[Memory]:
+    """One window of the memories ``filters`` let through, in ``order``.
+
+    Args:
+        session: A session on the DB thread.
+        filters: What the list shows.
+        order: How it is sorted.
+        now: The current time (what is active).
+        after: Start after this row (the cursor of the window before); ``None``: the first.
+        limit: At most this many memories.
+        with_counts: Read the list's counts too, in the same transaction.
+
+    Returns:
+        The memories, the cursor of the next window, and the counts when asked for.
+    """
+    prepare(session)
+    key = sort_key(order, now)
+    statement = sa_select(col(MemoryRow.id), MemoryRow, key.label("sort_key")).where(
+        *conditions(filters, now)
+    )
+    rows, cursor = read_window(
+        session,
+        statement,
+        key=key,
+        id_column=col(MemoryRow.id),
+        order=order,
+        after_cursor=after,
+        limit=limit,
+    )
+    memories = [Memory.from_row(row[1]) for row in rows]
+    return ListWindow(memories, cursor, counts(session, filters, now) if with_counts else None)
+
+
+def counts(session: Session, filters: MemoryFilters, now: datetime) -> ListCounts:
+    """Every memory, those ``filters`` let through, and how many of each are active (one scan)."""
+    prepare(session)
+    active = active_memory(now)
+    where = conditions(filters, now)
+    matches = and_(*where) if where else true()
+    statement = sa_select(
+        func.count(),
+        func.coalesce(func.sum(case((active, 1), else_=0)), 0),
+        func.coalesce(func.sum(case((matches, 1), else_=0)), 0),
+        func.coalesce(func.sum(case((and_(matches, active), 1), else_=0)), 0),
+    ).select_from(MemoryRow)
+    total, lead, matching, archivable = session.execute(statement).one()
+    return ListCounts(int(total), int(matching), int(lead), int(archivable))
+
+
+def matching_ids(
+    session: Session, filters: MemoryFilters, now: datetime, *, archivable: bool | None = None
+) -> list[int]:
+    """The ids of the memories ``filters`` let through, in id order.
+
+    Args:
+        session: A session on the DB thread.
+        filters: What the list shows.
+        now: The current time.
+        archivable: Only those Archive applies to (active: ``True``), or only those Restore
+            applies to (``False``); ``None``: all of them.
+    """
+    prepare(session)
+    where = conditions(filters, now)
+    if archivable is True:
+        where.append(active_memory(now))
+    elif archivable is False:
+        where.append(not_(active_memory(now)))
+    statement = sa_select(col(MemoryRow.id)).where(*where).order_by(col(MemoryRow.id))
+    return [int(memory_id) for memory_id in session.execute(statement).scalars()]
