@@ -908,11 +908,14 @@ class MemoryEngine:
         """Archive several memories in one transaction (Archive of many rows, or of all).
 
         Args:
-            memory_ids: The memories; those archived already, or gone, are skipped.
+            memory_ids: The memories; those archived already are skipped.
             actor: Who archived them.
 
         Returns:
             The ids archived now, in the order given.
+
+        Raises:
+            MemoryNotFound: One of them does not exist (nothing was archived).
         """
         return self._set_archived_many(memory_ids, archive=True, actor=actor)
 
@@ -922,7 +925,7 @@ class MemoryEngine:
         """Restore several memories in one transaction (see :meth:`restore`).
 
         Args:
-            memory_ids: The memories; those active already, or gone, are skipped.
+            memory_ids: The memories; those active already are skipped.
             actor: Who restored them.
             archive_only: Clear only ``archived_at`` (the undo of an archive: an expiry the
                 memory had before stays).
@@ -931,6 +934,7 @@ class MemoryEngine:
             The ids restored, in the order given.
 
         Raises:
+            MemoryNotFound: One of them does not exist (nothing was restored).
             MemoryLimitReached: Restoring them would make more than ``max_active`` memories
                 active (nothing was restored).
         """
@@ -945,7 +949,7 @@ class MemoryEngine:
 
         def write(session: Any) -> list[int]:
             try:
-                changed, became_active = store.set_archived_many(
+                changed, became_active, missing = store.set_archived_many(
                     session,
                     memory_ids,
                     archive=archive,
@@ -953,6 +957,8 @@ class MemoryEngine:
                     actor=actor,
                     now=now,
                 )
+                if missing:
+                    raise MemoryNotFound(f"no memory #{missing[0]}", memory_id=missing[0])
                 if became_active and store.count_active(session, now) > self.max_active:
                     raise MemoryLimitReached(
                         "restoring would exceed the limit", reason="limit", limit=self.max_active

@@ -4,12 +4,15 @@ Search here is a substring filter (case-insensitive, as ``str.casefold`` compare
 tags, trigger context and ``#id`` of every memory, archived ones included; the engine's relevance
 search is deliberately not used because it never returns archived memories and may return
 nothing by design. The filters and sorts run on the DB thread (``storage.windows``); the UI holds
-only the windows it was given.
+only the windows it was given. The rule is written here twice, side by side: in SQL
+(:func:`conditions`) and over a loaded memory (:func:`accepts`, for a list that holds every
+record and filters it in place); the text both search is :func:`searched_text`.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
@@ -60,19 +63,36 @@ class MemoryFilters:
     source: str | None = None
 
 
-def searched_text(content: str, tags_json: str | None, trigger_context: str | None) -> str:
+def searched_text(content: str, tags: Sequence[str], trigger_context: str | None) -> str:
     """What the text filter searches in a memory, case-folded: its text, tags and trigger."""
-    tags = " ".join(json.loads(tags_json)) if tags_json and tags_json != "[]" else ""
-    return " ".join([content, tags, trigger_context or ""]).casefold()
+    return " ".join([content, " ".join(tags), trigger_context or ""]).casefold()
 
 
 def _searched(content: object, tags_json: object, trigger_context: object) -> str:
     # Called by SQLite for each row the text filter looks at.
+    tags = json.loads(tags_json) if isinstance(tags_json, str) and tags_json != "[]" else []
     return searched_text(
         str(content or ""),
-        tags_json if isinstance(tags_json, str) else None,
+        [str(tag) for tag in tags],
         trigger_context if isinstance(trigger_context, str) else None,
     )
+
+
+def accepts(memory: Memory, filters: MemoryFilters, now: datetime) -> bool:
+    """Whether ``filters`` let a loaded memory through: :func:`conditions` over plain values."""
+    if filters.kind is not None and memory.kind != filters.kind:
+        return False
+    if filters.source is not None and memory.source != filters.source:
+        return False
+    if filters.status != "all" and memory.is_active(now) != (filters.status == "active"):
+        return False
+    text = filters.text.strip().casefold()
+    if not text:
+        return True
+    memory_id = id_query(text)
+    if memory_id is not None:
+        return memory.id == memory_id
+    return text in searched_text(memory.content, memory.tags, memory.trigger_context)
 
 
 def id_query(text: str) -> int | None:

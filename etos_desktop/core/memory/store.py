@@ -516,14 +516,15 @@ def set_archived_many(
     archive_only: bool = False,
     actor: str,
     now: datetime,
-) -> tuple[list[int], int]:
+) -> tuple[list[int], int, list[int]]:
     """Archive (or restore) several memories in bulk statements, with a revision each.
 
     Archiving sets ``archived_at`` of those not archived yet. Restoring makes the inactive ones
     active as ``MemoryEngine.restore`` does (``archived_at``, ``valid_until`` and
     ``superseded_by`` cleared), or with ``archive_only`` clears ``archived_at`` alone: the undo
-    of an archive, which must not end an expiry the memory had before. Ids that name no memory,
-    or a memory already in the wanted state, are skipped. The caller commits.
+    of an archive, which must not end an expiry the memory had before. A memory already in the
+    wanted state is skipped, and so is an id that names no memory (it is returned: the caller
+    decides). The caller commits.
 
     Args:
         session: A session on the DB thread.
@@ -534,8 +535,8 @@ def set_archived_many(
         now: The time of the change.
 
     Returns:
-        The ids changed, in the order given, and how many of them were inactive before (a
-        restore makes that many more memories active: the caller checks the store's limit).
+        The ids changed, in the order given; how many memories became active (a restore: the
+        caller checks the store's limit); the ids that name no memory.
     """
     wanted = list(dict.fromkeys(memory_ids))
     rows = columns_by_id(session, wanted)
@@ -567,6 +568,7 @@ def set_archived_many(
         after["updated_at"] = now
         changes.append((row, after))
     changed = [int(row["id"]) for row, _ in changes]
+    missing = [memory_id for memory_id in wanted if memory_id not in rows]
     values = (
         {"archived_at": now, "updated_at": now}
         if archive
@@ -597,7 +599,7 @@ def set_archived_many(
                 for before, after in changes
             ],
         )
-    return changed, became_active
+    return changed, became_active, missing
 
 
 def _table(name: str) -> Any:

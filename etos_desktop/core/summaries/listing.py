@@ -4,6 +4,8 @@ Search is a substring filter (case-insensitive, as ``str.casefold`` compares) ov
 the conversation title of every summary, archived ones and earlier versions included. Which
 summary is its conversation's current one is decided in the query (the newest non-archived one,
 as ``storage.lookups.current_summary_ids`` decides it), so a window never reads the others.
+The rule is written twice, side by side: in SQL (:func:`conditions`) and over a loaded summary
+(:func:`accepts`, for a list that holds every record and filters it in place).
 """
 
 from __future__ import annotations
@@ -61,6 +63,18 @@ class SummaryFilters:
     text: str = ""
     conversation: int | None = None
     status: str = "all"
+
+
+def accepts(summary: Summary, filters: SummaryFilters) -> bool:
+    """Whether ``filters`` let a loaded summary through: :func:`conditions` over plain values."""
+    if filters.conversation is not None and summary.conversation_id != filters.conversation:
+        return False
+    if filters.status == "current" and not summary.current:
+        return False
+    if filters.status == "archived" and not summary.archived:
+        return False
+    text = filters.text.strip().casefold()
+    return not text or text in f"{summary.conversation_title} {summary.content}".casefold()
 
 
 _newer = aliased(SessionSummaryRow)

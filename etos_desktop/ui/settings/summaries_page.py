@@ -34,6 +34,7 @@ from etos_desktop.core.errors import EtosError
 from etos_desktop.core.jobs import JobName, JobStatus
 from etos_desktop.core.settings.schema import spec_for
 from etos_desktop.core.settings.store import SettingsStore
+from etos_desktop.core.storage.windows import ListCounts
 from etos_desktop.core.summaries.records import DeletedSummary, Summary, SummaryActivity
 from etos_desktop.ui.error_text import failure_text
 from etos_desktop.ui.job_text import job_error_text, local_time
@@ -113,6 +114,7 @@ class SummariesPage(ListPage[Summary]):
             SummaryFilterModel(self),
             name="summary",
             sort_by="time",
+            source=self._summaries,
             filters=self._build_filters,
             between=self._build_conversation_bar,
             body=self._build_body,
@@ -191,6 +193,7 @@ class SummariesPage(ListPage[Summary]):
             deleted=lambda count: self.tr(
                 "Deleted %n summaries. Undo is possible until you close Settings.", "", count
             ),
+            archived=lambda count: self.tr("Archived %n summaries.", "", count),
             brought_back=lambda count: self.tr("Brought back %n summaries.", "", count),
             not_loaded=lambda: self.tr("The list of summaries was not loaded."),
             not_saved=lambda _summary_id: self.tr("The summary was not saved."),
@@ -200,10 +203,11 @@ class SummariesPage(ListPage[Summary]):
             not_brought_back=lambda: self.tr("The deleted summaries were not restored."),
         )
 
-    def _count_text(self, summaries: Sequence[Summary]) -> str:
-        current = sum(1 for s in summaries if s.current)
+    def _count_text(self, counts: ListCounts) -> str:
         return (
-            self.tr("%n summaries", "", len(summaries)) + " · " + self.tr("%n current", "", current)
+            self.tr("%n summaries", "", counts.total)
+            + " · "
+            + self.tr("%n current", "", counts.lead)
         )
 
     def _delete_question(self, ids: Sequence[int], every: bool) -> tuple[str, str]:
@@ -273,7 +277,7 @@ class SummariesPage(ListPage[Summary]):
         chosen = self.conversation_filter.currentData()
         if isinstance(chosen, int):
             return chosen
-        ids = self.selected_ids()
+        ids = [] if self.every_row_selected() else self.selected_ids()
         if len(ids) == 1:
             return self.records.record_of(ids[0]).conversation_id
         return None
@@ -284,8 +288,8 @@ class SummariesPage(ListPage[Summary]):
         self.conversation_filter.setCurrentIndex(max(index, 0))
 
     async def refresh(self) -> None:
-        """Reload the summaries, the conversations' state and the job's status."""
-        summaries = await self._summaries.summaries()
+        """Read the list again (a window of it), the conversations' state and the job's status."""
+        await self.reload_list()
         activity = await self._summaries.all_activity()
         status = None
         if self._jobs is not None:
@@ -295,7 +299,6 @@ class SummariesPage(ListPage[Summary]):
             return
         self._activity = {a.conversation_id: a for a in activity if not a.temporary}
         self._job_status = status
-        self.show_records(summaries)
         self._render_conversations()
         self._render_job()
         self._render_conversation_bar()
@@ -370,6 +373,13 @@ class SummariesPage(ListPage[Summary]):
 
     def _is_active(self, summary: Summary) -> bool:
         return not summary.archived
+
+    async def _unarchive(self, ids: list[int]) -> int:
+        # A summary's archive is its only state: restoring it is the undo.
+        done = await self._summaries.restore(ids)
+        await self._after_change(ids)
+        self.set_status("ok", lambda: self.tr("Restored %n summaries.", "", done))
+        return done
 
     async def _set_archived(self, ids: list[int], archived: bool) -> None:
         if archived:
@@ -561,5 +571,6 @@ class SummariesPage(ListPage[Summary]):
         self._update_actions()
 
     def _render_full_text(self) -> None:
-        records = self.selected_records() if self.model.rowCount() else []
-        self.full_text.setPlainText(records[0].content if len(records) == 1 else "")
+        ids = [] if self.every_row_selected() else self.selected_ids()
+        shown = self.records.record_of(ids[0]).content if len(ids) == 1 else ""
+        self.full_text.setPlainText(shown)

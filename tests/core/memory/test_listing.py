@@ -11,7 +11,7 @@ import pytest
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.memory import listing
 from etos_desktop.core.memory.engine import MemoryEngine
-from etos_desktop.core.memory.errors import MemoryLimitReached
+from etos_desktop.core.memory.errors import MemoryLimitReached, MemoryNotFound
 from etos_desktop.core.memory.listing import MemoryFilters
 from etos_desktop.core.memory.records import Memory
 from etos_desktop.core.storage.windows import ListCounts, ListOrder, ListWindow
@@ -103,26 +103,21 @@ def test_windows_follow_the_columns_order(lexical: MemoryEngine, store: dict[str
     assert status[2] == store["ended"]
 
 
-def test_filters_match_what_the_page_filtered_in_python(
+def test_the_sql_filters_and_the_python_rule_agree(
     lexical: MemoryEngine, store: dict[str, int]
 ) -> None:
     memories = lexical.memories(include_inactive=True)
     now = lexical._now()
 
     def python(filters: MemoryFilters) -> set[int]:
-        out = set()
+        # The same rule over loaded memories (a list held whole filters with it), checked
+        # against the page's rule as it was: a substring of text, tags and trigger.
+        out = {m.id for m in memories if listing.accepts(m, filters, now)}
+        text = filters.text.strip().casefold()
         for m in memories:
-            if filters.kind is not None and m.kind != filters.kind:
-                continue
-            if filters.source is not None and m.source != filters.source:
-                continue
-            if filters.status != "all" and m.is_active(now) != (filters.status == "active"):
-                continue
-            text = filters.text.strip().casefold()
             searched = " ".join([m.content, " ".join(m.tags), m.trigger_context or ""])
-            if text and text not in searched.casefold():
-                continue
-            out.add(m.id)
+            if text and not text.startswith("#") and m.id in out:
+                assert text in searched.casefold()
         return out
 
     cases = [
@@ -200,9 +195,14 @@ def test_archive_many_then_undo_restores_exactly_those(
     soon = lexical.save(
         "Is at a conference until Friday", valid_until=clock.now() + timedelta(days=3)
     )
-    targets = [*tea, soon.id, store["archived"], 10**9]
-    archived = lexical.archive_many(targets)
-    assert archived == [*tea, soon.id]  # the archived one and the missing id are skipped
+    with pytest.raises(MemoryNotFound):
+        lexical.archive_many([*tea, 10**9])  # one is gone: none is archived
+    assert (
+        read(lexical, lambda s, now: listing.counts(s, MemoryFilters(text="tea"), now)).archivable
+        == 150
+    )
+    archived = lexical.archive_many([*tea, soon.id, store["archived"]])
+    assert archived == [*tea, soon.id]  # the one archived before is skipped
     assert (
         read(lexical, lambda s, now: listing.counts(s, MemoryFilters(text="tea"), now)).archivable
         == 0

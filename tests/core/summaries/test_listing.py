@@ -6,7 +6,7 @@ from typing import Any
 
 from etos_desktop.core.storage.tables import SessionSummaryRow
 from etos_desktop.core.storage.windows import ListOrder
-from etos_desktop.core.summaries.listing import ORDER_KEYS, SummaryFilters
+from etos_desktop.core.summaries.listing import ORDER_KEYS, SummaryFilters, accepts
 from etos_desktop.core.summaries.records import Summary
 from tests.core.summaries.conftest import Store
 
@@ -86,13 +86,16 @@ async def test_windows_agree_with_the_whole_list(store: Store) -> None:
 async def test_filters_and_counts(store: Store) -> None:
     made = await filled(store)
 
+    everything = await store.access.summaries()
+
     async def ids(**filters: Any) -> set[int]:
         rows = await every_window(store, SummaryFilters(**filters), ListOrder("time"), 100)
         listed = set(await store.access.matching_ids(SummaryFilters(**filters)))
         assert listed == {s.id for s in rows}
+        # The same rule over loaded summaries (a list held whole filters with it).
+        assert listed == {s.id for s in everything if accepts(s, SummaryFilters(**filters))}
         return listed
 
-    everything = await store.access.summaries()
     assert len(await ids(text="KYOTO")) == 6  # five versions and the imported one
     assert await ids(text="2026") == {s.id for s in everything if s.conversation_id == made["trip"]}
     assert len(await ids(text="咖喱")) == 3
