@@ -14,7 +14,8 @@ messages each. Then, with a 5 ms ``QTimer`` ticking on the GUI thread (``qt_benc
 * **sidebar** — the conversation list reloaded (``refresh_conversations``): time until the
   model holds rows, worst stall, rows the model holds;
 * **first rows** — Settings opened at Memory: time from the call until the table shows its first
-  rows, and the worst stall meanwhile;
+  rows, and the worst stall meanwhile (the dialog builds every page: that is in it); and the
+  time from the Memory page being shown (its ``Show`` event) to its first rows;
 * **scroll to end** — the table's scroll bar dragged to the bottom until no more rows come:
   worst stall and time;
 * **search** — a word typed into the filter box one key every 120 ms: the worst stall per
@@ -151,9 +152,9 @@ async def settle(page: Any, quiet: float = 0.25) -> None:
 
 async def measure_store(data_dir: Path) -> dict[str, float]:
     """Start the app on ``data_dir`` and run the steps; returns the figures by name."""
-    from PySide6.QtCore import QModelIndex, Qt
+    from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
     from PySide6.QtTest import QTest
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QWidget
 
     from etos_desktop.app import EtosApp
     from tests.helpers.fake_openai_server import FakeOpenAIServer
@@ -199,6 +200,21 @@ async def measure_store(data_dir: Path) -> dict[str, float]:
         out["sidebar_rows"] = rows
 
         page: Any = None
+        shown_at: list[float] = []
+
+        class ShowWatch(QObject):
+            def eventFilter(self, watched: Any, event: Any) -> bool:  # noqa: N802  (Qt's name)
+                if (
+                    event.type() == QEvent.Type.Show
+                    and isinstance(watched, QWidget)
+                    and watched.objectName() == "memoryPage"
+                    and not shown_at
+                ):
+                    shown_at.append(time.perf_counter())
+                return False
+
+        watch = ShowWatch()
+        qt_app.installEventFilter(watch)
 
         async def open_memory() -> None:
             nonlocal page
@@ -209,6 +225,9 @@ async def measure_store(data_dir: Path) -> dict[str, float]:
             await asyncio.sleep(0)  # the frame that paints them
 
         out["first_s"], out["first_stall"], _ = await probe.step(open_memory)
+        rows_at = time.perf_counter()
+        qt_app.removeEventFilter(watch)
+        out["page_first_s"] = rows_at - shown_at[0] if shown_at else float("nan")
         await settle(page)
         out["first_rows"] = page.model.rowCount()
 
@@ -296,6 +315,11 @@ def report(name: str, runs: list[dict[str, float]], base: list[dict[str, float]]
             f"  {label:<19} {1000 * t:8.1f} ms (x{t / max(bt, 1e-4):5.1f})   worst stall "
             f"{s:7.1f} ms (x{s / max(bs, 0.1):5.1f})   {count_name}: {int(med(runs, count_key))}"
         )
+    pt, bpt = med(runs, "page_first_s"), med(base, "page_first_s")
+    print(
+        f"  {'page shown→rows':<19} {1000 * pt:8.1f} ms (x{pt / max(bpt, 1e-4):5.1f})   "
+        "(from the Memory page's Show event to its first rows)"
+    )
     ks, bks = med(runs, "key_stall"), med(base, "key_stall")
     print(
         f"  {'per keystroke':<19} worst {ks:7.1f} ms (x{ks / max(bks, 0.1):5.1f}), median of "
