@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import String, and_, case, collate, func, not_, true, type_coerce
+from sqlalchemy import String, case, collate, func, not_, type_coerce
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col
 
@@ -30,6 +30,7 @@ from etos_desktop.core.storage.windows import (
     ListCounts,
     ListOrder,
     ListWindow,
+    contains_folded,
     ranked,
     read_window,
     register_function,
@@ -123,10 +124,15 @@ def conditions(filters: MemoryFilters, now: datetime) -> list[Any]:
         if memory_id is not None:
             out.append(col(MemoryRow.id) == memory_id)
         else:
-            searched = getattr(func, _HAYSTACK)(
+            folded = getattr(func, _HAYSTACK)(
                 col(MemoryRow.content), col(MemoryRow.tags_json), col(MemoryRow.trigger_context)
             )
-            out.append(func.instr(searched, text) > 0)
+            # Without tags, the searched text is plain SQL; tags (JSON) go to Python.
+            plain_text = (
+                col(MemoryRow.content) + "  " + func.coalesce(col(MemoryRow.trigger_context), "")
+            )
+            untagged = col(MemoryRow.tags_json) == "[]"
+            out.append(contains_folded(plain_text, text, folded, plain=untagged))
     return out
 
 
@@ -207,18 +213,16 @@ def window(
 
 
 def counts(session: Session, filters: MemoryFilters, now: datetime) -> ListCounts:
-    """Every memory, those ``filters`` let through, and how many of each are active (one scan)."""
+    """Every memory, those ``filters`` let through, and how many of each are active."""
     prepare(session)
-    active = active_memory(now)
+    active = func.coalesce(func.sum(case((active_memory(now), 1), else_=0)), 0)
+    total, lead = session.execute(sa_select(func.count(), active).select_from(MemoryRow)).one()
     where = conditions(filters, now)
-    matches = and_(*where) if where else true()
-    statement = sa_select(
-        func.count(),
-        func.coalesce(func.sum(case((active, 1), else_=0)), 0),
-        func.coalesce(func.sum(case((matches, 1), else_=0)), 0),
-        func.coalesce(func.sum(case((and_(matches, active), 1), else_=0)), 0),
-    ).select_from(MemoryRow)
-    total, lead, matching, archivable = session.execute(statement).one()
+    if not where:
+        return ListCounts(int(total), int(total), int(lead), int(lead))
+    # The filters in WHERE: each row's text is looked at once.
+    statement = sa_select(func.count(), active).select_from(MemoryRow).where(*where)
+    matching, archivable = session.execute(statement).one()
     return ListCounts(int(total), int(matching), int(lead), int(archivable))
 
 

@@ -56,6 +56,12 @@ def store(lexical: MemoryEngine, clock: FakeClock) -> dict[str, int]:
                 "trigger_context": "when ordering drinks" if i % 25 == 0 else None,
             }
         )
+    # Letters that case-fold beyond ASCII: "ß" → "ss", the Kelvin sign → "k", "ﬁ" → "fi".
+    drafts += [
+        {"text": "Lives on the Hauptstraße", "trigger_context": "İstanbul trips"},
+        {"text": "The lab freezer holds 300 \u212a"},
+        {"text": "Keeps a \ufb01le cabinet", "tags": ["Ordnung"]},
+    ]
     ids = lexical.add_many(drafts, batch_size=100)
     lexical.archive(ids[1])
     lexical.mark_accessed([ids[2], ids[4]])
@@ -131,12 +137,26 @@ def test_the_sql_filters_and_the_python_rule_agree(
         MemoryFilters(text="lives in", status="inactive"),
         MemoryFilters(text="100%"),
         MemoryFilters(text="memory_0"),
+        MemoryFilters(text="STRASSE memory"),  # across a folded tag? no: a separate part
+        MemoryFilters(text="straße"),  # not ASCII, not caseless: decided in Python
+        MemoryFilters(text="喜欢咖啡"),  # caseless: looked for as it is
+        MemoryFilters(text="咖啡 "),
+        MemoryFilters(text="HAUPTSTRASSE"),
+        MemoryFilters(text="300 k"),  # the Kelvin sign folds to "k"
+        MemoryFilters(text="file cabinet"),
+        MemoryFilters(text="istanbul"),
+        MemoryFilters(text="i̇stanbul"),
     ]
     for filters in cases:
         sql = {i for w in every_window(lexical, filters, ListOrder("id"), 100) for i in w}
         assert sql == python(filters), filters
         ids = read(lexical, lambda s, now, f=filters: listing.matching_ids(s, f, now))
         assert set(ids) == sql
+    for needle in ("hauptstrasse", "300 k", "file cabinet", "istanbul"):
+        found = read(
+            lexical, lambda s, now, n=needle: listing.matching_ids(s, MemoryFilters(text=n), now)
+        )
+        assert len(found) == (0 if needle == "istanbul" else 1), needle  # "İ" folds to "i̇"
     named = MemoryFilters(text=f"#{store['first']}")
     assert read(lexical, lambda s, now: listing.matching_ids(s, named, now)) == [store["first"]]
 
@@ -147,6 +167,8 @@ def test_counts_come_from_sql(lexical: MemoryEngine, store: dict[str, int]) -> N
     tea = MemoryFilters(text="green tea")
     counts = read(lexical, lambda s, now: listing.counts(s, tea, now))
     assert counts == ListCounts(total=total, matching=150, lead=active, archivable=150)
+    folded = MemoryFilters(text="hauptstrasse")
+    assert read(lexical, lambda s, now: listing.counts(s, folded, now)).matching == 1
     inactive = MemoryFilters(status="inactive")
     counts = read(lexical, lambda s, now: listing.counts(s, inactive, now))
     assert (counts.matching, counts.archivable, counts.restorable) == (3, 0, 3)
