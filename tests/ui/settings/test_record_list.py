@@ -1,5 +1,8 @@
 """Lists that fetch as they scroll (issue 21): the Memory and Summaries pages over big stores.
 
+(And the profile's history, which is read whole — a version a day at most — and laid out a
+batch of entries at a time.)
+
 A store of 3,000 memories (English and Chinese, dated, a few archived) is loaded with
 ``add_many`` (no embedder) into a real database; the real Memory page shows it. The tests count
 the rows the model holds and the windows it read from the database, scroll the real table,
@@ -24,14 +27,21 @@ from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.engine import MemoryEngine
 from etos_desktop.core.memory.listing import MemoryFilters
+from etos_desktop.core.profile.access import ProfileAccess
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.core.storage.database import Database
-from etos_desktop.core.storage.tables import ConversationRow, SessionSummaryRow
+from etos_desktop.core.storage.tables import (
+    ConversationRow,
+    ProfileRevisionRow,
+    SessionSummaryRow,
+    UserProfileRow,
+)
 from etos_desktop.core.storage.windows import PAGE_SIZE
 from etos_desktop.core.summaries.access import SummaryAccess
 from etos_desktop.core.transfer.service import TransferService
 from etos_desktop.ui.settings.memory_models import COLUMNS, MemoryTableModel
 from etos_desktop.ui.settings.memory_page import MemoryPage
+from etos_desktop.ui.settings.profile_page import ProfilePage
 from etos_desktop.ui.settings.summaries_page import SummariesPage
 from tests.helpers.qt_async import expect_signal
 from tests.helpers.ui_driver import answer_box, click, type_text
@@ -378,4 +388,58 @@ async def test_the_summaries_page_fetches_as_it_scrolls_and_archives_every_match
         page.close_page()
         await page.wait_idle()
         summaries.close()
+        db.close()
+
+
+# -- the profile's history ------------------------------------------------------------------
+
+
+async def test_a_long_profile_history_numbers_and_compares_every_version(
+    qtbot: Any, tmp_path: Path, settings: SettingsStore
+) -> None:
+    db = Database(tmp_path / "etos.db", clock=FakeClock(START))
+    db.open()
+
+    def fill(session: Any) -> None:
+        last = 0
+        for day in range(400):
+            row = ProfileRevisionRow(
+                created_at=START + timedelta(days=day),
+                source="restored" if day == 399 else "scheduled",
+                content=f"## Identity\n- Mia, day {day}",
+                restored_from=3 if day == 399 else None,
+            )
+            session.add(row)
+            session.flush()
+            last = int(row.id or 0)
+        session.merge(UserProfileRow(id=1, content="## Identity\n- Mia, day 2", revision_id=last))
+        session.commit()
+
+    db.call(fill)
+    access = ProfileAccess(db)
+    page = ProfilePage(access, settings)
+    qtbot.addWidget(page)
+    page.show()
+    await page.refresh()
+    try:
+        revisions = page.revisions()
+        assert len(revisions) == 400
+        newest, oldest = revisions[0], revisions[-1]
+        assert page.version_number(newest) == 400
+        assert page.version_number(oldest) == 1
+        assert page.source_text(newest) == "Restored from #3"
+        # The version before the current one is selected; the oldest compares with nothing.
+        assert page.selected_revision() == revisions[1]
+        page.compare_combo.setCurrentIndex(page.compare_combo.findData("previous"))
+        page.select_revision(oldest.id)
+        assert ("+", "- Mia, day 0") in page.diff()
+        page.select_revision(revisions[200].id)
+        assert page.diff() == [
+            (" ", "## Identity"),
+            ("-", "- Mia, day 198"),
+            ("+", "- Mia, day 199"),
+        ]
+    finally:
+        page.close_page()
+        await page.wait_idle()
         db.close()
