@@ -21,7 +21,9 @@ messages each. Then, with a 5 ms ``QTimer`` ticking on the GUI thread (``qt_benc
 * **search** — a word typed into the filter box one key every 120 ms: the worst stall per
   keystroke, and the time from the last key until the count shows the result;
 * **select all + archive** — Ctrl+A in the table, then Archive, on the rows the search matches:
-  time until the page is idle, worst stall, and how many memories the database has archived.
+  time until the page is idle, worst stall, and how many memories the database has archived;
+* **open Summaries** — the Summaries page shown: time until it was read (its list, every
+  conversation's state for the conversation picker), worst stall, conversations in the picker.
 
 Every step runs on a 100-memory, 10-conversation store in the same run too, and the ratio
 against it is printed: what grows with the store. The machine is shared: the load average is
@@ -81,7 +83,7 @@ def seed(data_dir: Path, memories: int, conversations: int) -> None:
     clock = FakeClock(NOW)
     engine = MemoryEngine.open(data_dir / "etos.db", clock=clock, max_active=10**6)
     ids = engine.add_many(drafts, batch_size=1000)
-    # A few of every other state: archived, ended (valid_until in the past).
+    # A few archived (one in 250), as a long-time store has.
     for memory_id in ids[:: max(1, len(ids) // 40)]:
         engine.archive(memory_id)
 
@@ -286,6 +288,28 @@ async def measure_store(data_dir: Path) -> dict[str, float]:
         out["archive_s"], out["archive_stall"], _ = await probe.step(select_all_and_archive)
         after = len([m for m in engine.memories(include_inactive=True) if m.archived_at])
         out["archived"] = after - before
+
+        async def open_summaries() -> int:
+            dialog = app._settings_dialog
+            summaries = dialog.page("summaries")
+            refreshed = asyncio.get_running_loop().create_future()
+
+            def done() -> None:
+                if not refreshed.done():
+                    refreshed.set_result(None)
+
+            summaries.refreshed.connect(done)
+            dialog.show_page("summaries")
+            await asyncio.wait_for(refreshed, 60)
+            summaries.refreshed.disconnect(done)
+            await asyncio.sleep(0)
+            return int(summaries.conversation_filter.count() - 1)
+
+        (
+            out["summaries_s"],
+            out["summaries_stall"],
+            out["summaries_conversations"],
+        ) = await probe.step(open_summaries)
         print(f"    count after the search: {count_text!r}; status: {page.status()}")
         app.window.close()
         await app.shutdown()
@@ -298,6 +322,7 @@ ROWS = (
     ("scroll to end", "scroll_s", "scroll_stall", "scroll_rows", "rows held"),
     ("search (settle)", "search_settle_s", "search_stall", "matching", "rows shown"),
     ("select all+archive", "archive_s", "archive_stall", "archived", "archived"),
+    ("open Summaries", "summaries_s", "summaries_stall", "summaries_conversations", "in picker"),
 )
 
 

@@ -13,6 +13,7 @@ on the disk or the model. The editor and the confirmations are the app's own dia
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
@@ -94,6 +95,7 @@ class SummariesPage(ListPage[Summary]):
         self._activity: dict[int, SummaryActivity] = {}
         self._job_status: JobStatus | None = None
         self._refresh_queued = False
+        self._picker_items: list[tuple[str, int]] = []
         self.history_dialog: SummaryHistoryDialog | None = None
         self.setting_editors = SettingEditors(settings, self.changed.emit)
         self.words = self._words()
@@ -470,22 +472,31 @@ class SummariesPage(ListPage[Summary]):
     def _render_conversations(self) -> None:
         combo = self.conversation_filter
         chosen = combo.currentData()
+        ordered = sorted(
+            (a for a in self._activity.values() if a.user_turns > 0),
+            key=lambda a: a.updated_at.timestamp() if a.updated_at else 0.0,
+            reverse=True,
+        )
+        # With its date: conversations are often named alike ("Kyoto trip" twice).
+        untitled = self.tr("(untitled)")
+        items = [
+            (
+                f"{a.title or untitled} · {_minute(a.updated_at)}"
+                if a.updated_at
+                else a.title or untitled,
+                a.conversation_id,
+            )
+            for a in ordered
+        ]
         combo.blockSignals(True)
         try:
-            while combo.count() > 1:
-                combo.removeItem(1)
-            ordered = sorted(
-                self._activity.values(),
-                key=lambda a: a.updated_at.timestamp() if a.updated_at else 0.0,
-                reverse=True,
-            )
-            for activity in ordered:
-                if activity.user_turns == 0:
-                    continue
-                # With its date: conversations are often named alike ("Kyoto trip" twice).
-                title = activity.title or self.tr("(untitled)")
-                when = local_time(activity.updated_at) if activity.updated_at else ""
-                combo.addItem(f"{title} · {when}" if when else title, activity.conversation_id)
+            # A thousand conversations: one removal, and no rebuild when nothing changed.
+            if items != self._picker_items:
+                self._picker_items = items
+                combo.model().removeRows(1, combo.count() - 1)
+                combo.addItems([text for text, _ in items])
+                for index, (_, conversation_id) in enumerate(items, start=1):
+                    combo.setItemData(index, conversation_id)
             index = combo.findData(chosen) if isinstance(chosen, int) else 0
             combo.setCurrentIndex(max(index, 0))
         finally:
@@ -574,3 +585,9 @@ class SummariesPage(ListPage[Summary]):
         ids = [] if self.every_row_selected() else self.selected_ids()
         shown = self.records.record_of(ids[0]).content if len(ids) == 1 else ""
         self.full_text.setPlainText(shown)
+
+
+def _minute(moment: datetime) -> str:
+    """``job_text.local_time`` of a time, without ``strftime`` (44 µs a call, a thousand here)."""
+    local = moment.astimezone()
+    return f"{local.year:04d}-{local.month:02d}-{local.day:02d} {local.hour:02d}:{local.minute:02d}"
