@@ -38,6 +38,7 @@ from etos_desktop.core.memory.tools import SaveRequest
 from etos_desktop.core.storage.files import write_private_text
 from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+from etos_desktop.ui.conversation_list import PAGE_SIZE as CONVERSATION_PAGE
 from etos_desktop.ui.error_text import status_text
 from etos_desktop.ui.task_set import Reporter, TaskSet
 
@@ -64,7 +65,9 @@ class ChatController(QObject):
     """Runs chat actions on the event loop and reports them as signals.
 
     Signals:
-        conversations_loaded(list): ConversationRow list for the sidebar (after any change).
+        conversations_loaded(list): ConversationRow list for the sidebar (after any change): its
+            first window, as far as it was scrolled.
+        conversations_appended(list): the window of the sidebar after its last row.
         conversation_loading(int): a conversation is being opened (the view may clear at once).
         conversation_opened(object, list, bool): the conversation (``None``: a new one not
             written yet), its newest page of messages, and whether older messages exist.
@@ -92,6 +95,7 @@ class ChatController(QObject):
     """
 
     conversations_loaded = Signal(list)
+    conversations_appended = Signal(list)
     conversation_loading = Signal(int)
     conversation_opened = Signal(object, list, bool)
     older_messages_loaded = Signal(list, bool)
@@ -133,6 +137,10 @@ class ChatController(QObject):
         chat.approver = self._approve
         self.search_text = ""
         self.show_archived = False
+        # The sidebar's rows: read a window at a time, and again as far as it was scrolled; a
+        # window read for an earlier search (or before a change) is dropped.
+        self._conversations_held = 0
+        self._conversations_read = 0
         #: The persona name set in Settings ("" for none) and the UI language ("zh"/"en"),
         #: set by the app: with a conversation's messages they give the companion's name.
         self.persona_choice: tuple[str, str] = ("", "en")
@@ -170,10 +178,32 @@ class ChatController(QObject):
         return self.spawn(self._refresh(), self.tr("The conversation list was not refreshed."))
 
     async def _refresh(self) -> None:
+        self._conversations_read += 1
         rows = await self._repo.list_conversations(
-            archived=None if self.show_archived else False, search=self.search_text
+            archived=None if self.show_archived else False,
+            search=self.search_text,
+            limit=max(CONVERSATION_PAGE, self._conversations_held),
         )
+        self._conversations_held = len(rows)
         self.conversations_loaded.emit(rows)
+
+    def load_more_conversations(self, after: ConversationRow) -> asyncio.Task[Any]:
+        """Read the sidebar's next window of conversations, those after ``after``."""
+        return self.spawn(
+            self._more_conversations(after), self.tr("The conversation list was not refreshed.")
+        )
+
+    async def _more_conversations(self, after: ConversationRow) -> None:
+        read = self._conversations_read
+        rows = await self._repo.list_conversations(
+            archived=None if self.show_archived else False,
+            search=self.search_text,
+            limit=CONVERSATION_PAGE,
+            after=after,
+        )
+        if read == self._conversations_read:
+            self._conversations_held += len(rows)
+            self.conversations_appended.emit(rows)
 
     def refresh_message_room(self) -> asyncio.Task[Any]:
         """Measure again how long a message the open conversation takes (for the composer)."""

@@ -1,4 +1,9 @@
-"""The sidebar: search, new conversation, and the list of conversations with their actions."""
+"""The sidebar: search, new conversation, and the list of conversations with their actions.
+
+The list fetches as it scrolls: it is given the first window of conversations (``PAGE_SIZE``,
+pinned first, newest next) and asks for the next one (``more_requested``) when the view nears
+its end, so a long-time user's thousand conversations are never read, nor laid out, at once.
+"""
 
 from __future__ import annotations
 
@@ -36,6 +41,9 @@ from etos_desktop.ui import dialogs
 from etos_desktop.ui.labels import plain_tooltip
 from etos_desktop.ui.task_set import TaskSet
 
+#: Conversations the sidebar is given at a time (a full window means more may follow).
+PAGE_SIZE = 200
+
 ConversationIdRole = Qt.ItemDataRole.UserRole + 1
 PinnedRole = Qt.ItemDataRole.UserRole + 2
 TemporaryRole = Qt.ItemDataRole.UserRole + 3
@@ -45,19 +53,59 @@ MAX_TITLE_CHARS = 200
 
 
 class ConversationListModel(QAbstractListModel):
-    """Conversation rows for the sidebar: ids plus a cache of rows, no logic."""
+    """Conversation rows for the sidebar: ids plus a cache of rows, no logic.
+
+    Filled a window at a time: :meth:`set_rows` gives the first rows, and when the view nears
+    the end of a full window (``canFetchMore``) the model asks for the rows after its last one
+    (``more_requested``), which :meth:`append_rows` adds.
+
+    Signals:
+        more_requested(object): the rows after this conversation are wanted.
+    """
+
+    more_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._rows: list[ConversationRow] = []
+        self._positions: dict[int, int] = {}
+        self._more = False
+        self._asked = False
 
     def set_rows(self, rows: list[ConversationRow]) -> None:
+        """Replace every row (a full window: more may follow)."""
         self.beginResetModel()
         self._rows = list(rows)
+        self._positions = {r.id: i for i, r in enumerate(self._rows) if r.id is not None}
+        self._more = len(rows) >= PAGE_SIZE
+        self._asked = False
         self.endResetModel()
 
+    def append_rows(self, rows: list[ConversationRow]) -> None:
+        """Add the window that follows the last row (those already held are skipped)."""
+        fresh = [r for r in rows if r.id not in self._positions]
+        self._more = len(rows) >= PAGE_SIZE
+        self._asked = False
+        if not fresh:
+            return
+        first = len(self._rows)
+        self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
+        for offset, row in enumerate(fresh):
+            self._rows.append(row)
+            if row.id is not None:
+                self._positions[row.id] = first + offset
+        self.endInsertRows()
+
+    def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> bool:
+        return not parent.isValid() and self._more and not self._asked and bool(self._rows)
+
+    def fetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> None:
+        if self.canFetchMore(parent):
+            self._asked = True
+            self.more_requested.emit(self._rows[-1])
+
     def row_for(self, conversation_id: int) -> int:
-        return next((i for i, r in enumerate(self._rows) if r.id == conversation_id), -1)
+        return self._positions.get(conversation_id, -1)
 
     def conversation(self, row: int) -> ConversationRow | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
@@ -150,6 +198,8 @@ class ConversationListPanel(QWidget):
     Signals:
         new_requested(): the user wants a new conversation.
         open_requested(int): open a conversation.
+        more_requested(object): the conversations after this one are wanted (the list was
+            scrolled near its end); answer with :meth:`append_conversations`.
         search_changed(str): the search text changed.
         show_archived_changed(bool): the archive filter changed.
         rename_requested(int, str), pin_requested(int, bool), archive_requested(int, bool),
@@ -159,6 +209,7 @@ class ConversationListPanel(QWidget):
 
     new_requested = Signal()
     open_requested = Signal(int)
+    more_requested = Signal(object)
     search_changed = Signal(str)
     show_archived_changed = Signal(bool)
     rename_requested = Signal(int, str)
@@ -178,6 +229,7 @@ class ConversationListPanel(QWidget):
         self.new_button.setObjectName("newConversationButton")
         self.archived = QCheckBox(self)
         self.model = ConversationListModel(self)
+        self.model.more_requested.connect(self.more_requested)
         self.view = QListView(self)
         self.view.setObjectName("conversationList")
         self.view.setModel(self.model)
@@ -227,6 +279,10 @@ class ConversationListPanel(QWidget):
     def set_conversations(self, rows: list[ConversationRow], current_id: int | None) -> None:
         self.model.set_rows(rows)
         self.select(current_id)
+
+    def append_conversations(self, rows: list[ConversationRow]) -> None:
+        """Add the conversations that follow the last one shown (``more_requested``'s answer)."""
+        self.model.append_rows(rows)
 
     def select(self, conversation_id: int | None) -> None:
         row = -1 if conversation_id is None else self.model.row_for(conversation_id)

@@ -335,6 +335,7 @@ class MainWindow(QMainWindow):
         side = self.sidebar
         chat = self.chat
         c.conversations_loaded.connect(self._on_controller_conversations_loaded)
+        c.conversations_appended.connect(self.sidebar.append_conversations)
         c.conversation_loading.connect(lambda _cid: chat.show_loading())
         c.conversation_opened.connect(self._on_controller_conversation_opened)
         c.older_messages_loaded.connect(
@@ -359,6 +360,7 @@ class MainWindow(QMainWindow):
 
         side.new_requested.connect(lambda: self._new_conversation(temporary=False))
         side.open_requested.connect(c.open_conversation)
+        side.more_requested.connect(c.load_more_conversations)
         side.search_changed.connect(self._on_sidebar_search_changed)
         side.show_archived_changed.connect(self._on_sidebar_archived_changed)
         side.rename_requested.connect(lambda cid, title: c.update_conversation(cid, title=title))

@@ -1533,6 +1533,10 @@ Why it was chosen: {reason}</source>
         <source>Showing {shown} of {total}</source>
         <translation>显示 {shown} / {total}</translation>
     </message>
+    <message>
+        <source>All {shown} selected</source>
+        <translation>已全选 {shown} 条</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>

@@ -17,11 +17,14 @@ import functools
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from etos_desktop.core.changes import ChangeHub, MemoriesChanged, MemoryChange
+from etos_desktop.core.memory import listing
 from etos_desktop.core.memory.engine import MemoryEngine
+from etos_desktop.core.memory.listing import MemoryFilters
 from etos_desktop.core.memory.records import (
     DeletedMemory,
     Memory,
@@ -32,6 +35,7 @@ from etos_desktop.core.memory.records import (
 from etos_desktop.core.memory.search import Hit
 from etos_desktop.core.providers.embedding import Embedder
 from etos_desktop.core.retrieval.tuning import Tuning
+from etos_desktop.core.storage.windows import PAGE_SIZE, Cursor, ListCounts, ListOrder, ListWindow
 
 if TYPE_CHECKING:
     from etos_desktop.core.context.language import Language
@@ -223,6 +227,65 @@ class MemoryAccess:
     async def memories(self, *, include_inactive: bool = False) -> list[Memory]:
         """All memories (active only unless asked)."""
         return await self._call(self.engine.memories, include_inactive=include_inactive)
+
+    async def window(
+        self,
+        filters: MemoryFilters,
+        order: ListOrder,
+        *,
+        after: Cursor | None = None,
+        limit: int = PAGE_SIZE,
+        with_counts: bool = False,
+    ) -> ListWindow[Memory]:
+        """One window of the memory list (``listing.window``), read on the DB thread.
+
+        Args:
+            filters: What the list shows.
+            order: How it is sorted.
+            after: Start after this row (the previous window's cursor); ``None``: the first.
+            limit: At most this many memories.
+            with_counts: Read the list's counts too, in the same transaction.
+        """
+        return await self._call(
+            self._read,
+            lambda s, now: listing.window(
+                s, filters, order, now, after=after, limit=limit, with_counts=with_counts
+            ),
+        )
+
+    async def counts(self, filters: MemoryFilters) -> ListCounts:
+        """The memory list's counts: all, matching ``filters``, and the active ones of each."""
+        return await self._call(self._read, lambda s, now: listing.counts(s, filters, now))
+
+    async def matching_ids(
+        self, filters: MemoryFilters, *, archivable: bool | None = None
+    ) -> list[int]:
+        """The ids of every memory ``filters`` let through (``listing.matching_ids``)."""
+        return await self._call(
+            self._read,
+            lambda s, now: listing.matching_ids(s, filters, now, archivable=archivable),
+        )
+
+    def _read(self, fn: Callable[[Any, datetime], T]) -> T:
+        # On a worker thread. The engine has no public read-a-query call (engine.py is not this
+        # module's); its DB-thread runner and clock are what every engine read uses, so active
+        # means the same here as in search.
+        engine = self.engine
+        now = engine._now()
+        result: T = engine._call(lambda session: fn(session, now))
+        return result
+
+    async def archive_many(self, memory_ids: Sequence[int], *, actor: str = "user") -> list[int]:
+        """Archive several memories in one transaction; returns the ids archived now."""
+        return await self._call(self.engine.archive_many, list(memory_ids), actor=actor)
+
+    async def restore_many(
+        self, memory_ids: Sequence[int], *, actor: str = "user", archive_only: bool = False
+    ) -> list[int]:
+        """Restore several memories in one transaction (``MemoryEngine.restore_many``)."""
+        return await self._call(
+            self.engine.restore_many, list(memory_ids), actor=actor, archive_only=archive_only
+        )
 
     async def saved_from_messages(self, message_ids: Sequence[int]) -> list[Memory]:
         """The active memories saved from these messages."""

@@ -904,6 +904,75 @@ class MemoryEngine:
 
         return self._change_state(memory_id, RevisionAction.RESTORE, apply, actor, check_limit=True)
 
+    def archive_many(self, memory_ids: Sequence[int], *, actor: str = "user") -> list[int]:
+        """Archive several memories in one transaction (Archive of many rows, or of all).
+
+        Args:
+            memory_ids: The memories; those archived already are skipped.
+            actor: Who archived them.
+
+        Returns:
+            The ids archived now, in the order given.
+
+        Raises:
+            MemoryNotFound: One of them does not exist (nothing was archived).
+        """
+        return self._set_archived_many(memory_ids, archive=True, actor=actor)
+
+    def restore_many(
+        self, memory_ids: Sequence[int], *, actor: str = "user", archive_only: bool = False
+    ) -> list[int]:
+        """Restore several memories in one transaction (see :meth:`restore`).
+
+        Args:
+            memory_ids: The memories; those active already are skipped.
+            actor: Who restored them.
+            archive_only: Clear only ``archived_at`` (the undo of an archive: an expiry the
+                memory had before stays).
+
+        Returns:
+            The ids restored, in the order given.
+
+        Raises:
+            MemoryNotFound: One of them does not exist (nothing was restored).
+            MemoryLimitReached: Restoring them would make more than ``max_active`` memories
+                active (nothing was restored).
+        """
+        return self._set_archived_many(
+            memory_ids, archive=False, archive_only=archive_only, actor=actor
+        )
+
+    def _set_archived_many(
+        self, memory_ids: Sequence[int], *, archive: bool, actor: str, archive_only: bool = False
+    ) -> list[int]:
+        now = self._now()
+
+        def write(session: Any) -> list[int]:
+            try:
+                changed, became_active, missing = store.set_archived_many(
+                    session,
+                    memory_ids,
+                    archive=archive,
+                    archive_only=archive_only,
+                    actor=actor,
+                    now=now,
+                )
+                if missing:
+                    raise MemoryNotFound(f"no memory #{missing[0]}", memory_id=missing[0])
+                if became_active and store.count_active(session, now) > self.max_active:
+                    raise MemoryLimitReached(
+                        "restoring would exceed the limit", reason="limit", limit=self.max_active
+                    )
+            except BaseException:
+                session.rollback()
+                raise
+            session.commit()
+            return changed
+
+        changed: list[int] = self._call(write)
+        self._mark_dirty(*changed)
+        return changed
+
     def supersede(
         self,
         old_id: int,

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, text
+from sqlalchemy import func, text, update
 from sqlalchemy import insert as sa_insert
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, SQLModel, col, delete, select
@@ -21,7 +21,7 @@ from sqlmodel import Session, SQLModel, col, delete, select
 from etos_desktop.core.memory import fts
 from etos_desktop.core.memory.search import Candidate
 from etos_desktop.core.retrieval.vectors import FloatArray, VectorRow, timestamp, to_blob
-from etos_desktop.core.storage.lookups import active_memory
+from etos_desktop.core.storage.lookups import active_memory, is_active_at
 from etos_desktop.core.storage.tables import (
     MemoryRevisionRow,
     MemoryRow,
@@ -509,6 +509,100 @@ def write_back(
         for row in rows
     ]
     session.execute(_table("memory_revision").insert(), [*revisions, *undeletes])
+
+
+def set_archived_many(
+    session: Session,
+    memory_ids: Sequence[int],
+    *,
+    archive: bool,
+    archive_only: bool = False,
+    actor: str,
+    now: datetime,
+) -> tuple[list[int], int, list[int]]:
+    """Archive (or restore) several memories in bulk statements, with a revision each.
+
+    Archiving sets ``archived_at`` of those not archived yet. Restoring makes the inactive ones
+    active as ``MemoryEngine.restore`` does (``archived_at``, ``valid_until`` and
+    ``superseded_by`` cleared), or with ``archive_only`` clears ``archived_at`` alone: the undo
+    of an archive, which must not end an expiry the memory had before. A memory already in the
+    wanted state is skipped, and so is an id that names no memory (it is returned: the caller
+    decides). The caller commits.
+
+    Args:
+        session: A session on the DB thread.
+        memory_ids: The memories.
+        archive: Archive (``True``) or restore.
+        archive_only: When restoring, clear only ``archived_at``.
+        actor: Who made the change (the revisions' actor).
+        now: The time of the change.
+
+    Returns:
+        The ids changed, in the order given; how many memories became active (a restore: the
+        caller checks the store's limit); the ids that name no memory.
+    """
+    wanted = list(dict.fromkeys(memory_ids))
+    rows = columns_by_id(session, wanted)
+    changes: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    became_active = 0
+    for memory_id in wanted:
+        row = rows.get(memory_id)
+        if row is None:
+            continue
+        after = dict(row)
+        if archive:
+            if row["archived_at"] is not None:
+                continue
+            after["archived_at"] = now
+        elif archive_only:
+            if row["archived_at"] is None:
+                continue
+            after["archived_at"] = None
+        else:
+            if (
+                row["archived_at"] is None
+                and row["valid_until"] is None
+                and row["superseded_by"] is None
+            ):
+                continue
+            after.update(archived_at=None, valid_until=None, superseded_by=None)
+        if not archive and not is_active_at(row["archived_at"], row["valid_until"], now):
+            became_active += int(is_active_at(after["archived_at"], after["valid_until"], now))
+        after["updated_at"] = now
+        changes.append((row, after))
+    changed = [int(row["id"]) for row, _ in changes]
+    missing = [memory_id for memory_id in wanted if memory_id not in rows]
+    values = (
+        {"archived_at": now, "updated_at": now}
+        if archive
+        else {"archived_at": None, "updated_at": now}
+        if archive_only
+        else {"archived_at": None, "valid_until": None, "superseded_by": None, "updated_at": now}
+    )
+    for part in chunks(changed):
+        session.execute(
+            update(MemoryRow)
+            .where(col(MemoryRow.id).in_(part))
+            .values(**values)
+            .execution_options(synchronize_session=False)
+        )
+    if changes:
+        action = RevisionAction.ARCHIVE if archive else RevisionAction.RESTORE
+        session.execute(
+            sa_insert(MemoryRevisionRow),
+            [
+                {
+                    "memory_id": int(before["id"]),
+                    "created_at": now,
+                    "action": action.value,
+                    "actor": actor,
+                    "before_json": json.dumps(_snapshot(before.__getitem__), ensure_ascii=False),
+                    "after_json": json.dumps(_snapshot(after.__getitem__), ensure_ascii=False),
+                }
+                for before, after in changes
+            ],
+        )
+    return changed, became_active, missing
 
 
 def _table(name: str) -> Any:

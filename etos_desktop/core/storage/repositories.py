@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import or_, update
+from sqlalchemy import and_, or_, update
 from sqlmodel import Session, col, delete, select
 
 from etos_desktop.core.errors import InvalidInput
@@ -104,7 +104,12 @@ class ChatRepository:
         return await self._db.run(lambda s: s.get(ConversationRow, conversation_id))
 
     async def list_conversations(
-        self, *, archived: bool | None = False, search: str = "", limit: int | None = None
+        self,
+        *,
+        archived: bool | None = False,
+        search: str = "",
+        limit: int | None = None,
+        after: ConversationRow | None = None,
     ) -> list[ConversationRow]:
         """List conversations, pinned first, most recently updated next.
 
@@ -112,12 +117,34 @@ class ChatRepository:
             archived: ``False``: the active ones; ``True``: the archived ones; ``None``: both.
             search: Keep conversations whose title or any visible message contains this text.
             limit: At most this many.
+            after: Only those after this one in that order (the next window of a list that
+                fetches as it scrolls: a conversation changed meanwhile moves no other).
         """
 
         def work(session: Session) -> list[ConversationRow]:
             query = select(ConversationRow)
             if archived is not None:
                 query = query.where(ConversationRow.archived == archived)
+            if after is not None:
+                pinned, updated, last = (
+                    col(ConversationRow.pinned),
+                    col(ConversationRow.updated_at),
+                    col(ConversationRow.id),
+                )
+                # Booleans as 0/1: SQLAlchemy compares a Python bool only with = and IS.
+                was_pinned = int(bool(after.pinned))
+                query = query.where(
+                    or_(
+                        pinned < was_pinned,
+                        and_(
+                            pinned == was_pinned,
+                            or_(
+                                updated < after.updated_at,
+                                and_(updated == after.updated_at, last < (after.id or 0)),
+                            ),
+                        ),
+                    )
+                )
             needle = search.strip()
             if needle:
                 pattern = _like_pattern(needle)

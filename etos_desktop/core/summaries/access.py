@@ -23,7 +23,9 @@ from etos_desktop.core.providers.embedding import Embedder
 from etos_desktop.core.retrieval.tuning import Tuning, tuning_for
 from etos_desktop.core.retrieval.vectors import FloatArray, from_blob, to_blob
 from etos_desktop.core.storage.database import Database
-from etos_desktop.core.summaries import store, transfer
+from etos_desktop.core.storage.windows import PAGE_SIZE, Cursor, ListCounts, ListOrder, ListWindow
+from etos_desktop.core.summaries import listing, store, transfer
+from etos_desktop.core.summaries.listing import SummaryFilters
 from etos_desktop.core.summaries.recall import RECALL_COUNT, SummaryHit, rank_summaries
 from etos_desktop.core.summaries.records import DeletedSummary, Summary, SummaryActivity
 from etos_desktop.core.text.checks import check_content
@@ -128,6 +130,38 @@ class SummaryAccess:
     async def summaries(self) -> list[Summary]:
         """Every summary, newest first."""
         return await self._run(store.list_all)
+
+    async def window(
+        self,
+        filters: SummaryFilters,
+        order: ListOrder,
+        *,
+        after: Cursor | None = None,
+        limit: int = PAGE_SIZE,
+        with_counts: bool = False,
+    ) -> ListWindow[Summary]:
+        """One window of the summary list (``listing.window``), read on the DB thread.
+
+        Args:
+            filters: What the list shows.
+            order: How it is sorted.
+            after: Start after this row (the previous window's cursor); ``None``: the first.
+            limit: At most this many summaries.
+            with_counts: Read the list's counts too, in the same transaction.
+        """
+        return await self._run(
+            listing.window, filters, order, after=after, limit=limit, with_counts=with_counts
+        )
+
+    async def counts(self, filters: SummaryFilters) -> ListCounts:
+        """The summary list's counts: all, matching ``filters``, current, not archived."""
+        return await self._run(listing.counts, filters)
+
+    async def matching_ids(
+        self, filters: SummaryFilters, *, archivable: bool | None = None
+    ) -> list[int]:
+        """The ids of every summary ``filters`` let through (``listing.matching_ids``)."""
+        return await self._run(listing.matching_ids, filters, archivable=archivable)
 
     async def of_conversation(self, conversation_id: int) -> list[Summary]:
         """One conversation's summaries (its history), newest first."""

@@ -11,14 +11,20 @@ Edit, archive, restore, delete, delete all and Undo are run here, one at a time
 (``SettingsPage.start``); a layer's subclass says how (its ``_edit``, ``_set_archived``,
 ``_delete_records``… on its access object, which works off the UI thread) and in which words
 (``ListWords``). Deleted records are held for Undo in memory only, until :meth:`close_page`
-(DESIGN §3: delete is real).
+(DESIGN §3: delete is real); an archive can be undone the same way (Undo restores exactly the
+records it archived).
+
+The table fetches as it scrolls (``record_list``): the count comes from SQL, and after Select
+all (Ctrl+A) Archive, Restore and Delete act on every record the filters let through, also
+those not fetched yet: their ids are read in SQL, and the action is one transaction as for
+selected rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QShowEvent
@@ -38,9 +44,16 @@ from PySide6.QtWidgets import (
 )
 
 from etos_desktop.core.changes import DataChange, Layer
+from etos_desktop.core.storage.windows import ListCounts
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.settings.page import SettingsPage
-from etos_desktop.ui.settings.record_list import R, RecordFilterModel, RecordList, RecordTableModel
+from etos_desktop.ui.settings.record_list import (
+    R,
+    RecordFilterModel,
+    RecordList,
+    RecordSource,
+    RecordTableModel,
+)
 
 if TYPE_CHECKING:
     from etos_desktop.ui.changes_bridge import ChangesBridge
@@ -56,6 +69,7 @@ class ListWords:
             (``True``: they are every record).
         nothing_to_delete: "Delete all" found nothing.
         deleted: The Undo bar after deleting this many.
+        archived: The Undo bar after archiving this many.
         brought_back: After Undo brought back this many.
         not_loaded: Reading the list failed.
         not_saved: Editing the record with this id failed.
@@ -65,10 +79,11 @@ class ListWords:
         not_brought_back: Undo failed.
     """
 
-    count: Callable[[Sequence[Any]], str]
+    count: Callable[[ListCounts], str]
     delete_question: Callable[[Sequence[int], bool], tuple[str, str]]
     nothing_to_delete: Callable[[], str]
     deleted: Callable[[int], str]
+    archived: Callable[[int], str]
     brought_back: Callable[[int], str]
     not_loaded: Callable[[], str]
     not_saved: Callable[[int], str]
@@ -78,13 +93,22 @@ class ListWords:
     not_brought_back: Callable[[], str]
 
 
+@dataclass(frozen=True)
+class _Undoable:
+    """What Undo brings back: a deleted batch (the layer's snapshots) or the ids archived."""
+
+    kind: Literal["delete", "archive"]
+    batch: Sequence[Any]
+
+
 class ListPage(SettingsPage, Generic[R]):
     """A Settings page around one list of a layer's records (see the module docstring).
 
-    A subclass sets ``words``, builds its settings and calls :meth:`build_list`; it
-    implements :meth:`refresh` (reading on the worker thread, then :meth:`show_records`) and
-    the hooks of the actions, and extends :meth:`_update_actions` and :meth:`retranslate` for
-    its own parts (calling :meth:`retranslate_list`).
+    A subclass sets ``words``, builds its settings and calls :meth:`build_list` with its
+    access object as the list's source; it implements :meth:`refresh` (reading the list again
+    with :meth:`reload_list`, and what else it shows) and the hooks of the actions, and
+    extends :meth:`_update_actions` and :meth:`retranslate` for its own parts (calling
+    :meth:`retranslate_list`).
 
     Signals:
         refreshed(): the list was reloaded from the database.
@@ -94,7 +118,7 @@ class ListPage(SettingsPage, Generic[R]):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._undo: list[Sequence[Any]] = []
+        self._undo: list[_Undoable] = []
         self.words: ListWords
         self._followed: tuple[Layer, ...] = ()
         self._follow_queued = False
@@ -109,6 +133,7 @@ class ListPage(SettingsPage, Generic[R]):
         *,
         name: str,
         sort_by: str,
+        source: RecordSource[R],
         filters: Callable[[], Sequence[QWidget]],
         between: Callable[[], Sequence[QWidget]] = tuple,
         body: Callable[[QTableView], QWidget] | None = None,
@@ -127,6 +152,8 @@ class ListPage(SettingsPage, Generic[R]):
             name: The start of the parts' object names ("memory": ``memoryTable``,
                 ``memoryMoreButton``, ``memoryCount``, ``memoryUndoBar``).
             sort_by: The column the table is sorted on at first, newest first.
+            source: Where the list reads its records, a window at a time (the layer's access
+                object, on the DB thread).
             filters: Makes the layer's filter controls, after the search box.
             between: Makes what stands between the filters and the table.
             body: Puts the table into what fills the page's middle (a splitter with the
@@ -136,6 +163,9 @@ class ListPage(SettingsPage, Generic[R]):
         """
         self.model = model
         self.proxy = proxy
+        model.set_source(source, lambda: proxy.filters, proxy.everything)
+        model.loaded.connect(self._on_model_loaded)
+        model.failed.connect(self._on_model_failed)
         self.search_edit = QLineEdit(self)
         self.search_edit.setClearButtonEnabled(True)
         self.search_edit.setMinimumWidth(120)
@@ -149,6 +179,7 @@ class ListPage(SettingsPage, Generic[R]):
         self.records = RecordList.table(model, proxy, self, name=f"{name}Table", sort_by=sort_by)
         self.table = self.records.view
         self.records.activated.connect(self._on_records_activated)
+        self.records.selection_changed.connect(self._render_count)
         self.records.selection_changed.connect(self._on_selection_changed)
         self.records.delete_requested.connect(self.request_delete)
         main = body(self.table) if body is not None else self.table
@@ -268,8 +299,19 @@ class ListPage(SettingsPage, Generic[R]):
         self.records.select_ids(record_ids)
 
     def undo_available(self) -> int:
-        """How many deleted records Undo would bring back (the last batch)."""
-        return len(self._undo[-1]) if self._undo else 0
+        """How many records Undo would bring back (the last batch deleted or archived)."""
+        return len(self._undo[-1].batch) if self._undo else 0
+
+    def every_row_selected(self) -> bool:
+        """Whether Select all chose every record the filters let through (fetched or not)."""
+        return self.records.every_row_selected() and not self.model.holds_everything()
+
+    def selected_count(self) -> int:
+        """How many records are selected (after Select all: every one the filters let through)."""
+        counts = self.model.counts()
+        if self.every_row_selected() and counts is not None:
+            return counts.matching
+        return len(self.selected_ids())
 
     def close_page(self) -> None:
         """Settings is closing: forget the deleted records held for Undo, stop the work.
@@ -279,7 +321,16 @@ class ListPage(SettingsPage, Generic[R]):
         """
         self._undo.clear()
         self._render_undo()
+        self.model.stop()
         super().close_page()
+
+    async def wait_idle(self) -> None:
+        """Wait until every task of the page and every read of its list has ended."""
+        while True:
+            await super().wait_idle()
+            await self.model.wait_idle()
+            if not len(self._tasks) and not self.model.reading():
+                return
 
     async def refresh(self) -> None:
         """Reload the list (and what the page shows about it) from the database."""
@@ -309,9 +360,9 @@ class ListPage(SettingsPage, Generic[R]):
         finally:
             self._follow_queued = False
 
-    def show_records(self, records: Sequence[R]) -> None:
-        """Show the records :meth:`refresh` read, keeping the selection and scroll position."""
-        self.records.show_records(records)
+    async def reload_list(self) -> None:
+        """Read the list again from its source, keeping the selection and scroll position."""
+        await self.records.reload()
         self._render_count()
         self._update_actions()
 
@@ -337,6 +388,10 @@ class ListPage(SettingsPage, Generic[R]):
         """Bring a deleted batch back in one transaction; returns the ids it has now."""
         raise NotImplementedError
 
+    async def _unarchive(self, ids: list[int]) -> int:
+        """Undo an archive: make exactly these records as they were; returns how many changed."""
+        raise NotImplementedError
+
     async def _reconsider(self, batch: Sequence[Any]) -> None:
         """React to a batch that was deleted or brought back (the summaries reschedule)."""
 
@@ -358,31 +413,36 @@ class ListPage(SettingsPage, Generic[R]):
             self.start(self._edit(record.id), self.words.not_saved(record.id))
 
     def _on_archive_button_clicked(self) -> None:
+        if self.every_row_selected():
+            self.start(self._set_every_archived(True), self.words.not_archived())
+            return
         ids = [r.id for r in self.selected_records() if self._is_active(r)]
         if ids:
-            self.start(self._set_archived(ids, True), self.words.not_archived())
+            self.start(self._archive(ids), self.words.not_archived())
 
     def _on_restore_button_clicked(self) -> None:
+        if self.every_row_selected():
+            self.start(self._set_every_archived(False), self.words.not_restored())
+            return
         ids = [r.id for r in self.selected_records() if not self._is_active(r)]
         if ids:
             self.start(self._set_archived(ids, False), self.words.not_restored())
 
     def request_delete(self) -> None:
         """Delete the selected records after a confirmation (Undo until Settings closes)."""
-        ids = self.selected_ids()
-        if not ids or self._busy:
+        if self._busy:
             return
-        self.start(self._confirm_then_delete(ids, every=False), self.words.not_deleted())
+        if self.every_row_selected():
+            self.start(self._delete_every_match(), self.words.not_deleted())
+            return
+        ids = self.selected_ids()
+        if ids:
+            self.start(self._confirm_then_delete(ids, every=False), self.words.not_deleted())
 
     def request_clear_all(self) -> None:
         """Delete every record, after a confirmation with the count (Undo until Settings closes)."""
-        ids = [r.id for r in self.model.records()]
-        if not ids:
-            self.set_status("", self.words.nothing_to_delete)
-            return
-        if self._busy:
-            return
-        self.start(self._confirm_then_delete(ids, every=True), self.words.not_deleted())
+        if not self._busy:
+            self.start(self._clear_all(), self.words.not_deleted())
 
     def _on_undo_button_clicked(self) -> None:
         if self._undo and not self._busy:
@@ -395,7 +455,53 @@ class ListPage(SettingsPage, Generic[R]):
     def _on_selection_changed(self) -> None:
         self._update_actions()
 
+    def _on_model_loaded(self) -> None:
+        self._render_count()
+        self._update_actions()
+
+    def _on_model_failed(self, error: BaseException) -> None:
+        self._on_task_failed(self.words.not_loaded(), error)
+
     # -- the work -------------------------------------------------------------------------------
+
+    async def _matching_ids(
+        self, *, archivable: bool | None = None, every: bool = False
+    ) -> list[int]:
+        """The ids of the records the filters let through (``every``: of all records), in SQL.
+
+        ``archivable``: only those Archive applies to (``True``) or Restore does (``False``).
+        """
+        source = self.model.source
+        assert source is not None
+        filters = self.proxy.everything if every else self.proxy.filters
+        return await source.matching_ids(filters, archivable=archivable)
+
+    async def _clear_all(self) -> None:
+        ids = await self._matching_ids(every=True)
+        if not ids:
+            self.set_status("", self.words.nothing_to_delete)
+            return
+        await self._confirm_then_delete(ids, every=True)
+
+    async def _delete_every_match(self) -> None:
+        ids = await self._matching_ids()
+        if ids:
+            await self._confirm_then_delete(ids, every=False)
+
+    async def _set_every_archived(self, archived: bool) -> None:
+        ids = await self._matching_ids(archivable=archived)
+        if not ids:
+            return
+        if archived:
+            await self._archive(ids)
+        else:
+            await self._set_archived(ids, False)
+
+    async def _archive(self, ids: list[int]) -> None:
+        # Undo restores exactly the records this archived (not those archived before).
+        await self._set_archived(ids, True)
+        self._undo.append(_Undoable("archive", ids))
+        self._render_undo()
 
     async def _confirm_then_delete(self, ids: list[int], *, every: bool) -> None:
         title, question = self.words.delete_question(ids, every)
@@ -404,14 +510,21 @@ class ListPage(SettingsPage, Generic[R]):
             return
         # One transaction: all of them go, or (one vanished meanwhile) none.
         batch = await self._delete_records(ids)
-        self._undo.append(batch)
+        self._undo.append(_Undoable("delete", batch))
         self._render_undo()
         self.clear_status()
         await self._reconsider(batch)
         await self._after_change([])
 
     async def _undo_delete(self) -> None:
-        batch = self._undo.pop()
+        undone = self._undo.pop()
+        if undone.kind == "archive":
+            try:
+                await self._unarchive(list(undone.batch))
+            finally:
+                self._render_undo()
+            return
+        batch = undone.batch
         restored: list[int] = []
         try:
             restored = await self._undelete_records(batch)
@@ -423,34 +536,56 @@ class ListPage(SettingsPage, Generic[R]):
 
     async def _after_change(self, select: Sequence[int]) -> None:
         await self.refresh()
-        if select:
+        # After Select all, every row stays selected (the list read again keeps it so).
+        if select and not self.records.every_row_selected():
             self.select_ids(select)
         self._records_changed()
 
     # -- rendering ------------------------------------------------------------------------------
 
     def _update_actions(self) -> None:
-        records = self.selected_records() if self.model.rowCount() else []
         idle = not self._busy
-        self.edit_button.setEnabled(idle and len(records) == 1)
-        self.archive_button.setEnabled(idle and any(self._is_active(r) for r in records))
-        self.restore_button.setEnabled(idle and any(not self._is_active(r) for r in records))
-        self.delete_button.setEnabled(idle and bool(records))
-        self.clear_action.setEnabled(idle and self.model.rowCount() > 0)
+        counts = self.model.counts()
+        if self.every_row_selected() and counts is not None:
+            single = counts.matching == 1
+            archive, restore, delete = (
+                counts.archivable > 0,
+                counts.restorable > 0,
+                counts.matching > 0,
+            )
+        else:
+            records = self.selected_records() if self.model.rowCount() else []
+            single = len(records) == 1
+            archive = any(self._is_active(r) for r in records)
+            restore = any(not self._is_active(r) for r in records)
+            delete = bool(records)
+        any_record = counts.total > 0 if counts is not None else self.model.rowCount() > 0
+        self.edit_button.setEnabled(idle and single)
+        self.archive_button.setEnabled(idle and archive)
+        self.restore_button.setEnabled(idle and restore)
+        self.delete_button.setEnabled(idle and delete)
+        self.clear_action.setEnabled(idle and any_record)
         self.undo_button.setEnabled(idle)
 
     def _render_count(self) -> None:
-        total = self.model.rowCount()
-        shown = self.proxy.rowCount()
-        if shown == total:
-            text = self.words.count(self.model.records())
+        counts = self.model.counts()
+        if counts is None:
+            return
+        # Held whole, the rows are filtered in place; otherwise SQL counted the matches.
+        shown = self.proxy.rowCount() if self.model.holds_everything() else counts.matching
+        if shown == counts.total:
+            text = self.words.count(counts)
         else:
-            text = self.tr("Showing {shown} of {total}").format(shown=shown, total=total)
+            text = self.tr("Showing {shown} of {total}").format(shown=shown, total=counts.total)
+        if self.records.every_row_selected():
+            text = self.tr("All {shown} selected").format(shown=shown) + " · " + text
         self.count_label.setText(text)
 
     def _render_undo(self) -> None:
         if not self._undo:
             self.undo_bar.hide()
             return
-        self.undo_label.setText(self.words.deleted(len(self._undo[-1])))
+        last = self._undo[-1]
+        words = self.words.archived if last.kind == "archive" else self.words.deleted
+        self.undo_label.setText(words(len(last.batch)))
         self.undo_bar.show()

@@ -1,20 +1,23 @@
 """The Memory page's list: the memories' columns, and the filters over them.
 
 Search is a substring filter (case-insensitive) over the text, tags, trigger context and ``#id``
-of every memory, archived ones included; the engine's relevance search is deliberately not used
-here because it never returns archived memories and may return nothing by design.
+of every memory, archived ones included (``core.memory.listing`` holds the rule, in SQL for the
+list that fetches as it scrolls and over loaded memories for one that holds them all); the
+engine's relevance search is deliberately not used here because it never returns archived
+memories and may return nothing by design.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from PySide6.QtCore import QObject
 
 from etos_desktop.core.clock import Clock
+from etos_desktop.core.memory import listing
+from etos_desktop.core.memory.listing import MemoryFilters
 from etos_desktop.core.memory.records import Memory, MemoryKind, MemorySource
 from etos_desktop.ui.memory_text import (
     kind_name,
@@ -103,7 +106,21 @@ class MemoryTableModel(RecordTableModel[Memory]):
             samples=lambda: self._samples(key),
             hideable=True,
             hidden=key in HIDDEN_COLUMNS,
+            ranks=self._ranks(key),
         )
+
+    @staticmethod
+    def _ranks(column: str) -> Callable[[], Sequence[str]] | None:
+        # Kinds and sources sort by their names in the language shown, also in SQL.
+        if column == "kind":
+            return lambda: sorted(
+                (k.value for k in MemoryKind), key=lambda v: kind_name(v).casefold()
+            )
+        if column == "source":
+            return lambda: sorted(
+                (s.value for s in MemorySource), key=lambda v: source_name(v).casefold()
+            )
+        return None
 
     def _display(self, memory: Memory, column: str) -> str:
         if column == "id":
@@ -182,21 +199,7 @@ class MemoryTableModel(RecordTableModel[Memory]):
         return None
 
 
-@dataclass(frozen=True)
-class MemoryFilters:
-    """What the memory table shows.
-
-    Attributes:
-        text: Substring to look for in text, tags, trigger context and ``#id`` (case-folded).
-        kind: Only this kind (``None``: every kind).
-        status: ``"all"``, ``"active"`` or ``"inactive"`` (archived, superseded, expired).
-        source: Only this source (``None``: every source).
-    """
-
-    text: str = ""
-    kind: str | None = None
-    status: str = "all"
-    source: str | None = None
+__all__ = ["COLUMNS", "HIDDEN_COLUMNS", "MemoryFilterModel", "MemoryFilters", "MemoryTableModel"]
 
 
 class MemoryFilterModel(RecordFilterModel[Memory, MemoryFilters]):
@@ -207,20 +210,4 @@ class MemoryFilterModel(RecordFilterModel[Memory, MemoryFilters]):
         self._clock = clock
 
     def accepts(self, memory: Memory, filters: MemoryFilters) -> bool:
-        if filters.kind is not None and memory.kind != filters.kind:
-            return False
-        if filters.source is not None and memory.source != filters.source:
-            return False
-        if filters.status != "all":
-            active = memory.is_active(self._clock.now())
-            if active != (filters.status == "active"):
-                return False
-        text = filters.text
-        if text:
-            if text.startswith("#") and text[1:].isdigit():
-                return memory.id == int(text[1:])
-            haystack = " ".join(
-                [memory.content, " ".join(memory.tags), memory.trigger_context or ""]
-            ).casefold()
-            return text in haystack
-        return True
+        return listing.accepts(memory, filters, self._clock.now())

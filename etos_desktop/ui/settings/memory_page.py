@@ -41,6 +41,7 @@ from etos_desktop.core.errors import EtosError, StorageError
 from etos_desktop.core.memory.records import DeletedMemory, Memory, MemoryKind, MemorySource
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.core.storage.files import write_private_text
+from etos_desktop.core.storage.windows import ListCounts
 from etos_desktop.core.transfer.markdown import MarkdownLabels
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.error_text import failure_text
@@ -132,6 +133,7 @@ class MemoryPage(ListPage[Memory]):
             MemoryFilterModel(self._clock, self),
             name="memory",
             sort_by="id",
+            source=self._memory,
             filters=self._build_filters,
             lead=self._build_add_button,
             menu=[self.import_action, self.export_json_action, self.export_markdown_action],
@@ -216,6 +218,7 @@ class MemoryPage(ListPage[Memory]):
             deleted=lambda count: self.tr(
                 "Deleted %n memories. Undo is possible until you close Settings.", "", count
             ),
+            archived=lambda count: self.tr("Archived %n memories.", "", count),
             brought_back=lambda count: self.tr("Brought back %n memories.", "", count),
             not_loaded=lambda: self.tr("The list of memories was not loaded."),
             not_saved=lambda memory_id: self.tr("Memory #{id} was not saved.").format(id=memory_id),
@@ -225,9 +228,10 @@ class MemoryPage(ListPage[Memory]):
             not_brought_back=lambda: self.tr("The deleted memories were not restored."),
         )
 
-    def _count_text(self, memories: Sequence[Memory]) -> str:
-        active = sum(1 for m in memories if m.is_active(self._clock.now()))
-        return self.tr("%n memories", "", len(memories)) + " · " + self.tr("%n active", "", active)
+    def _count_text(self, counts: ListCounts) -> str:
+        return (
+            self.tr("%n memories", "", counts.total) + " · " + self.tr("%n active", "", counts.lead)
+        )
 
     def _delete_question(self, ids: Sequence[int], every: bool) -> tuple[str, str]:
         if every:
@@ -356,14 +360,18 @@ class MemoryPage(ListPage[Memory]):
         super().close_page()
 
     async def refresh(self) -> None:
-        """Reload every memory from the database, keeping the selection and scroll position."""
-        memories = await self._memory.memories(include_inactive=True)
+        """Read the list again (its first rows, as far as it was scrolled) and the embedder state.
+
+        The selection and the scroll position are kept. Only windows of the memories are read
+        (``MemoryAccess.window``), never all of them.
+        """
+        await self.reload_list()
         state = await self._memory.embedding_state()
         if not self._alive:
             return
         self._embedding = state
-        self.show_records(memories)
         self._render_embedding()
+        self._update_actions()
         self.refreshed.emit()
 
     # -- slots that start work ----------------------------------------------------------------
@@ -457,21 +465,23 @@ class MemoryPage(ListPage[Memory]):
         return memory.is_active(self._clock.now())
 
     async def _set_archived(self, ids: list[int], archived: bool) -> None:
-        done = 0
-        try:
-            for memory_id in ids:
-                if archived:
-                    await self._memory.archive(memory_id)
-                else:
-                    await self._memory.restore(memory_id)
-                done += 1
-        finally:
-            if done:
-                await self._after_change(ids)
+        # One transaction for all of them (10,000 after Select all take a second, not minutes).
+        if archived:
+            done = len(await self._memory.archive_many(ids))
+        else:
+            done = len(await self._memory.restore_many(ids))
+        await self._after_change(ids)
         if archived:
             self.set_status("ok", lambda: self.tr("Archived %n memories.", "", done))
         else:
             self.set_status("ok", lambda: self.tr("Restored %n memories.", "", done))
+
+    async def _unarchive(self, ids: list[int]) -> int:
+        # Only the archive is undone: a memory that was to expire still expires.
+        done = len(await self._memory.restore_many(ids, archive_only=True))
+        await self._after_change(ids)
+        self.set_status("ok", lambda: self.tr("Restored %n memories.", "", done))
+        return done
 
     async def _delete_records(self, ids: list[int]) -> list[DeletedMemory]:
         if len(ids) > 1:
@@ -681,7 +691,7 @@ class MemoryPage(ListPage[Memory]):
         super()._update_actions()
         idle = not self._busy
         self.add_button.setEnabled(idle)
-        self.history_button.setEnabled(len(self.selected_records()) == 1)
+        self.history_button.setEnabled(self.selected_count() == 1)
         for action in (self.import_action, self.export_json_action, self.export_markdown_action):
             action.setEnabled(idle)
         has_embedder = self._embedding is not None and self._embedding.embedder is not None

@@ -96,6 +96,8 @@ class ProfilePage(SettingsPage):
         # The newest revision in the database (the editor may hold an older one with edits).
         self._current_revision_id: int | None = None
         self._revisions: list[ProfileRevision] = []
+        # Each revision's place in ``_revisions`` (newest first): every history entry asks.
+        self._places: dict[int, int] = {}
         self._job_status: JobStatus | None = None
         self._refresh_task: asyncio.Task[None] | None = None
         self._refresh_queued = False
@@ -327,8 +329,8 @@ class ProfilePage(SettingsPage):
         if revision is None:
             return []
         if self.compare_combo.currentData() == "previous":
-            index = self._revisions.index(revision)
-            older = self._revisions[index + 1].content if index + 1 < len(self._revisions) else ""
+            previous = self._previous(revision)
+            older = previous.content if previous is not None else ""
             return diff_lines(older, revision.content)
         return diff_lines(revision.content, self._loaded.content)
 
@@ -360,6 +362,7 @@ class ProfilePage(SettingsPage):
             self.editor.set_profile(profile.content, profile.pinned)
         self._loaded = _with_bookkeeping(self._loaded, profile) if edited else profile
         self._revisions = revisions
+        self._places = {r.id: place for place, r in enumerate(revisions)}
         self._job_status = status
         self._render_history(selected.id if selected is not None else None)
         self._render_counts()
@@ -686,18 +689,20 @@ class ProfilePage(SettingsPage):
 
     def version_number(self, revision: ProfileRevision) -> int:
         """A revision's place in the history, counted from 1 for the oldest."""
-        ids = [r.id for r in self._revisions]
-        return len(ids) - ids.index(revision.id) if revision.id in ids else 0
+        place = self._places.get(revision.id)
+        return len(self._revisions) - place if place is not None else 0
 
     def _previous(self, revision: ProfileRevision) -> ProfileRevision | None:
-        ids = [r.id for r in self._revisions]
-        index = ids.index(revision.id) + 1 if revision.id in ids else len(ids)
-        return self._revisions[index] if index < len(ids) else None
+        place = self._places.get(revision.id)
+        if place is None or place + 1 >= len(self._revisions):
+            return None
+        return self._revisions[place + 1]
 
     def source_text(self, revision: ProfileRevision) -> str:
         """How a revision came to be, in words."""
         if revision.source == "restored":
-            restored = next((r for r in self._revisions if r.id == revision.restored_from), None)
+            place = self._places.get(revision.restored_from or 0)
+            restored = self._revisions[place] if place is not None else None
             if restored is None:
                 return self.tr("Restored from {time}").format(time="—")
             return self.tr("Restored from #{n}").format(n=self.version_number(restored))

@@ -1,19 +1,21 @@
 """The Summaries page's list: the summaries' columns, and the filters over them.
 
 Search is a substring filter (case-insensitive) over the text and the conversation title of
-every summary, archived ones and earlier versions included.
+every summary, archived ones and earlier versions included (``core.summaries.listing`` holds the
+rule, in SQL and over loaded summaries).
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
 
 from PySide6.QtCore import QObject
 
+from etos_desktop.core.summaries import listing
+from etos_desktop.core.summaries.listing import SummaryFilters
 from etos_desktop.core.summaries.records import Summary
 from etos_desktop.ui.job_text import local_time
 from etos_desktop.ui.memory_text import one_line, rich_escaped
@@ -119,19 +121,7 @@ def _sample_edited() -> Summary:
     return Summary(0, 0, "", "", "en", now, now, None, 0, "scheduled", True, None, current=False)
 
 
-@dataclass(frozen=True)
-class SummaryFilters:
-    """What the summary table shows.
-
-    Attributes:
-        text: Substring to look for in the text and the conversation's title (case-folded).
-        conversation: Only this conversation's summaries (``None``: every conversation).
-        status: ``"all"``, ``"current"`` or ``"archived"``.
-    """
-
-    text: str = ""
-    conversation: int | None = None
-    status: str = "all"
+__all__ = ["COLUMNS", "SummaryFilterModel", "SummaryFilters", "SummaryTableModel", "summary_state"]
 
 
 class SummaryFilterModel(RecordFilterModel[Summary, SummaryFilters]):
@@ -141,11 +131,4 @@ class SummaryFilterModel(RecordFilterModel[Summary, SummaryFilters]):
         super().__init__(SummaryFilters(), parent)
 
     def accepts(self, summary: Summary, filters: SummaryFilters) -> bool:
-        if filters.conversation is not None and summary.conversation_id != filters.conversation:
-            return False
-        if filters.status != "all" and summary_state(summary) != filters.status:
-            return False
-        if filters.text:
-            haystack = f"{summary.conversation_title} {summary.content}".casefold()
-            return filters.text in haystack
-        return True
+        return listing.accepts(summary, filters)
