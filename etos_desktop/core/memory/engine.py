@@ -17,18 +17,21 @@ went stale.
 from __future__ import annotations
 
 import collections
+import concurrent.futures
+import contextlib
 import dataclasses
 import functools
 import json
 import logging
+import math
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import numpy
-from sqlalchemy import or_
+from sqlalchemy import bindparam, or_
 from sqlalchemy import text as sql_text
 from sqlmodel import Session, col, select
 
@@ -54,7 +57,12 @@ from etos_desktop.core.retrieval.gating import (
     refers_back,
 )
 from etos_desktop.core.retrieval.tuning import Tuning, tuning_for
-from etos_desktop.core.retrieval.vectors import FloatArray, VectorIndex, chunk_texts
+from etos_desktop.core.retrieval.vectors import (
+    FloatArray,
+    VectorIndex,
+    chunk_texts,
+    exact_similarities,
+)
 from etos_desktop.core.storage import lookups, traces
 from etos_desktop.core.storage.database import Database, checkpoint
 from etos_desktop.core.storage.tables import MemoryRow, RevisionAction
@@ -77,6 +85,19 @@ KEYWORD_CANDIDATES: Final = 200
 VECTOR_CANDIDATES: Final = 100
 #: How many recent query vectors the engine keeps (a few hundred KB at 512 dimensions).
 QUERY_VECTOR_CACHE: Final = 128
+#: The int8 scan hands this share more vector candidates than the pool keeps (at least
+#: ``_SCAN_MARGIN_MIN``): the pool is then chosen by the exact cosines of the stored float32
+#: vectors, as it was from the float32 matrix.
+_SCAN_MARGIN: Final = 0.5
+_SCAN_MARGIN_MIN: Final = 20
+#: How far below the floor the scan still looks: more than the int8 error (~0.0012 at most).
+_SCAN_SLACK: Final = 0.01
+#: The stored vectors of a search's candidates (exact cosines; the index is int8).
+_VECTORS_SQL: Final = sql_text(
+    "SELECT memory_id, vector FROM memory_vector "
+    "WHERE embedder_key = :key AND dim = :dim AND memory_id IN :ids "
+    "ORDER BY memory_id, chunk_no"
+).bindparams(bindparam("ids", expanding=True))
 #: Memories from a named period ("last week") added to the candidates, newest first. Any other
 #: candidate from the period is marked as in it too (by its dates). 1,000 made a two-month
 #: window over a 10k store cost 0.6 s of reading and scoring (tests/bench/retrieval_speed.py).
@@ -188,6 +209,26 @@ def selective_terms(terms: Sequence[str], frequencies: Mapping[str, int], total:
     if rare:
         return rare
     return sorted(terms, key=lambda t: frequencies.get(t, 0))[:3]
+
+
+class _Gathered(NamedTuple):
+    """What a search reads on the DB thread (``MemoryEngine.search``)."""
+
+    #: Bodies of the keyword matches and of the other candidates that contain a query term.
+    matched: list[tuple[int, str]]
+    #: The keyword matches (full-text MATCH).
+    seen: set[int]
+    scorer: KeywordScorer
+    #: Every candidate's row (the scan's margin included), in id order.
+    found: list[Candidate]
+    in_window: set[int]
+    gate: frozenset[str]
+    #: The stored float32 vectors of the candidates that have them, by memory, in chunk order.
+    blobs: dict[int, list[bytes]]
+
+
+def _by_id(candidate: Candidate) -> int:
+    return candidate.id
 
 
 def _in_window(candidate: Candidate, window: TimeWindow) -> bool:
@@ -1223,37 +1264,22 @@ class MemoryEngine:
         time_only = window is not None and asks_only_what_was_said(keyword_text)
         terms = [] if search_mode is SearchMode.VECTOR or time_only else query_terms(keyword_text)
         names = [] if not terms else name_terms(keyword_text)
-        query_vector: FloatArray | None = None
-        if search_mode is not SearchMode.KEYWORD and embedder is not None and query.strip():
-            try:
-                query_vector = self._query_vector(embedder, query)
-            except ProviderError:
-                if search_mode is SearchMode.VECTOR:
-                    raise
-                log.warning("query embedding failed; keyword search only", exc_info=True)
-        if search_mode is SearchMode.VECTOR and query_vector is None:
+        wants_vectors = (
+            search_mode is not SearchMode.KEYWORD and embedder is not None and bool(query.strip())
+        )
+        if search_mode is SearchMode.VECTOR and not wants_vectors:
             return []
         if search_mode is SearchMode.KEYWORD and not terms and window is None:
             return []
+        # Before the DB thread gets the gather below: building or patching the index needs
+        # that thread, and the gather waits there for the vector candidates.
+        index = self._vector_index(embedder) if wants_vectors and embedder is not None else None
+        vector_key = "" if embedder is None else embedder.key
+        dim = 0 if embedder is None else embedder.dimension
+        # The int8 scan's best memories (more than the pool: the pool is chosen by exact cosines).
+        scanned: concurrent.futures.Future[list[int]] = concurrent.futures.Future()
 
-        index: VectorIndex | None = None
-        sims: FloatArray | None = None
-        vector_ids: list[int] = []
-        if query_vector is not None and embedder is not None:
-            index = self._vector_index(embedder)
-            if len(index):
-                sims = index.similarities(query_vector, tuning.passage_weight)
-                masked = numpy.where(index.live(now), sims, -numpy.inf)
-                if apply_floor:
-                    # The lowest floor the gate may choose: the gate decides after gathering.
-                    masked = numpy.where(masked >= tuning.floor, masked, -numpy.inf)
-                pool = min(len(masked), max(VECTOR_CANDIDATES, 4 * k))
-                top = numpy.argpartition(-masked, pool - 1)[:pool]
-                vector_ids = [int(index.ids[i]) for i in top if numpy.isfinite(masked[i])]
-
-        def gather(
-            session: Any,
-        ) -> tuple[list[tuple[int, str]], KeywordScorer, list[Candidate], set[int], frozenset[str]]:
+        def gather(session: Any) -> _Gathered:
             in_window = set() if window is None else self._window_ids(session, window, now)
             matched: list[tuple[int, str]] = []
             frequencies = fts.document_frequencies(session, terms)
@@ -1269,10 +1295,26 @@ class MemoryEngine:
                 while dropped and len(matched) < max(k, KEYWORD_MIN_CANDIDATES):
                     selective = [*selective, dropped.pop(0)]
                     matched = fts.matches(session, selective, now=now, limit=KEYWORD_CANDIDATES)
-                seen = {memory_id for memory_id, _ in matched}
+            seen = {memory_id for memory_id, _ in matched}
+            # The keyword side's rows and float vectors are read while the caller scans.
+            found = store.candidates(session, seen | in_window, now)
+            blobs: dict[int, list[bytes]] = {}
+            if index is not None:
+                blobs = self._stored_vectors(session, vector_key, dim, [c.id for c in found])
+            near = scanned.result()
+            if near:
+                have = {c.id for c in found}
+                more = [i for i in near if i not in have and i not in seen]
+                if more:
+                    added = store.candidates(session, more, now)
+                    blobs.update(
+                        self._stored_vectors(session, vector_key, dim, [c.id for c in added])
+                    )
+                    found = sorted([*found, *added], key=_by_id)
+            if terms and (in_window or (near and search_mode is SearchMode.HYBRID)):
                 wanted = set(in_window)
                 if search_mode is SearchMode.HYBRID:
-                    wanted.update(vector_ids)
+                    wanted.update(near)
                 extra = [i for i in wanted if i not in seen]
                 if extra:
                     matched += fts.matches(
@@ -1280,37 +1322,80 @@ class MemoryEngine:
                     )
             scorer = KeywordScorer(terms, frequencies, total)
             gate = gate_terms(terms, names, frequencies, total, tuning.gate_rare_share)
-            ids = {memory_id for memory_id, _ in matched} | in_window
-            if search_mode is not SearchMode.KEYWORD:
-                ids.update(vector_ids)
-            return matched, scorer, store.candidates(session, ids, now), in_window, gate
+            return _Gathered(matched, seen, scorer, found, in_window, gate, blobs)
 
-        matched, scorer, found, in_window, gate = self._call(gather)
+        # The DB thread matches the full-text index while this thread embeds the query and
+        # scans the vectors: on two cores the two overlap.
+        pending = self._db.submit(gather)
+        query_vector: FloatArray | None = None
+        pool = 0
+        try:
+            near: list[int] = []
+            if index is not None and embedder is not None:
+                try:
+                    query_vector = self._query_vector(embedder, query)
+                except ProviderError:
+                    if search_mode is SearchMode.VECTOR:
+                        raise
+                    log.warning("query embedding failed; keyword search only", exc_info=True)
+                if query_vector is not None and len(index):
+                    pool = min(len(index), max(VECTOR_CANDIDATES, 4 * k))
+                    near = self._scan(index, query_vector, now, tuning, apply_floor, pool)
+            scanned.set_result(near)
+        except BaseException as exc:
+            scanned.set_exception(exc)
+            with contextlib.suppress(BaseException):
+                pending.result()
+            raise
+        gathered: _Gathered = pending.result()
+        found = gathered.found
+        vectors: dict[int, FloatArray] = {}
+        cosines: dict[int, float] = {}
+        if query_vector is not None:
+            cosines, vectors = exact_similarities(
+                gathered.blobs, dim, query_vector, tuning.passage_weight
+            )
+            # The pool the float32 matrix chose: the best live cosines, at the floor or above.
+            floor = tuning.floor if apply_floor else -math.inf
+            live = {c.id for c in found if c.id in cosines and cosines[c.id] >= floor}
+            keep = set(sorted(live, key=lambda i: -cosines[i])[:pool])
+            found = [
+                c
+                for c in found
+                if c.id in keep or c.id in gathered.seen or c.id in gathered.in_window
+            ]
         keyword: dict[int, float] = {}
         shared: dict[int, frozenset[str]] = {}
         term_set = frozenset(terms)
-        for memory_id, indexed in matched:
+        scorer = gathered.scorer
+        for memory_id, indexed in gathered.matched:
             tokens = indexed.split()
             token_set = set(tokens)
             keyword[memory_id] = scorer.score(token_set, len(tokens))
             shared[memory_id] = term_set.intersection(token_set)
-        candidates: list[Candidate] = []
-        for candidate in found:
-            cosine: float | None = None
-            if index is not None and sims is not None:
-                position = index.position(candidate.id)
-                if position is not None:
-                    cosine = float(sims[position])
-            candidates.append(
-                dataclasses.replace(
-                    candidate,
-                    cosine=cosine,
-                    keyword=keyword.get(candidate.id, 0.0),
-                    in_window=candidate.id in in_window
-                    or (window is not None and _in_window(candidate, window)),
-                    shared=shared.get(candidate.id, frozenset()),
-                )
+        in_window = gathered.in_window
+        no_terms: frozenset[str] = frozenset()
+        candidates = [
+            Candidate(
+                c.id,
+                c.text,
+                c.kind,
+                c.created_at,
+                c.valid_from,
+                c.importance,
+                c.confidence,
+                cosines.get(c.id),
+                keyword.get(c.id, 0.0),
+                c.id in in_window or (window is not None and _in_window(c, window)),
+                shared.get(c.id, no_terms),
             )
+            for c in found
+        ]
+        gate = gathered.gate
+
+        def vectors_of(memory_ids: Sequence[int]) -> dict[int, FloatArray]:
+            return {i: vectors[i] for i in memory_ids if i in vectors}
+
         return rank(
             candidates,
             mode=search_mode,
@@ -1320,13 +1405,58 @@ class MemoryEngine:
             k=k,
             apply_floor=apply_floor,
             personal=personal,
-            whole_text_vectors=None if index is None else index.whole_text_vectors,
+            whole_text_vectors=None if query_vector is None else vectors_of,
             time_only=time_only,
             query_names=names_or_numbers(keyword_text),
             gate_terms=gate,
             prefer_recent=prefer_recent,
             gate_names=gate.intersection(names),
         )
+
+    @staticmethod
+    def _scan(
+        index: VectorIndex,
+        query_vector: FloatArray,
+        now: datetime,
+        tuning: Tuning,
+        apply_floor: bool,
+        pool: int,
+    ) -> list[int]:
+        """The memories the int8 scan puts first: ``pool`` plus a margin, best first.
+
+        The exact pool (the best ``pool`` by float32 cosine) is chosen from these after their
+        stored vectors are read; the int8 cosines are off by ~0.0005 (at most ~0.0012), which
+        reorders memories whose cosines are that close, never by more than the margin.
+        """
+        sims = index.similarities(query_vector, tuning.passage_weight)
+        masked = numpy.where(index.live(now), sims, -numpy.inf)
+        if apply_floor:
+            # The lowest floor the gate may choose (less the int8 error): the gate decides
+            # after gathering, on exact cosines.
+            floor = tuning.floor - _SCAN_SLACK
+            masked = numpy.where(masked >= floor, masked, -numpy.inf)
+        wide = min(len(masked), pool + max(_SCAN_MARGIN_MIN, int(_SCAN_MARGIN * pool)))
+        top = numpy.argpartition(-masked, wide - 1)[:wide]
+        top = top[numpy.isfinite(masked[top])]
+        top = top[numpy.argsort(-masked[top], kind="stable")]
+        ids: list[int] = index.ids[top].tolist()
+        return ids
+
+    @staticmethod
+    def _stored_vectors(
+        session: Any, key: str, dim: int, memory_ids: Sequence[int]
+    ) -> dict[int, list[bytes]]:
+        """The stored float32 vectors of these memories for ``key``, by memory, chunk order."""
+        out: dict[int, list[bytes]] = {}
+        if not memory_ids:
+            return out
+        width = dim * 4
+        for memory_id, blob in session.execute(
+            _VECTORS_SQL, {"key": key, "dim": dim, "ids": list(memory_ids)}
+        ):
+            if len(blob) == width:
+                out.setdefault(int(memory_id), []).append(bytes(blob))
+        return out
 
     def time_window(self, query: str) -> TimeWindow | None:
         """The period ``query`` names ("last week", "上周", "三月份"), if any.

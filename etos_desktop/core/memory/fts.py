@@ -20,11 +20,12 @@ from etos_desktop.core.storage.lookups import active_memory
 from etos_desktop.core.storage.tables import MemoryRow
 
 #: How the ``memory`` table stores datetimes, so raw SQL compares like the ORM does.
-_TIME_TYPE: Any = MemoryRow.__table__.c.valid_until.type  # type: ignore[attr-defined]
+TIME_TYPE: Any = MemoryRow.__table__.c.valid_until.type  # type: ignore[attr-defined]
 
-#: ``lookups.active_memory`` as raw SQL over the ``memory`` table, with the parameter ``:now``.
-_ACTIVE = str(
-    active_memory(bindparam("now", type_=_TIME_TYPE)).compile(
+#: ``lookups.active_memory`` as raw SQL over the ``memory`` table, with the parameter ``:now``
+#: (bind it with ``TIME_TYPE``).
+ACTIVE_SQL = str(
+    active_memory(bindparam("now", type_=TIME_TYPE)).compile(
         dialect=sqlite.dialect(paramstyle="named")
     )
 )
@@ -92,6 +93,28 @@ def purge(session: Session) -> None:
     session.execute(text("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')"))
 
 
+#: The best ``:ranked`` rows by BM25 from the index alone, each with its body and whether it is
+#: active. Ranking reads only rowids: bodies and memory rows are read for these rows, not for
+#: every row that contains a term (2,800 rows on average at 100k memories, where this took half
+#: the time of ``_RANKED_ALL``).
+_RANKED_FIRST = text(
+    f"SELECT f.rowid, memory_fts.body, ({ACTIVE_SQL}) FROM ("
+    "SELECT rowid, bm25(memory_fts) AS score FROM memory_fts WHERE memory_fts MATCH :q "
+    "ORDER BY score LIMIT :ranked) AS f "
+    "CROSS JOIN memory ON memory.id = f.rowid "
+    "CROSS JOIN memory_fts ON memory_fts.rowid = f.rowid "
+    "ORDER BY f.score"
+).bindparams(bindparam("now", type_=TIME_TYPE))
+
+#: Every matching active row ranked: when most of the best ones are archived or expired.
+_RANKED_ALL = text(
+    "SELECT memory_fts.rowid, memory_fts.body FROM memory_fts "
+    "JOIN memory ON memory.id = memory_fts.rowid "
+    f"WHERE memory_fts MATCH :q AND {ACTIVE_SQL} "
+    "ORDER BY bm25(memory_fts) LIMIT :limit"
+).bindparams(bindparam("now", type_=TIME_TYPE))
+
+
 def matches(
     session: Session,
     terms: Sequence[str],
@@ -129,18 +152,17 @@ def matches(
         by_id = text(
             "SELECT memory_fts.rowid, memory_fts.body FROM memory_fts "
             "CROSS JOIN memory ON memory.id = memory_fts.rowid "
-            f"WHERE memory_fts.rowid IN :ids AND {_ACTIVE} LIMIT :limit"
-        ).bindparams(bindparam("now", type_=_TIME_TYPE), bindparam("ids", expanding=True))
-        rows = session.execute(by_id, {"ids": list(only_ids), "now": now, "limit": limit})
-        return [(int(row[0]), str(row[1])) for row in rows]
-    statement = text(
-        "SELECT memory_fts.rowid, memory_fts.body FROM memory_fts "
-        "JOIN memory ON memory.id = memory_fts.rowid "
-        f"WHERE memory_fts MATCH :q AND {_ACTIVE} "
-        "ORDER BY bm25(memory_fts) LIMIT :limit"
-    ).bindparams(bindparam("now", type_=_TIME_TYPE))
-    params: dict[str, Any] = {"q": expression, "now": now, "limit": limit}
-    return [(int(row[0]), str(row[1])) for row in session.execute(statement, params)]
+            f"WHERE memory_fts.rowid IN :ids AND {ACTIVE_SQL} LIMIT :limit"
+        ).bindparams(bindparam("now", type_=TIME_TYPE), bindparam("ids", expanding=True))
+        found = session.execute(by_id, {"ids": list(only_ids), "now": now, "limit": limit})
+        return [(int(row[0]), str(row[1])) for row in found]
+    params: dict[str, Any] = {"q": expression, "now": now, "limit": limit, "ranked": 2 * limit}
+    ranked = session.execute(_RANKED_FIRST, params).all()
+    rows = [(int(r[0]), str(r[1])) for r in ranked if r[2]][:limit]
+    if len(rows) < limit and len(ranked) >= params["ranked"]:
+        # More than ``limit`` of the best-ranked rows were inactive: rank every match.
+        rows = [(int(r[0]), str(r[1])) for r in session.execute(_RANKED_ALL, params)]
+    return rows
 
 
 def document_frequencies(session: Session, terms: Sequence[str]) -> dict[str, int]:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, text
+from sqlalchemy import bindparam, func, text
 from sqlalchemy import insert as sa_insert
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, SQLModel, col, delete, select
@@ -288,39 +288,43 @@ def rows_by_id(session: Session, memory_ids: Iterable[int]) -> dict[int, MemoryR
     return {row.id: row for row in rows if row.id is not None}
 
 
+#: The candidates query as raw SQL: this runs on every search, for a few hundred ids, and the
+#: ORM's statement (its expanding IN and its datetime result processing) took ~60 % of it.
+_CANDIDATES_SQL = text(
+    "SELECT id, content, kind, created_at, valid_from, importance, confidence FROM memory "
+    f"WHERE id IN :ids AND {fts.ACTIVE_SQL} ORDER BY id"
+).bindparams(bindparam("ids", expanding=True), bindparam("now", type_=fts.TIME_TYPE))
+
+
+def _stored_time(value: str) -> datetime:
+    # The memory table stores UTC as "YYYY-MM-DD HH:MM:SS.ffffff" (naive); the ORM reads it back
+    # as an aware UTC datetime, and so does this (the same value, several times faster).
+    return datetime.fromisoformat(value).replace(tzinfo=UTC)
+
+
 def candidates(session: Session, memory_ids: Iterable[int], now: datetime) -> list[Candidate]:
     """The active memories among ``memory_ids`` as search candidates (scores not yet set).
 
-    Columns are selected directly, not as ORM objects: this runs on every search, for a few
-    hundred ids.
+    In id order. Columns are selected directly, not as ORM objects: this runs on every search,
+    for a few hundred ids.
     """
     ids = sorted(set(memory_ids))
     if not ids:
         return []
-    statement = sa_select(
-        col(MemoryRow.id),
-        col(MemoryRow.content),
-        col(MemoryRow.kind),
-        col(MemoryRow.created_at),
-        col(MemoryRow.valid_from),
-        col(MemoryRow.importance),
-        col(MemoryRow.confidence),
-    ).where(col(MemoryRow.id).in_(ids), active_memory(now))
+    rows = session.execute(_CANDIDATES_SQL, {"ids": ids, "now": now})
     return [
         Candidate(
-            id=int(memory_id),
-            text=content,
-            kind=kind,
-            created_at=created_at,
-            valid_from=valid_from,
-            importance=importance,
-            confidence=confidence,
-            cosine=None,
-            keyword=0.0,
+            int(memory_id),
+            str(content),
+            str(kind),
+            _stored_time(created_at),
+            _stored_time(valid_from),
+            float(importance),
+            float(confidence),
+            None,
+            0.0,
         )
-        for memory_id, content, kind, created_at, valid_from, importance, confidence in (
-            session.execute(statement)
-        )
+        for memory_id, content, kind, created_at, valid_from, importance, confidence in rows
     ]
 
 
