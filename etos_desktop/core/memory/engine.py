@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 import numpy
-from sqlalchemy import bindparam, or_
+from sqlalchemy import or_
 from sqlalchemy import text as sql_text
 from sqlmodel import Session, col, select
 
@@ -48,7 +48,14 @@ from etos_desktop.core.memory.records import (
     Revision,
     SaveResult,
 )
-from etos_desktop.core.memory.search import Candidate, Hit, KeywordScorer, SearchMode, rank
+from etos_desktop.core.memory.search import (
+    Candidate,
+    CandidateRow,
+    Hit,
+    KeywordScorer,
+    SearchMode,
+    rank,
+)
 from etos_desktop.core.memory.slots import change_cue, same_slot
 from etos_desktop.core.providers.embedding import Embedder
 from etos_desktop.core.retrieval.gating import (
@@ -92,12 +99,14 @@ _SCAN_MARGIN: Final = 0.5
 _SCAN_MARGIN_MIN: Final = 20
 #: How far below the floor the scan still looks: more than the int8 error (~0.0012 at most).
 _SCAN_SLACK: Final = 0.01
-#: The stored vectors of a search's candidates (exact cosines; the index is int8).
-_VECTORS_SQL: Final = sql_text(
+#: The stored vectors of a search's candidates (exact cosines; the index is int8). Run on the
+#: driver's connection with the ids as one JSON array: 1.4 ms for 300 memories at 10k, against
+#: 3.5 ms through SQLAlchemy with an expanding IN.
+_VECTORS_SQL: Final = (
     "SELECT memory_id, vector FROM memory_vector "
-    "WHERE embedder_key = :key AND dim = :dim AND memory_id IN :ids "
+    "WHERE embedder_key = ? AND dim = ? AND memory_id IN (SELECT value FROM json_each(?)) "
     "ORDER BY memory_id, chunk_no"
-).bindparams(bindparam("ids", expanding=True))
+)
 #: Memories from a named period ("last week") added to the candidates, newest first. Any other
 #: candidate from the period is marked as in it too (by its dates). 1,000 made a two-month
 #: window over a 10k store cost 0.6 s of reading and scoring (tests/bench/retrieval_speed.py).
@@ -220,18 +229,18 @@ class _Gathered(NamedTuple):
     seen: set[int]
     scorer: KeywordScorer
     #: Every candidate's row (the scan's margin included), in id order.
-    found: list[Candidate]
+    found: list[CandidateRow]
     in_window: set[int]
     gate: frozenset[str]
     #: The stored float32 vectors of the candidates that have them, by memory, in chunk order.
     blobs: dict[int, list[bytes]]
 
 
-def _by_id(candidate: Candidate) -> int:
+def _by_id(candidate: CandidateRow) -> int:
     return candidate.id
 
 
-def _in_window(candidate: Candidate, window: TimeWindow) -> bool:
+def _in_window(candidate: CandidateRow, window: TimeWindow) -> bool:
     """Whether ``candidate`` was created, or became valid, within ``window``."""
     return any(
         window.start <= moment < window.end
@@ -1451,8 +1460,9 @@ class MemoryEngine:
         if not memory_ids:
             return out
         width = dim * 4
-        for memory_id, blob in session.execute(
-            _VECTORS_SQL, {"key": key, "dim": dim, "ids": list(memory_ids)}
+        driver = session.connection().connection.driver_connection
+        for memory_id, blob in driver.execute(
+            _VECTORS_SQL, (key, dim, json.dumps(list(memory_ids)))
         ):
             if len(blob) == width:
                 out.setdefault(int(memory_id), []).append(bytes(blob))

@@ -8,6 +8,7 @@ server database would replace this module (PostgreSQL full-text search), not its
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
@@ -23,12 +24,19 @@ from etos_desktop.core.storage.tables import MemoryRow
 TIME_TYPE: Any = MemoryRow.__table__.c.valid_until.type  # type: ignore[attr-defined]
 
 #: ``lookups.active_memory`` as raw SQL over the ``memory`` table, with the parameter ``:now``
-#: (bind it with ``TIME_TYPE``).
+#: (bind it with ``TIME_TYPE``, or pass ``stored_time(now)`` to the driver).
 ACTIVE_SQL = str(
     active_memory(bindparam("now", type_=TIME_TYPE)).compile(
         dialect=sqlite.dialect(paramstyle="named")
     )
 )
+
+_TIME_BIND: Any = TIME_TYPE.dialect_impl(sqlite.dialect()).bind_processor(sqlite.dialect())
+
+
+def stored_time(moment: datetime) -> str:
+    """``moment`` as the ``memory`` table stores it, for SQL run on the driver's connection."""
+    return str(_TIME_BIND(moment))
 
 
 def match_expression(terms: Sequence[str]) -> str:
@@ -149,12 +157,15 @@ def matches(
         # CROSS JOIN keeps memory_fts the outer loop (rowid lookups, 0.7 ms for 100 ids at
         # 10k memories); SQLite otherwise led with memory's archived_at index and scanned the
         # FTS table per row: 25 ms for 100 ids, 144 ms for 291.
+        # The ids go in as one JSON array (an expanding IN costs ~3 µs a parameter).
         by_id = text(
             "SELECT memory_fts.rowid, memory_fts.body FROM memory_fts "
             "CROSS JOIN memory ON memory.id = memory_fts.rowid "
-            f"WHERE memory_fts.rowid IN :ids AND {ACTIVE_SQL} LIMIT :limit"
-        ).bindparams(bindparam("now", type_=TIME_TYPE), bindparam("ids", expanding=True))
-        found = session.execute(by_id, {"ids": list(only_ids), "now": now, "limit": limit})
+            "WHERE memory_fts.rowid IN (SELECT value FROM json_each(:ids)) "
+            f"AND {ACTIVE_SQL} LIMIT :limit"
+        ).bindparams(bindparam("now", type_=TIME_TYPE))
+        ids = json.dumps(list(only_ids))
+        found = session.execute(by_id, {"ids": ids, "now": now, "limit": limit})
         return [(int(row[0]), str(row[1])) for row in found]
     params: dict[str, Any] = {"q": expression, "now": now, "limit": limit, "ranked": 2 * limit}
     ranked = session.execute(_RANKED_FIRST, params).all()

@@ -13,13 +13,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, text
+from sqlalchemy import func, text
 from sqlalchemy import insert as sa_insert
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, SQLModel, col, delete, select
 
 from etos_desktop.core.memory import fts
-from etos_desktop.core.memory.search import Candidate
+from etos_desktop.core.memory.search import CandidateRow
 from etos_desktop.core.retrieval.vectors import FloatArray, VectorRow, timestamp, to_blob
 from etos_desktop.core.storage.lookups import active_memory
 from etos_desktop.core.storage.tables import (
@@ -288,12 +288,13 @@ def rows_by_id(session: Session, memory_ids: Iterable[int]) -> dict[int, MemoryR
     return {row.id: row for row in rows if row.id is not None}
 
 
-#: The candidates query as raw SQL: this runs on every search, for a few hundred ids, and the
-#: ORM's statement (its expanding IN and its datetime result processing) took ~60 % of it.
-_CANDIDATES_SQL = text(
+#: The candidates query, run on the driver's connection: this runs on every search, for a few
+#: hundred ids, which go in as one JSON array. The ORM's statement (an expanding IN of ~300
+#: parameters, row objects, datetime result processing) took 6 ms at 10k memories, this 1.5.
+_CANDIDATES_SQL = (
     "SELECT id, content, kind, created_at, valid_from, importance, confidence FROM memory "
-    f"WHERE id IN :ids AND {fts.ACTIVE_SQL} ORDER BY id"
-).bindparams(bindparam("ids", expanding=True), bindparam("now", type_=fts.TIME_TYPE))
+    "WHERE id IN (SELECT value FROM json_each(:ids)) AND " + fts.ACTIVE_SQL + " ORDER BY id"
+)
 
 
 def _stored_time(value: str) -> datetime:
@@ -302,8 +303,8 @@ def _stored_time(value: str) -> datetime:
     return datetime.fromisoformat(value).replace(tzinfo=UTC)
 
 
-def candidates(session: Session, memory_ids: Iterable[int], now: datetime) -> list[Candidate]:
-    """The active memories among ``memory_ids`` as search candidates (scores not yet set).
+def candidates(session: Session, memory_ids: Iterable[int], now: datetime) -> list[CandidateRow]:
+    """The active memories among ``memory_ids``, as search reads them (not yet scored).
 
     In id order. Columns are selected directly, not as ORM objects: this runs on every search,
     for a few hundred ids.
@@ -311,18 +312,18 @@ def candidates(session: Session, memory_ids: Iterable[int], now: datetime) -> li
     ids = sorted(set(memory_ids))
     if not ids:
         return []
-    rows = session.execute(_CANDIDATES_SQL, {"ids": ids, "now": now})
+    driver = session.connection().connection.driver_connection
+    assert driver is not None
+    rows = driver.execute(_CANDIDATES_SQL, {"ids": json.dumps(ids), "now": fts.stored_time(now)})
     return [
-        Candidate(
-            int(memory_id),
-            str(content),
-            str(kind),
+        CandidateRow(
+            memory_id,
+            content,
+            kind,
             _stored_time(created_at),
             _stored_time(valid_from),
-            float(importance),
-            float(confidence),
-            None,
-            0.0,
+            importance,
+            confidence,
         )
         for memory_id, content, kind, created_at, valid_from, importance, confidence in rows
     ]
