@@ -72,7 +72,7 @@ from etos_desktop.core.retrieval.vectors import (
 )
 from etos_desktop.core.storage import lookups, traces
 from etos_desktop.core.storage.database import Database, checkpoint
-from etos_desktop.core.storage.tables import MemoryRow, RevisionAction
+from etos_desktop.core.storage.tables import MemoryRevisionRow, MemoryRow, RevisionAction
 from etos_desktop.core.text.checks import check_content
 from etos_desktop.core.text.segmentation import (
     STOP_TERMS,
@@ -359,6 +359,14 @@ class MemoryEngine:
             self._embedder = embedder
             self._tuning = tuning or tuning_for(embedder.key if embedder else None)
             self._rebuild = True
+            self._query_vectors.clear()
+
+    def clear_query_cache(self) -> None:
+        """Forget the cached query vectors: the next search of any text embeds it again.
+
+        Benchmarks call it to time a search as a new message's first one (the per-turn case).
+        """
+        with self._state_lock:
             self._query_vectors.clear()
 
     # -- internals ------------------------------------------------------------------------------
@@ -699,59 +707,116 @@ class MemoryEngine:
             drafts.append(draft)
         ids: list[int] = []
         total = len(drafts)
-        for start in range(0, total, max(1, batch_size)):
-            batch = drafts[start : start + batch_size]
-            now = self._now()
-            rows: list[MemoryRow] = []
-            chunks: list[list[str]] = []
-            for d, content in zip(batch, contents[start : start + batch_size], strict=True):
-                when = d.created_at or now
-                rows.append(
-                    MemoryRow(
-                        content=content,
-                        content_key=duplicate_key(content),
-                        kind=str(d.kind),
-                        source=str(d.source),
-                        importance=d.importance,
-                        confidence=d.confidence,
-                        tags_json=json.dumps(list(d.tags), ensure_ascii=False),
-                        trigger_context=d.trigger_context,
-                        valid_from=when,
-                        valid_until=d.valid_until,
-                        created_at=when,
-                        updated_at=when,
+        # Batch n is written on the DB thread while batch n + 1 is embedded here: with the
+        # built-in model the embedding is most of the time, and the two overlap on two cores.
+        pending: concurrent.futures.Future[list[int]] | None = None
+        try:
+            for start in range(0, total, max(1, batch_size)):
+                batch = drafts[start : start + batch_size]
+                now = self._now()
+                values: list[dict[str, Any]] = []
+                chunks: list[list[str]] = []
+                for d, content in zip(batch, contents[start : start + batch_size], strict=True):
+                    when = d.created_at or now
+                    values.append(
+                        {
+                            "content": content,
+                            "content_key": duplicate_key(content),
+                            "kind": str(d.kind),
+                            "source": str(d.source),
+                            "importance": d.importance,
+                            "confidence": d.confidence,
+                            "tags_json": json.dumps(list(d.tags), ensure_ascii=False),
+                            "trigger_context": d.trigger_context,
+                            "valid_from": when,
+                            "valid_until": d.valid_until,
+                            "superseded_by": None,
+                            "archived_at": None,
+                            "created_at": when,
+                            "updated_at": when,
+                            "access_count": 0,
+                            "last_accessed_at": None,
+                            "origin_conversation_id": None,
+                            "origin_message_id": None,
+                        }
+                    )
+                    chunks.append(self._chunks(content))
+                embedder = self._embedder
+                vectors = self._embed(embedder, [t for group in chunks for t in group])
+                vector_key = embedder.key if embedder is not None else ""
+                if pending is not None:
+                    self._batch_written(pending.result(), ids, total, progress)
+                    pending = None
+                pending = self._db.submit(
+                    functools.partial(
+                        self._insert_batch,
+                        values=values,
+                        chunks=chunks,
+                        vectors=vectors,
+                        vector_key=vector_key,
+                        actor=actor,
                     )
                 )
-                chunks.append(self._chunks(content))
-            embedder = self._embedder
-            vectors = self._embed(embedder, [t for group in chunks for t in group])
-            vector_key = embedder.key if embedder is not None else ""
-            new_ids: list[int] = self._call(
-                functools.partial(
-                    self._insert_batch,
-                    rows=rows,
-                    chunks=chunks,
-                    vectors=vectors,
-                    vector_key=vector_key,
-                    actor=actor,
-                )
-            )
-            ids.extend(new_ids)
-            self._mark_dirty(*new_ids)
-            if progress is not None:
-                progress(len(ids), total)
+            if pending is not None:
+                self._batch_written(pending.result(), ids, total, progress)
+                pending = None
+        finally:
+            if pending is not None:
+                # Leaving on an error here: the batch being written still finishes first.
+                with contextlib.suppress(Exception):
+                    self._mark_dirty(*pending.result())
         return ids
+
+    def _batch_written(
+        self,
+        new_ids: list[int],
+        ids: list[int],
+        total: int,
+        progress: Callable[[int, int], None] | None,
+    ) -> None:
+        ids.extend(new_ids)
+        self._mark_dirty(*new_ids)
+        if progress is not None:
+            progress(len(ids), total)
 
     @staticmethod
     def _insert_batch(
         session: Any,
-        rows: list[MemoryRow],
+        values: list[dict[str, Any]],
         chunks: list[list[str]],
         vectors: FloatArray | None,
         vector_key: str,
         actor: str,
     ) -> list[int]:
-        ids = store.insert(session, rows, actor=actor)
+        """``store.insert`` from column values: ``MemoryRow`` objects cost ~0.35 ms each to build.
+
+        The same rows, index entries and ``create`` revisions as ``store.insert`` writes.
+        """
+        table = MemoryRow.__table__  # type: ignore[attr-defined]
+        statement = table.insert().returning(table.c.id, sort_by_parameter_order=True)
+        ids = [int(memory_id) for memory_id in session.scalars(statement, values)]
+        # The getter forms of store.body and store.snapshot, over the column values.
+        fts.insert_many(
+            session,
+            [
+                (memory_id, store._body(v.__getitem__))
+                for memory_id, v in zip(ids, values, strict=True)
+            ],
+        )
+        session.execute(
+            MemoryRevisionRow.__table__.insert(),  # type: ignore[attr-defined]
+            [
+                {
+                    "memory_id": memory_id,
+                    "created_at": v["created_at"],
+                    "action": RevisionAction.CREATE.value,
+                    "actor": actor,
+                    "before_json": None,
+                    "after_json": json.dumps(store._snapshot(v.__getitem__), ensure_ascii=False),
+                }
+                for memory_id, v in zip(ids, values, strict=True)
+            ],
+        )
         if vectors is not None:
             items = []
             offset = 0
