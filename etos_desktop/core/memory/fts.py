@@ -8,6 +8,7 @@ server database would replace this module (PostgreSQL full-text search), not its
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
@@ -20,14 +21,22 @@ from etos_desktop.core.storage.lookups import active_memory
 from etos_desktop.core.storage.tables import MemoryRow
 
 #: How the ``memory`` table stores datetimes, so raw SQL compares like the ORM does.
-_TIME_TYPE: Any = MemoryRow.__table__.c.valid_until.type  # type: ignore[attr-defined]
+TIME_TYPE: Any = MemoryRow.__table__.c.valid_until.type  # type: ignore[attr-defined]
 
-#: ``lookups.active_memory`` as raw SQL over the ``memory`` table, with the parameter ``:now``.
-_ACTIVE = str(
-    active_memory(bindparam("now", type_=_TIME_TYPE)).compile(
+#: ``lookups.active_memory`` as raw SQL over the ``memory`` table, with the parameter ``:now``
+#: (bind it with ``TIME_TYPE``, or pass ``stored_time(now)`` to the driver).
+ACTIVE_SQL = str(
+    active_memory(bindparam("now", type_=TIME_TYPE)).compile(
         dialect=sqlite.dialect(paramstyle="named")
     )
 )
+
+_TIME_BIND: Any = TIME_TYPE.dialect_impl(sqlite.dialect()).bind_processor(sqlite.dialect())
+
+
+def stored_time(moment: datetime) -> str:
+    """``moment`` as the ``memory`` table stores it, for SQL run on the driver's connection."""
+    return str(_TIME_BIND(moment))
 
 
 def match_expression(terms: Sequence[str]) -> str:
@@ -92,6 +101,28 @@ def purge(session: Session) -> None:
     session.execute(text("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')"))
 
 
+#: The best ``:ranked`` rows by BM25 from the index alone, each with its body and whether it is
+#: active. Ranking reads only rowids: bodies and memory rows are read for these rows, not for
+#: every row that contains a term (2,800 rows on average at 100k memories, where this took half
+#: the time of ``_RANKED_ALL``).
+_RANKED_FIRST = text(
+    f"SELECT f.rowid, memory_fts.body, ({ACTIVE_SQL}) FROM ("
+    "SELECT rowid, bm25(memory_fts) AS score FROM memory_fts WHERE memory_fts MATCH :q "
+    "ORDER BY score LIMIT :ranked) AS f "
+    "CROSS JOIN memory ON memory.id = f.rowid "
+    "CROSS JOIN memory_fts ON memory_fts.rowid = f.rowid "
+    "ORDER BY f.score"
+).bindparams(bindparam("now", type_=TIME_TYPE))
+
+#: Every matching active row ranked: when most of the best ones are archived or expired.
+_RANKED_ALL = text(
+    "SELECT memory_fts.rowid, memory_fts.body FROM memory_fts "
+    "JOIN memory ON memory.id = memory_fts.rowid "
+    f"WHERE memory_fts MATCH :q AND {ACTIVE_SQL} "
+    "ORDER BY bm25(memory_fts) LIMIT :limit"
+).bindparams(bindparam("now", type_=TIME_TYPE))
+
+
 def matches(
     session: Session,
     terms: Sequence[str],
@@ -126,21 +157,23 @@ def matches(
         # CROSS JOIN keeps memory_fts the outer loop (rowid lookups, 0.7 ms for 100 ids at
         # 10k memories); SQLite otherwise led with memory's archived_at index and scanned the
         # FTS table per row: 25 ms for 100 ids, 144 ms for 291.
+        # The ids go in as one JSON array (an expanding IN costs ~3 µs a parameter).
         by_id = text(
             "SELECT memory_fts.rowid, memory_fts.body FROM memory_fts "
             "CROSS JOIN memory ON memory.id = memory_fts.rowid "
-            f"WHERE memory_fts.rowid IN :ids AND {_ACTIVE} LIMIT :limit"
-        ).bindparams(bindparam("now", type_=_TIME_TYPE), bindparam("ids", expanding=True))
-        rows = session.execute(by_id, {"ids": list(only_ids), "now": now, "limit": limit})
-        return [(int(row[0]), str(row[1])) for row in rows]
-    statement = text(
-        "SELECT memory_fts.rowid, memory_fts.body FROM memory_fts "
-        "JOIN memory ON memory.id = memory_fts.rowid "
-        f"WHERE memory_fts MATCH :q AND {_ACTIVE} "
-        "ORDER BY bm25(memory_fts) LIMIT :limit"
-    ).bindparams(bindparam("now", type_=_TIME_TYPE))
-    params: dict[str, Any] = {"q": expression, "now": now, "limit": limit}
-    return [(int(row[0]), str(row[1])) for row in session.execute(statement, params)]
+            "WHERE memory_fts.rowid IN (SELECT value FROM json_each(:ids)) "
+            f"AND {ACTIVE_SQL} LIMIT :limit"
+        ).bindparams(bindparam("now", type_=TIME_TYPE))
+        ids = json.dumps(list(only_ids))
+        found = session.execute(by_id, {"ids": ids, "now": now, "limit": limit})
+        return [(int(row[0]), str(row[1])) for row in found]
+    params: dict[str, Any] = {"q": expression, "now": now, "limit": limit, "ranked": 2 * limit}
+    ranked = session.execute(_RANKED_FIRST, params).all()
+    rows = [(int(r[0]), str(r[1])) for r in ranked if r[2]][:limit]
+    if len(rows) < limit and len(ranked) >= params["ranked"]:
+        # More than ``limit`` of the best-ranked rows were inactive: rank every match.
+        rows = [(int(r[0]), str(r[1])) for r in session.execute(_RANKED_ALL, params)]
+    return rows
 
 
 def document_frequencies(session: Session, terms: Sequence[str]) -> dict[str, int]:

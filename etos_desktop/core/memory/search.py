@@ -37,6 +37,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import NamedTuple
 
 import numpy
 
@@ -97,6 +98,22 @@ class Hit:
     kind: str
     created_at: datetime
     confidence: float = 1.0
+
+
+class CandidateRow(NamedTuple):
+    """A memory's stored fields as search reads them, before it is scored (``store.candidates``).
+
+    A tuple, not a dataclass: a search reads a few hundred, and a frozen dataclass costs ~3 µs
+    to build; the engine builds each :class:`Candidate` once, with its scores.
+    """
+
+    id: int
+    text: str
+    kind: str
+    created_at: datetime
+    valid_from: datetime
+    importance: float
+    confidence: float
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, SQLModel, col, delete, select
 
 from etos_desktop.core.memory import fts
-from etos_desktop.core.memory.search import Candidate
+from etos_desktop.core.memory.search import CandidateRow
 from etos_desktop.core.retrieval.vectors import FloatArray, VectorRow, timestamp, to_blob
 from etos_desktop.core.storage.lookups import active_memory, is_active_at
 from etos_desktop.core.storage.tables import (
@@ -289,39 +289,44 @@ def rows_by_id(session: Session, memory_ids: Iterable[int]) -> dict[int, MemoryR
     return {row.id: row for row in rows if row.id is not None}
 
 
-def candidates(session: Session, memory_ids: Iterable[int], now: datetime) -> list[Candidate]:
-    """The active memories among ``memory_ids`` as search candidates (scores not yet set).
+#: The candidates query, run on the driver's connection: this runs on every search, for a few
+#: hundred ids, which go in as one JSON array. The ORM's statement (an expanding IN of ~300
+#: parameters, row objects, datetime result processing) took 6 ms at 10k memories, this 1.5.
+_CANDIDATES_SQL = (
+    "SELECT id, content, kind, created_at, valid_from, importance, confidence FROM memory "
+    "WHERE id IN (SELECT value FROM json_each(:ids)) AND " + fts.ACTIVE_SQL + " ORDER BY id"
+)
 
-    Columns are selected directly, not as ORM objects: this runs on every search, for a few
-    hundred ids.
+
+def _stored_time(value: str) -> datetime:
+    # The memory table stores UTC as "YYYY-MM-DD HH:MM:SS.ffffff" (naive); the ORM reads it back
+    # as an aware UTC datetime, and so does this (the same value, several times faster).
+    return datetime.fromisoformat(value).replace(tzinfo=UTC)
+
+
+def candidates(session: Session, memory_ids: Iterable[int], now: datetime) -> list[CandidateRow]:
+    """The active memories among ``memory_ids``, as search reads them (not yet scored).
+
+    In id order. Columns are selected directly, not as ORM objects: this runs on every search,
+    for a few hundred ids.
     """
     ids = sorted(set(memory_ids))
     if not ids:
         return []
-    statement = sa_select(
-        col(MemoryRow.id),
-        col(MemoryRow.content),
-        col(MemoryRow.kind),
-        col(MemoryRow.created_at),
-        col(MemoryRow.valid_from),
-        col(MemoryRow.importance),
-        col(MemoryRow.confidence),
-    ).where(col(MemoryRow.id).in_(ids), active_memory(now))
+    driver = session.connection().connection.driver_connection
+    assert driver is not None
+    rows = driver.execute(_CANDIDATES_SQL, {"ids": json.dumps(ids), "now": fts.stored_time(now)})
     return [
-        Candidate(
-            id=int(memory_id),
-            text=content,
-            kind=kind,
-            created_at=created_at,
-            valid_from=valid_from,
-            importance=importance,
-            confidence=confidence,
-            cosine=None,
-            keyword=0.0,
+        CandidateRow(
+            memory_id,
+            content,
+            kind,
+            _stored_time(created_at),
+            _stored_time(valid_from),
+            importance,
+            confidence,
         )
-        for memory_id, content, kind, created_at, valid_from, importance, confidence in (
-            session.execute(statement)
-        )
+        for memory_id, content, kind, created_at, valid_from, importance, confidence in rows
     ]
 
 

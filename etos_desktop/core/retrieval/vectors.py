@@ -1,15 +1,17 @@
 """Vectors: their blob format, how a memory is cut into passages, and the in-memory index.
 
-The index is derived data (DESIGN principle 6): a float32 matrix of one embedder's vectors of the
-non-archived memories, rebuilt from ``memory_vector`` rows whenever it is stale. Vector math runs
-in the caller's thread; an index object is never modified after it is built, so a search can keep
-using the one it started with while another thread builds the next.
+The index is derived data (DESIGN principle 6): one embedder's vectors of the non-archived
+memories, rebuilt from ``memory_vector`` rows whenever it is stale, held as int8 codes with one
+float32 scale per row (a quarter of the float32 matrix: 49 MiB instead of 195 MiB at 100k × 512).
+The stored rows stay float32; only this cache is quantized. Vector math runs in the caller's
+thread; an index object is never modified after it is built, so a search can keep using the one
+it started with while another thread builds the next.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
@@ -18,6 +20,10 @@ import numpy.typing
 
 FloatArray = numpy.typing.NDArray[numpy.float32]
 IntArray = numpy.typing.NDArray[numpy.int64]
+CodeArray = numpy.typing.NDArray[numpy.int8]
+
+#: Rows quantized at a time while an index is built (bounds the float32 temporaries to ~8 MiB).
+_QUANTIZE_BLOCK = 4096
 
 #: A passage is at most this long; a longer sentence is cut, and when a memory has more than
 #: ``MAX_WINDOWS`` sentences they are grouped into windows of whole sentences up to this length.
@@ -124,11 +130,74 @@ def timestamp(value: datetime | None) -> float:
     return float("inf") if value is None else value.timestamp()
 
 
-def _matvec(matrix: FloatArray, vector: FloatArray) -> FloatArray:
+def quantize(matrix: FloatArray) -> tuple[CodeArray, FloatArray]:
+    """Each row as int8 codes times one float32 scale (symmetric: ``row ≈ codes · scale``).
+
+    The scale is the row's largest magnitude / 127, so a unit vector of 512 dimensions is off by
+    at most half a step (~0.001) per component and its dot product with a unit query by about
+    0.0005 (measured on USE vectors: tests/bench/retrieval_speed.py prints the error).
+
+    Args:
+        matrix: Rows to quantize (float32).
+
+    Returns:
+        The codes (same shape, int8) and the scales (one per row).
+    """
+    peak = numpy.abs(matrix).max(axis=1) if matrix.size else numpy.zeros(len(matrix))
+    scales = (peak / 127.0).astype(numpy.float32)
+    scales[scales == 0] = 1.0
+    codes = numpy.rint(matrix / scales[:, None]).astype(numpy.int8)
+    return codes, scales
+
+
+def _matvec(codes: CodeArray, scales: FloatArray, vector: FloatArray) -> FloatArray:
     # einsum, not BLAS: OpenBLAS's multi-threaded sgemv took 8 ms for 10k×512 on a busy 2-core
-    # machine (its threads wait for each other) against 0.5 ms for einsum's single-thread loop.
-    result: FloatArray = numpy.einsum("ij,j->i", matrix, numpy.asarray(vector, dtype=numpy.float32))
+    # machine (its threads wait for each other) against 0.5 ms for einsum's single-thread loop;
+    # BLAS has no int8 kernel anyway. The int8 × float32 loop reads a quarter of the bytes.
+    result: FloatArray = numpy.einsum("ij,j->i", codes, numpy.asarray(vector, dtype=numpy.float32))
+    result *= scales
     return result
+
+
+def exact_similarities(
+    blobs: Mapping[int, Sequence[bytes]], dim: int, query: FloatArray, passage_weight: float
+) -> tuple[dict[int, float], dict[int, FloatArray]]:
+    """Float32 cosines of stored vectors to ``query``, per memory, as the float32 matrix gave.
+
+    The int8 index only chooses candidates; their scores come from here, so what search ranks
+    is what it ranked before the index was quantized.
+
+    Args:
+        blobs: Each memory's stored vectors (:func:`to_blob`, ``dim`` floats), chunk 0 first.
+        dim: The vectors' dimension.
+        query: The query vector (unit length).
+        passage_weight: As in :meth:`VectorIndex.similarities`.
+
+    Returns:
+        The cosine of each memory, and its whole-text (chunk 0) vector.
+    """
+    ids = list(blobs)
+    if not ids:
+        return {}, {}
+    counts = numpy.fromiter((len(blobs[i]) for i in ids), numpy.int64, len(ids))
+    flat = b"".join(blob for i in ids for blob in blobs[i])
+    matrix = numpy.frombuffer(flat, dtype="<f4").astype(numpy.float32).reshape(-1, dim)
+    sims: FloatArray = numpy.einsum("ij,j->i", matrix, numpy.asarray(query, dtype=numpy.float32))
+    starts = numpy.concatenate(([0], numpy.cumsum(counts)[:-1]))
+    if len(matrix) == len(ids):
+        combined = sims
+    else:
+        best = numpy.maximum.reduceat(sims, starts)
+        whole = sims[starts]
+        combined = (
+            best
+            if passage_weight >= 1.0
+            else whole + numpy.float32(passage_weight) * (best - whole)
+        )
+    values = combined.tolist()
+    cosines = dict(zip(ids, values, strict=True))
+    vectors = {i: matrix[int(start)] for i, start in zip(ids, starts.tolist(), strict=True)}
+    return cosines, vectors
 
 
 class VectorRow(NamedTuple):
@@ -141,14 +210,16 @@ class VectorRow(NamedTuple):
 
 
 class VectorIndex:
-    """One embedder's vectors of the non-archived memories, as a matrix (immutable).
+    """One embedder's vectors of the non-archived memories, quantized to int8 (immutable).
 
     Rows of one memory are adjacent and in chunk order; similarities are per memory (the best
     chunk). Build one with :meth:`from_rows`.
 
     Args:
         key: The embedder key the vectors belong to.
-        matrix: The vectors, one row per chunk, grouped by memory, chunk 0 first in each group.
+        codes: The vectors' int8 codes (:func:`quantize`), one row per chunk, grouped by
+            memory, chunk 0 first in each group.
+        scales: Each row's scale: the vector is ``codes[i] · scales[i]``.
         row_ids: The memory id of each row.
         row_valid_until: Each row's memory's ``valid_until`` as a timestamp (``inf``: none).
     """
@@ -156,13 +227,15 @@ class VectorIndex:
     def __init__(
         self,
         key: str,
-        matrix: FloatArray,
+        codes: CodeArray,
+        scales: FloatArray,
         row_ids: IntArray,
         row_valid_until: numpy.typing.NDArray[numpy.float64],
     ) -> None:
         self.key = key
-        self.dim = int(matrix.shape[1])
-        self.matrix = matrix
+        self.dim = int(codes.shape[1])
+        self.codes = codes
+        self.scales = scales
         self.row_ids = row_ids
         self._row_valid_until = row_valid_until
         n = len(row_ids)
@@ -184,14 +257,18 @@ class VectorIndex:
         width = dim * 4
         rows = [r for r in rows if len(r.blob) == width]
         n = len(rows)
-        matrix = (
-            numpy.frombuffer(b"".join(r.blob for r in rows), dtype="<f4")
-            .astype(numpy.float32)
-            .reshape(n, dim)
-        )
+        codes = numpy.empty((n, dim), dtype=numpy.int8)
+        scales = numpy.empty(n, dtype=numpy.float32)
+        for start in range(0, n, _QUANTIZE_BLOCK):
+            block = rows[start : start + _QUANTIZE_BLOCK]
+            matrix = numpy.frombuffer(b"".join(r.blob for r in block), dtype="<f4").reshape(
+                len(block), dim
+            )
+            end = start + len(block)
+            codes[start:end], scales[start:end] = quantize(matrix.astype(numpy.float32))
         row_ids = numpy.fromiter((r.memory_id for r in rows), numpy.int64, n)
         valid = numpy.fromiter((r.valid_until for r in rows), numpy.float64, n)
-        return cls(key, matrix, row_ids, valid)
+        return cls(key, codes, scales, row_ids, valid)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -201,9 +278,10 @@ class VectorIndex:
 
     @property
     def nbytes(self) -> int:
-        """Memory held by the matrix and the id arrays, in bytes."""
+        """Memory held by the codes, the scales and the id arrays, in bytes."""
         return int(
-            self.matrix.nbytes
+            self.codes.nbytes
+            + self.scales.nbytes
             + self.row_ids.nbytes
             + self._row_valid_until.nbytes
             + self.ids.nbytes
@@ -225,7 +303,7 @@ class VectorIndex:
         """
         if not len(self.ids):
             return numpy.zeros(0, dtype=numpy.float32)
-        sims = _matvec(self.matrix, query)
+        sims = _matvec(self.codes, self.scales, query)
         if self._single:
             return sims
         best = numpy.maximum.reduceat(sims, self._starts)
@@ -244,12 +322,13 @@ class VectorIndex:
         return self._position.get(memory_id)
 
     def whole_text_vectors(self, memory_ids: Iterable[int]) -> dict[int, FloatArray]:
-        """The chunk-0 (whole-text) vector of each memory that has one."""
+        """The chunk-0 (whole-text) vector of each memory that has one (decoded from int8)."""
         out: dict[int, FloatArray] = {}
         for memory_id in memory_ids:
             i = self._position.get(memory_id)
             if i is not None:
-                out[memory_id] = self.matrix[int(self._starts[i])]
+                row = int(self._starts[i])
+                out[memory_id] = self.codes[row].astype(numpy.float32) * self.scales[row]
         return out
 
     def nearest_whole_text(self, vector: FloatArray, now: datetime) -> tuple[int, float] | None:
@@ -273,8 +352,10 @@ class VectorIndex:
         """
         if not len(self.ids) or n <= 0:
             return []
-        whole = self.matrix if self._single else self.matrix[self._starts]
-        sims = _matvec(whole, vector)
+        if self._single:
+            sims = _matvec(self.codes, self.scales, vector)
+        else:
+            sims = _matvec(self.codes[self._starts], self.scales[self._starts], vector)
         sims = numpy.where(self.live(now) & (sims >= at_least), sims, -numpy.inf)
         n = min(n, len(sims))
         top = numpy.argpartition(-sims, n - 1)[:n]
@@ -296,12 +377,18 @@ class VectorIndex:
         extra = VectorIndex.from_rows(self.key, self.dim, added)
         if keep.all():
             # Pure additions: one copy, not a masked copy and then another.
-            parts = (self.matrix, self.row_ids, self._row_valid_until)
+            parts = (self.codes, self.scales, self.row_ids, self._row_valid_until)
         else:
-            parts = (self.matrix[keep], self.row_ids[keep], self._row_valid_until[keep])
+            parts = (
+                self.codes[keep],
+                self.scales[keep],
+                self.row_ids[keep],
+                self._row_valid_until[keep],
+            )
         return VectorIndex(
             self.key,
-            numpy.concatenate((parts[0], extra.matrix)),
-            numpy.concatenate((parts[1], extra.row_ids)),
-            numpy.concatenate((parts[2], extra._row_valid_until)),
+            numpy.concatenate((parts[0], extra.codes)),
+            numpy.concatenate((parts[1], extra.scales)),
+            numpy.concatenate((parts[2], extra.row_ids)),
+            numpy.concatenate((parts[3], extra._row_valid_until)),
         )

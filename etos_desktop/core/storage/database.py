@@ -322,6 +322,15 @@ class Database:
         """Run ``fn()`` on the DB thread and wait for it (blocking)."""
         return self._executor.submit(self._guarded, fn).result()
 
+    def submit(self, fn: Callable[[Session], T]) -> concurrent.futures.Future[T]:
+        """Queue ``fn(session)`` on the DB thread and return at once (:meth:`call` without waiting).
+
+        For a caller that has work of its own to do meanwhile (memory search scans the vector
+        matrix while the DB thread matches the full-text index). ``fn`` must not wait for
+        anything that needs the DB thread.
+        """
+        return self._executor.submit(self._guarded, lambda: self._in_session(fn))
+
     def on_db_thread(self) -> bool:
         """Whether the caller runs on the DB worker thread."""
         return threading.get_ident() == self._thread_id

