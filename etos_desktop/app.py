@@ -309,6 +309,7 @@ class EtosApp:
         except EtosError as exc:
             log.error("start-up failed: %s %s", exc.code, exc.detail)
             self.window.statusBar().showMessage(exc.detail)
+            self.window.start_failed()
             self._show_fatal(exc)
             raise
 
@@ -387,7 +388,6 @@ class EtosApp:
         self.window.attach(self.controller)
         self._apply_render_interval()
         self.refresh_providers()
-        self.window.set_ready(True)
         # Kept as functions, so the notice is put into words again when the language changes.
         notices: list[Callable[[], str]] = []
         secrets, settings = self.secrets, self.settings
@@ -407,9 +407,15 @@ class EtosApp:
             )
         await repo.delete_empty_conversations()
         await self.controller.refresh_conversations()
-        rows = await repo.list_conversations(limit=1)
-        if rows and rows[0].id is not None:
-            await self.controller.open_conversation(rows[0].id)
+        # The window opened on a new conversation; what the user began to write there since
+        # the first frame stays there (a message sent is queued for it), so the last
+        # conversation is opened only for a user who has not started writing.
+        if not self.window.chat.has_draft():
+            rows = await repo.list_conversations(limit=1)
+            if rows and rows[0].id is not None:
+                await self.controller.open_conversation(rows[0].id)
+        # Last: it sends a message queued since the first frame, into what is shown now.
+        self.window.set_ready(True)
         if not self.registry.is_configured():
             self.open_settings("providers", first_run=True)
         self.switch_embedder()

@@ -320,8 +320,12 @@ class ChatPanel(QWidget):
         self._draft_tokens = 0
         # What the banner's failure was ("reply", "remember" or ""): its success hides it.
         self._banner_source = ""
-        # The text Enter queued while a reply was streaming (sent when it ends), if any.
+        # The text Enter queued while a reply was streaming or the app was still starting
+        # (sent when the reply ends or the services are up), if any.
         self._queued: str | None = None
+        # Until the app's services are up (the first frame comes before them), a message the
+        # user sends is queued: typing starts at the first frame (issue 21).
+        self._starting = False
 
         # Header
         # Written by the model: plain text, elided so a long one never widens the window.
@@ -909,18 +913,46 @@ class ChatPanel(QWidget):
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
         self._update_send_button()
-        if not busy and self._queued is not None:
-            # The reply ended: the message Enter queued goes now, as if sent just then.
-            queued, self._queued = self._queued, None
-            self.queue_label.hide()
-            if self.composer.toPlainText() == queued:
-                self._on_send_clicked()
+        # The reply ended: the message Enter queued goes now, as if sent just then.
+        self._send_queued()
+
+    def set_starting(self, starting: bool) -> None:
+        """Whether the app's services are still starting: sending queues the message until then.
+
+        The composer takes text from the first frame; a message sent before the database and
+        the provider are up waits, shown as queued, and goes out when this is set to ``False``.
+        """
+        self._starting = starting
+        self._update_send_button()
+        if self._queued is not None:
+            self.queue_label.setText(self._queued_text())
+        self._send_queued()
+
+    def queued_message(self) -> str | None:
+        """The message waiting to be sent (for a reply to end, or for the app to start), if any."""
+        return self._queued
+
+    def discard_queued(self) -> None:
+        """Forget the queued message (quitting without sending it); its text stays in the composer."""
+        self._queued = None
+        self.queue_label.hide()
+
+    def _send_queued(self) -> None:
+        if self._busy or self._starting or self._queued is None:
+            return
+        queued, self._queued = self._queued, None
+        self.queue_label.hide()
+        if self.composer.toPlainText() == queued:
+            self._on_send_clicked()
 
     def _on_enter(self) -> None:
         """Enter sends; while a reply streams it queues the message (only Esc and Stop stop)."""
-        if not self._busy:
+        if not self._busy and not self._starting:
             self._on_send_clicked()
             return
+        self._queue()
+
+    def _queue(self) -> None:
         text = self.composer.toPlainText()
         if not text.strip() or self._editing_id is not None:
             return
@@ -929,6 +961,11 @@ class ChatPanel(QWidget):
         self.queue_label.show()
 
     def _queued_text(self) -> str:
+        if self._starting:
+            return self.tr(
+                "Queued: your message is sent as soon as ETOS Desktop has started. "
+                "Edit it to cancel."
+            )
         return self.tr("Queued: your message is sent when the reply ends. Edit it to cancel.")
 
     def _on_composer_edited(self) -> None:
@@ -939,7 +976,10 @@ class ChatPanel(QWidget):
     def _update_send_button(self) -> None:
         self.send_button.setText(self.tr("Stop") if self._busy else self.tr("Send"))
         # Whitespace alone is not a message: Send waits for text (Stop is always there).
-        self.send_button.setEnabled(self._busy or bool(self.composer.toPlainText().strip()))
+        self.send_button.setEnabled(
+            self._busy
+            or (not self.composer.isReadOnly() and bool(self.composer.toPlainText().strip()))
+        )
         self.send_button.setToolTip(
             self.tr("Stop the reply (what arrived is kept)")
             if self._busy
@@ -1138,6 +1178,10 @@ class ChatPanel(QWidget):
         if self._busy:
             self.stop_requested.emit()
             return
+        if self._starting:
+            # Nothing can be saved or sent yet: it waits, shown as queued, and goes out then.
+            self._queue()
+            return
         text = self.composer.toPlainText()
         if not text.strip():
             return
@@ -1179,6 +1223,10 @@ class ChatPanel(QWidget):
             for item in items
             if item is not None and isinstance(w := item.widget(), MessageWidget)
         ]
+
+    def has_draft(self) -> bool:
+        """Whether the user has written something in the composer (or queued a message)."""
+        return self._queued is not None or not self.composer.document().isEmpty()
 
     def editing(self) -> bool:
         """Whether a sent message is being edited in the composer."""

@@ -14,13 +14,21 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QTextBrowser
+from PySide6.QtWidgets import QApplication, QMessageBox, QTextBrowser
 
 from etos_desktop.app import EtosApp
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
 from etos_desktop.ui.conversation_list import RenameDialog
 from etos_desktop.ui.persona_dialog import PersonaOverrideDialog
-from tests.helpers.chat_app import first_outcome, history, idle, send, start_app, stop_app
+from tests.helpers.chat_app import (
+    first_frame_app,
+    first_outcome,
+    history,
+    idle,
+    send,
+    start_app,
+    stop_app,
+)
 from tests.helpers.chat_view import assert_view_equals_reopen
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text
 from tests.helpers.qt_async import expect_signal
@@ -34,6 +42,7 @@ from tests.helpers.ui_driver import (
     find_dialog,
     tool_button,
     type_text,
+    wait_until,
 )
 
 TIMEOUT = 15
@@ -58,6 +67,140 @@ async def test_starts_with_empty_data_dir_and_environment_provider(etos: EtosApp
     notice = window.notice_label.text() + window.notice_label.toolTip()
     assert "secrets.json" in notice or etos.secrets.using_file_fallback is False
     assert (Path(etos.data_dir) / "etos.db").exists()
+
+
+def seed_conversation(data_dir: Path, title: str, texts: list[str]) -> None:
+    """Write a conversation into ``data_dir``'s database before the app starts."""
+    from etos_desktop.core.storage.database import Database
+
+    db = Database(data_dir / "etos.db")
+    db.open()
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def fill(session) -> None:
+        conv = ConversationRow(title=title, created_at=start, updated_at=start)
+        session.add(conv)
+        session.flush()
+        for i, text in enumerate(texts):
+            role = "user" if i % 2 == 0 else "assistant"
+            session.add(
+                MessageRow(
+                    conversation_id=conv.id,
+                    role=role,
+                    content=text,
+                    created_at=start + timedelta(seconds=i),
+                )
+            )
+        session.commit()
+
+    db.call(fill)
+    db.close()
+
+
+async def test_a_message_sent_at_the_first_frame_waits_queued_and_is_sent_once_ready(
+    qapp: QApplication, server: FakeOpenAIServer, isolated_environment: Path
+):
+    """Issue 21 item 4: the composer takes text from the first frame; nothing typed is lost."""
+    seed_conversation(isolated_environment, "earlier", ["an old question", "an old answer"])
+    server.script(Text("Here from the start."))
+    app = first_frame_app(qapp, server, isolated_environment)
+    chat = app.window.chat
+    # The first frame: no database, no controller, and yet the composer takes keys.
+    assert app.db is None
+    assert app.controller is None
+    assert chat.composer.isEnabled()
+    await type_text(chat.composer, "typed at the first frame")
+    QTest.keyClick(chat.composer, Qt.Key.Key_Return)
+    assert chat.queue_label.isVisible()
+    assert chat.queue_label.text().startswith(
+        "Queued: your message is sent as soon as ETOS Desktop has started"
+    )
+    assert chat.composer.toPlainText() == "typed at the first frame"
+    starting = asyncio.ensure_future(app.start())
+    await asyncio.sleep(0)
+    assert not starting.done()
+    # Send clicked again while it waits: still one message.
+    await click(chat.send_button)
+    assert chat.queue_label.isVisible()
+    await asyncio.wait_for(starting, TIMEOUT)
+    await idle(app)
+    try:
+        assert [r.body["messages"][-1] for r in server.chat_requests()] == [
+            {"role": "user", "content": "typed at the first frame"}
+        ]
+        # It went where it was written: the new conversation the window showed, not the
+        # earlier one the app opens when nothing was written.
+        rows = await history(app)
+        assert [(m.role, m.content, m.status) for m in rows] == [
+            ("user", "typed at the first frame", "complete"),
+            ("assistant", "Here from the start.", "complete"),
+        ]
+        conversations = await app.controller.repo.list_conversations()
+        assert sorted(c.title or "" for c in conversations) == ["", "earlier"]
+        earlier = next(c for c in conversations if c.title == "earlier")
+        assert [m.content for m in await app.controller.repo.current_history(earlier.id)] == [
+            "an old question",
+            "an old answer",
+        ]
+        assert not chat.queue_label.isVisible()
+        assert chat.composer.toPlainText() == ""
+        assert app.window.sidebar.isEnabled()
+        await assert_view_equals_reopen(app)
+    finally:
+        await stop_app(app)
+
+
+async def test_quitting_before_the_services_are_up_asks_about_the_queued_message(
+    qapp: QApplication, server: FakeOpenAIServer, isolated_environment: Path
+):
+    server.script(Text("Still here."))
+    app = first_frame_app(qapp, server, isolated_environment)
+    chat = app.window.chat
+    closing = []
+    app.window.closing.connect(lambda: closing.append(True))
+    await type_text(chat.composer, "do not lose me")
+    QTest.keyClick(chat.composer, Qt.Key.Key_Return)
+    app.window.quit_action.trigger()
+    text = await answer_box("Cancel")
+    assert "has not been sent yet" in text
+    assert "finish starting" in text
+    # Cancel: the window stays, the message still waits and goes once the services are up.
+    assert app.window.isVisible()
+    assert not closing
+    assert chat.queued_message() == "do not lose me"
+    assert chat.queue_label.isVisible()
+    await app.start()
+    await idle(app)
+    try:
+        assert [r.body["messages"][-1]["content"] for r in server.chat_requests()] == [
+            "do not lose me"
+        ]
+        assert [m.content for m in await history(app)] == ["do not lose me", "Still here."]
+    finally:
+        await stop_app(app)
+    assert closing  # nothing waited any more: closing did not ask
+
+
+async def test_quit_without_sending_before_the_services_are_up(
+    qapp: QApplication, server: FakeOpenAIServer, isolated_environment: Path
+):
+    app = first_frame_app(qapp, server, isolated_environment)
+    chat = app.window.chat
+    closing = []
+    app.window.closing.connect(lambda: closing.append(True))
+    await type_text(chat.composer, "never mind")
+    await click(chat.send_button)
+    assert chat.queued_message() == "never mind"
+    app.window.close()
+    box = await find_dialog(QMessageBox)
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    await answer_box("Quit without sending")
+    await wait_until(lambda: closing, TIMEOUT, "the window to close")
+    assert not app.window.isVisible()
+    assert chat.queued_message() is None
+    assert server.chat_requests() == []
+    await app.shutdown()
+    app.window.deleteLater()
 
 
 async def test_send_streams_persists_and_titles(etos: EtosApp, server: FakeOpenAIServer):
