@@ -301,6 +301,10 @@ class ChatPanel(QWidget):
         self._reply_of: dict[int, int] = {}  # assistant message id -> user message id
         self._reply_widget_for_user: dict[int, int] = {}
         self._first_id: int | None = None
+        # An older page asked for by scrolling up and not shown yet (one request at a time).
+        self._fetching_older = False
+        # After an older page went in above: how far the view stays from the bottom.
+        self._bottom_anchor: int | None = None
         self._editing_id: int | None = None
         self._error_action = ""
         self._error_user_message: int | None = None
@@ -386,6 +390,7 @@ class ChatPanel(QWidget):
         bar = self.scroll.verticalScrollBar()
         bar.rangeChanged.connect(self._on_scroll_range_changed)
         bar.valueChanged.connect(self._on_scroll_value_changed)
+        bar.actionTriggered.connect(self._on_scroll_action_triggered)
 
         # What is below the messages keeps to their column: banner, edit bar and composer.
         self.bottom = QWidget(self)
@@ -683,6 +688,7 @@ class ChatPanel(QWidget):
         for row in messages:
             self._add_widget(row, at_top=False)
         self._first_id = messages[0].id if messages else None
+        self._fetching_older = False
         self.older_button.setVisible(has_more)
         self._show_welcome(not messages)
         self.temporary.setEnabled(not messages)
@@ -745,9 +751,13 @@ class ChatPanel(QWidget):
             self._add_widget(row, at_top=True)
         if messages:
             self._first_id = messages[0].id
+        self._fetching_older = False
         self.older_button.setVisible(has_more)
         self._stick_to_bottom = False
-        QTimer.singleShot(0, lambda: bar.setValue(bar.maximum() - distance_from_bottom))
+        # Kept as the page is laid out (the range grows in steps, as the messages' documents
+        # are laid out), until the user scrolls again.
+        self._bottom_anchor = distance_from_bottom
+        bar.setValue(bar.maximum() - distance_from_bottom)
 
     def _author(self, role: str) -> str:
         return self.tr("You") if role == "user" else self.companion_name
@@ -1306,13 +1316,28 @@ class ChatPanel(QWidget):
 
     def _on_older_clicked(self) -> None:
         if self._first_id is not None:
+            self._fetching_older = True
             self.load_older_requested.emit(self._first_id)
+
+    def _on_scroll_action_triggered(self, _action: int) -> None:
+        # The user scrolled (wheel, keys, the scroll bar), not the view itself. Within half a
+        # window of the top, the next older page is fetched, so scrolling up never runs into a
+        # button to click; the position is adjusted before the value is set, hence
+        # sliderPosition.
+        self._bottom_anchor = None
+        bar = self.scroll.verticalScrollBar()
+        near_top = bar.sliderPosition() <= self.scroll.viewport().height() // 2
+        if near_top and not self._fetching_older and self.older_button.isVisibleTo(self):
+            self._on_older_clicked()
 
     # -- scrolling ----------------------------------------------------------------------------
 
     def _on_scroll_range_changed(self, _minimum: int, maximum: int) -> None:
         if self._stick_to_bottom:
+            self._bottom_anchor = None
             self.scroll.verticalScrollBar().setValue(maximum)
+        elif self._bottom_anchor is not None:
+            self.scroll.verticalScrollBar().setValue(maximum - self._bottom_anchor)
 
     def _on_scroll_value_changed(self, value: int) -> None:
         bar = self.scroll.verticalScrollBar()

@@ -28,6 +28,7 @@ from PySide6.QtGui import (
     QGuiApplication,
     QImage,
     QPalette,
+    QPixmap,
     QResizeEvent,
     QTextCursor,
     QTextDocumentFragment,
@@ -147,6 +148,31 @@ def _renumber_copy_links(html: str, offset: int) -> str:
     return _COPY_LINK_RE.sub(
         lambda m: f'href="{_COPY_CODE_SCHEME}:{int(m.group(1)) + offset}"', html
     )
+
+
+#: The avatars drawn lately, by what they were drawn from: every reply of a conversation has the
+#: same one, and drawing it took 4-7 ms per message widget of an opening conversation.
+_AVATARS: dict[tuple[Any, ...], QPixmap] = {}
+_AVATARS_KEPT = 8
+
+
+def _cached_avatar(
+    image: QImage | None, name: str, size: int, ratio: float, palette: QPalette
+) -> QPixmap:
+    key = (
+        image.cacheKey() if image is not None else None,
+        name.strip()[:1].upper(),
+        size,
+        ratio,
+        palette.color(QPalette.ColorRole.Highlight).rgba(),
+        palette.color(QPalette.ColorRole.HighlightedText).rgba(),
+    )
+    pixmap = _AVATARS.get(key)
+    if pixmap is None:
+        if len(_AVATARS) >= _AVATARS_KEPT:
+            del _AVATARS[next(iter(_AVATARS))]
+        pixmap = _AVATARS[key] = avatar_pixmap(image, name, size, ratio, palette)
+    return pixmap
 
 
 def wrap_mode_for(text: str) -> QTextOption.WrapMode:
@@ -634,7 +660,7 @@ class MessageWidget(QFrame):
         self._avatar_label.move(0, _AVATAR_TOP)
         self._layout.setContentsMargins(size + _AVATAR_GAP, _AVATAR_TOP, 0, 2)
         self._avatar_label.setPixmap(
-            avatar_pixmap(
+            _cached_avatar(
                 self._avatar_image, self._author, size, self.devicePixelRatioF(), self.palette()
             )
         )

@@ -11,13 +11,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox, QTextBrowser
 
 from etos_desktop.app import EtosApp
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+from etos_desktop.ui.chat_controller import FIRST_PAGE_SIZE, PAGE_SIZE
 from etos_desktop.ui.conversation_list import RenameDialog
 from etos_desktop.ui.persona_dialog import PersonaOverrideDialog
 from tests.helpers.chat_app import (
@@ -40,6 +41,7 @@ from tests.helpers.ui_driver import (
     click,
     click_link,
     find_dialog,
+    scroll_wheel,
     tool_button,
     type_text,
     wait_until,
@@ -431,15 +433,70 @@ async def test_long_conversation_opens_lazily(etos: EtosApp):
     _conv, rows, has_more = await asyncio.wait_for(opened, TIMEOUT)
     await idle(etos)
     chat = etos.window.chat
+    # Opening builds about a window of messages, the newest, whatever the conversation's length.
     assert has_more
-    assert chat.widget_count() == 40
-    assert rows[-1].content == "message 4999"
+    assert chat.widget_count() == FIRST_PAGE_SIZE
+    assert [r.content for r in rows] == [
+        f"message {i}" for i in range(5000 - FIRST_PAGE_SIZE, 5000)
+    ]
     assert chat.older_button.isVisible()
     older = expect_signal(controller.older_messages_loaded)
     await click(chat.older_button)
     await asyncio.wait_for(older, TIMEOUT)
     await idle(etos)
-    assert chat.widget_count() == 80
+    assert chat.widget_count() == FIRST_PAGE_SIZE + PAGE_SIZE
+
+
+async def test_scrolling_up_a_long_conversation_fetches_older_messages(etos: EtosApp):
+    """Issue 21 item 6: older messages arrive as the user scrolls up, without a button."""
+    db = etos.db
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def seed(session) -> int:
+        conv = ConversationRow(title="long", created_at=start, updated_at=start)
+        session.add(conv)
+        session.commit()
+        session.add_all(
+            MessageRow(
+                conversation_id=conv.id,
+                role="user" if i % 2 == 0 else "assistant",
+                content=f"message {i}\n\nwith a second paragraph",
+                created_at=start + timedelta(seconds=i),
+            )
+            for i in range(300)
+        )
+        session.commit()
+        return conv.id
+
+    cid = await db.run(seed)
+    controller = etos.controller
+    chat = etos.window.chat
+    await asyncio.wait_for(controller.open_conversation(cid), TIMEOUT)
+    await idle(etos)
+    bar = chat.scroll.verticalScrollBar()
+    assert bar.value() == bar.maximum() > 0  # at the newest message
+    newest = chat.widget(max(chat._widgets))
+    assert newest.text().startswith("message 299")
+    shown = chat.widget_count()
+    oldest_shown = chat.widget(min(chat._widgets))
+    # Wheel up, as a person reading back would, until the top of what is loaded is near.
+    older = expect_signal(controller.older_messages_loaded)
+    for _ in range(200):
+        if older.done():
+            break
+        await scroll_wheel(chat.scroll.viewport(), 3)
+    rows, has_more = await asyncio.wait_for(older, TIMEOUT)
+    await idle(etos)
+    assert has_more
+    assert [r.content.split("\n")[0] for r in rows] == [
+        f"message {i}" for i in range(300 - shown - PAGE_SIZE, 300 - shown)
+    ]
+    assert chat.widget_count() == shown + PAGE_SIZE
+    # The message that was in view stays in view: the page went in above it.
+    assert bar.value() > 0
+    top = oldest_shown.mapTo(chat.scroll.viewport(), QPoint(0, 0)).y()
+    assert 0 <= top < chat.scroll.viewport().height()
+    await assert_view_equals_reopen(etos)
 
 
 async def test_composer_enter_sends_shift_enter_newline(etos: EtosApp, server: FakeOpenAIServer):
