@@ -184,6 +184,8 @@ class EtosApp:
             qsettings_path=paths.qsettings_path(self.data_dir), data_dir=self.data_dir
         )
         self.window.setWindowIcon(QIcon(str(resource_path("icons", "etos.svg"))))
+        # The welcome of the first frame names the companion as it will be once started.
+        self.window.chat.set_persona(self.settings.get_str("persona.name"), self.ui_language)
         self.window.settings_requested.connect(self._on_window_settings_requested)
         self.window.context_requested.connect(self._on_window_context_requested)
         self.window.closing.connect(self._on_window_closing)

@@ -290,7 +290,9 @@ class ChatPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("chatPanel")
         self.render_interval_ms = render_interval_ms
-        self.companion_name = "Etos"
+        # Set from the persona when the first conversation is shown, below (the welcome of the
+        # first frame names the companion too).
+        self.companion_name = ""
         self.companion_avatar: QImage | None = None
         # What the companion's name is judged from, as the prompt judges it: the name set in
         # Settings, the UI language, the conversation's own name and the user's messages shown.

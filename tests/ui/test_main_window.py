@@ -111,6 +111,7 @@ async def test_a_message_sent_at_the_first_frame_waits_queued_and_is_sent_once_r
     assert app.db is None
     assert app.controller is None
     assert chat.composer.isEnabled()
+    assert chat.welcome.title.text() == "Hi, I'm Etos."  # named before the services are up
     await type_text(chat.composer, "typed at the first frame")
     QTest.keyClick(chat.composer, Qt.Key.Key_Return)
     assert chat.queue_label.isVisible()
