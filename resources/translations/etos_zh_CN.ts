@@ -2844,6 +2844,23 @@ You can undo this only until you close Settings.</source>
     </message>
 </context>
 <context>
+    <name>PastedText</name>
+    <message numerus="yes">
+        <source>Pasted text: {chars} characters, %Ln line(s)</source>
+        <translation>
+            <numerusform>粘贴的文本：{chars} 个字符，%Ln 行</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Remove the pasted text from the message</source>
+        <translation>从消息中移除粘贴的文本</translation>
+    </message>
+    <message>
+        <source>Remove the pasted text</source>
+        <translation>移除粘贴的文本</translation>
+    </message>
+</context>
+<context>
     <name>PersonaOverrideDialog</name>
     <message>
         <source>Persona for this conversation</source>
