@@ -108,7 +108,9 @@ class MainWindow(QMainWindow):
         self._counting: Any = None
         self.controller: ChatController | None = None
         self._ready = False
-        # Set once the user confirmed quitting with a message still waiting to be sent.
+        # Whether the user is being asked about quitting with a message still waiting to be
+        # sent, and whether they said to quit.
+        self._asking_quit = False
         self._quit_confirmed = False
         # Memory actions in flight, by the controller task running them. A save is reported
         # through memory_saved from inside that task, so asyncio.current_task() in the slot says
@@ -312,11 +314,6 @@ class MainWindow(QMainWindow):
         self.chat.discard_queued()
         self.chat.composer.setReadOnly(True)
         self.chat.send_button.setEnabled(False)
-
-    @property
-    def ready(self) -> bool:
-        """Whether the services are up (``set_ready``)."""
-        return self._ready
 
     def set_provider_text(self, text: str) -> None:
         self.provider_label.setText(text)
@@ -820,7 +817,8 @@ class MainWindow(QMainWindow):
             from etos_desktop.ui.tray import show_window
 
             show_window(self)  # a Quit from the tray: the question must be seen
-            self._tasks.spawn(self._confirm_quit())
+            if not self._asking_quit:  # Ctrl+Q twice asks once
+                self._tasks.spawn(self._confirm_quit())
             return
         settings = self._qsettings()
         if settings is not None:
@@ -850,13 +848,18 @@ class MainWindow(QMainWindow):
                 "Your message waits for ETOS Desktop to finish starting and has not been sent "
                 "yet. Quit without sending it?"
             )
-        if not await dialogs.confirm(
-            self,
-            self.tr("Quit ETOS Desktop"),
-            text,
-            self.tr("Quit without sending"),
-            destructive=True,
-        ):
+        self._asking_quit = True
+        try:
+            quit_anyway = await dialogs.confirm(
+                self,
+                self.tr("Quit ETOS Desktop"),
+                text,
+                self.tr("Quit without sending"),
+                destructive=True,
+            )
+        finally:
+            self._asking_quit = False
+        if not quit_anyway:
             return
         # (If it went out while the question was open, it is saved; quitting stops its reply.)
         self.chat.discard_queued()

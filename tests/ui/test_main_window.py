@@ -44,6 +44,7 @@ from tests.helpers.ui_driver import (
     scroll_wheel,
     tool_button,
     type_text,
+    visible_dialogs,
     wait_until,
 )
 
@@ -164,7 +165,10 @@ async def test_quitting_before_the_services_are_up_asks_about_the_queued_message
     await type_text(chat.composer, "do not lose me")
     QTest.keyClick(chat.composer, Qt.Key.Key_Return)
     app.window.quit_action.trigger()
+    await find_dialog(QMessageBox)
+    app.window.quit_action.trigger()  # Ctrl+Q again while it asks: one question
     text = await answer_box("Cancel")
+    assert not visible_dialogs(QMessageBox)
     assert "has not been sent yet" in text
     assert "finish starting" in text
     # Cancel: the window stays, the message still waits and goes once the services are up.
