@@ -185,6 +185,8 @@ class EtosApp:
             qsettings_path=paths.qsettings_path(self.data_dir), data_dir=self.data_dir
         )
         self.window.setWindowIcon(QIcon(str(resource_path("icons", "etos.svg"))))
+        # The welcome of the first frame names the companion as it will be once started.
+        self.window.chat.set_persona(self.settings.get_str("persona.name"), self.ui_language)
         self.window.settings_requested.connect(self._on_window_settings_requested)
         self.window.context_requested.connect(self._on_window_context_requested)
         self.window.closing.connect(self._on_window_closing)
@@ -310,6 +312,7 @@ class EtosApp:
         except EtosError as exc:
             log.error("start-up failed: %s %s", exc.code, exc.detail)
             self.window.statusBar().showMessage(exc.detail)
+            self.window.start_failed()
             self._show_fatal(exc)
             raise
 
@@ -396,7 +399,6 @@ class EtosApp:
         self.window.attach(self.controller)
         self._apply_render_interval()
         self.refresh_providers()
-        self.window.set_ready(True)
         # Kept as functions, so the notice is put into words again when the language changes.
         notices: list[Callable[[], str]] = []
         secrets, settings = self.secrets, self.settings
@@ -416,9 +418,15 @@ class EtosApp:
             )
         await repo.delete_empty_conversations()
         await self.controller.refresh_conversations()
-        rows = await repo.list_conversations(limit=1)
-        if rows and rows[0].id is not None:
-            await self.controller.open_conversation(rows[0].id)
+        # The window opened on a new conversation; what the user began to write there since
+        # the first frame stays there (a message sent is queued for it), so the last
+        # conversation is opened only for a user who has not started writing.
+        if not self.window.chat.has_draft():
+            rows = await repo.list_conversations(limit=1)
+            if rows and rows[0].id is not None:
+                await self.controller.open_conversation(rows[0].id)
+        # Last: it sends a message queued since the first frame, into what is shown now.
+        self.window.set_ready(True)
         if not self.registry.is_configured():
             self.open_settings("providers", first_run=True)
         self.switch_embedder()

@@ -163,6 +163,8 @@ async def _take(
         app = EtosApp(qt_app, env, local_candidates=[], provider_factory=fast_provider_factory([]))
         app.window.resize(*WINDOW)
         app.window.show()
+        if not readme:
+            await _first_frame_shot(app, out, f"{language}-{content}", themes[0], content)
         await app.start()
         await showcase.fill(app, server, content)
         assert app.controller is not None
@@ -229,6 +231,26 @@ async def _take(
         await _settle()
 
 
+async def _first_frame_shot(app: Any, out: Path, stem: str, theme: str, content: str) -> None:
+    """A message sent at the first frame, queued until the services are up (then dropped)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from tests.helpers.ui_driver import type_text
+
+    app.apply_theme(theme)
+    chat = app.window.chat
+    text = {
+        "en": "Good morning! What was the pandas trick from yesterday?",
+        "zh": "早上好！昨天那个 pandas 技巧是什么？",
+    }
+    await type_text(chat.composer, text[content])
+    QTest.keyClick(chat.composer, Qt.Key.Key_Return)
+    await _settle(0.4)
+    app.window.grab().save(str(out / f"queued-at-start-{stem}-{theme}.png"))
+    chat.composer.clear()  # an edit cancels the queued send: the showcase starts clean
+
+
 async def _composer_shots(app: Any, out: Path, stem: str, theme: str) -> None:
     """The composer near a small model's limit and over it, at the usual size and at 800×600."""
     chat = app.window.chat
@@ -244,6 +266,13 @@ async def _composer_shots(app: Any, out: Path, stem: str, theme: str) -> None:
             chat.composer.setPlainText("word " * words)
             await _settle(0.4)
             app.window.grab().save(str(out / f"composer-{state}-{label}-{stem}-{theme}.png"))
+    # A 1 MB paste: kept beside the editor as pasted text, with its size.
+    chat.composer.setPlainText("What is wrong in this log?")
+    chat.add_pasted_text("2026-01-01 12:00:00 INFO worker started; queue=12 batch=64\n" * 17_000)
+    await _settle(0.6)
+    app.window.grab().save(str(out / f"composer-pasted-{stem}-{theme}.png"))
+    for paste in chat.pasted_texts():
+        paste.remove_button.click()
     chat.composer.clear()
     app.window.resize(*WINDOW)
     app.settings.set_model_context("fake-chat", None)

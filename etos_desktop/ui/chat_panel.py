@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QMimeData, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QMimeData, QRegularExpression, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QFont,
     QFontMetricsF,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -36,7 +37,7 @@ from etos_desktop.core.text.cleaning import neutralise_bidi
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.avatar import avatar_pixmap
 from etos_desktop.ui.error_text import describe, failure_text, retry_reason_text, status_text
-from etos_desktop.ui.labels import ElidedLabel, make_plain
+from etos_desktop.ui.labels import ElidedLabel, make_plain, plain_tooltip
 from etos_desktop.ui.message_widget import MemoryNote, MessageWidget, wrap_mode_for
 from etos_desktop.ui.task_set import TaskSet
 
@@ -46,16 +47,44 @@ if TYPE_CHECKING:
     from etos_desktop.core.storage.tables import ConversationRow, MessageRow
 
 
+#: A paste longer than this (in characters), or with a line longer than ``LONG_LINE_CHARS``, is
+#: kept beside the editor as pasted text (``PastedText``) and sent with the message. Qt's editor
+#: lays out a whole line at every keystroke: a 1 MB line took it 1.3 s to take and 1.2 s per
+#: keystroke after; 10 MB of short lines 0.2-0.25 s to take (2 shared cores). A 20,000-character
+#: line costs ~10 ms a keystroke, 100,000 characters of short lines ~5 ms to take.
+LARGE_PASTE_CHARS = 100_000
+LONG_LINE_CHARS = 20_000
+#: How many characters of pasted text the token count reads per pass of the event loop.
+COUNT_STEP_CHARS = 200_000
+_NON_SPACE = QRegularExpression(r"\S")
+#: The companion's name shown follows the language of the user's messages, judged from this much
+#: of each: judging a 1 MB message whole took 0.15 s on the UI thread as it was shown (the prompt
+#: still judges it whole; only a message whose language changes after this far can differ).
+NAME_SAMPLE_CHARS = 20_000
+
+
+def is_large_paste(text: str) -> bool:
+    """Whether ``text`` is kept as pasted text rather than put into the editor."""
+    if len(text) > LARGE_PASTE_CHARS:
+        return True
+    return len(text) > LONG_LINE_CHARS and max(map(len, text.split("\n"))) > LONG_LINE_CHARS
+
+
 class Composer(QPlainTextEdit):
     """Message editor: Enter sends, Shift+Enter inserts a new line, Up when empty edits.
 
     Signals:
         submitted(): Enter was pressed.
         edit_last_requested(): Up was pressed in the empty composer (edit the last message).
+        large_text_pasted(str): a paste too long for the editor (``is_large_paste``): it was not
+            inserted, and is for the chat panel to keep as pasted text.
     """
 
     submitted = Signal()
     edit_last_requested = Signal()
+    # ``object``, not ``str``: a str argument was converted to a QString and back on the way,
+    # 74 ms of a 10 MB paste.
+    large_text_pasted = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -69,8 +98,17 @@ class Composer(QPlainTextEdit):
         # A pasted run without spaces (minified JSON, base64) is wrapped anywhere: wrapping it at
         # word boundaries took Qt minutes for a 1 MB line (tests/bench/text_speed.py).
         if source.hasText():
-            self._fit_wrap_mode(source.text())
+            text = source.text()
+            if is_large_paste(text):
+                self.large_text_pasted.emit(text)
+                return
+            self._fit_wrap_mode(text)
         super().insertFromMimeData(source)
+
+    def has_text(self) -> bool:
+        """Whether the editor holds anything but whitespace (without copying its text out)."""
+        document = self.document()
+        return not document.isEmpty() and not document.find(_NON_SPACE).isNull()
 
     def setPlainText(self, text: str) -> None:
         self._fit_wrap_mode(text)
@@ -97,6 +135,71 @@ class Composer(QPlainTextEdit):
             self.edit_last_requested.emit()
             return
         super().keyPressEvent(event)
+
+
+class PastedText(QFrame):
+    """Text pasted beside the composer, too long for its editor; it is sent with the message.
+
+    It shows its size; its token count is taken in steps (``count_step``), off the keystrokes.
+
+    Signals:
+        remove_requested(): the user removed it from the message.
+    """
+
+    remove_requested = Signal()
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("pastedText")
+        self.text = text
+        #: CJK characters in ``text`` (``None`` until counted), and how far the count got.
+        self.cjk: int | None = None
+        self._counted = 0
+        self._cjk_so_far = 0
+        self._lines = text.count("\n") + 1
+        self.label = QLabel(self)
+        self.label.setObjectName("pastedTextLabel")
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.remove_button = QToolButton(self)
+        self.remove_button.setObjectName("pastedTextRemove")
+        self.remove_button.setText("×")
+        self.remove_button.setAutoRaise(True)
+        self.remove_button.clicked.connect(self.remove_requested)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 2, 2, 2)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.remove_button)
+        self.retranslate()
+
+    def count_step(self) -> bool:
+        """Count the CJK characters of the next ``COUNT_STEP_CHARS``; return whether done."""
+        from etos_desktop.core.context.tokens import count_cjk
+
+        if self.cjk is not None:
+            return True
+        end = min(len(self.text), self._counted + COUNT_STEP_CHARS)
+        self._cjk_so_far += count_cjk(self.text[self._counted : end])
+        self._counted = end
+        if end >= len(self.text):
+            self.cjk = self._cjk_so_far
+        return self.cjk is not None
+
+    def retranslate(self) -> None:
+        locale = self.locale()
+        self.label.setText(
+            self.tr("Pasted text: {chars} characters, %Ln line(s)", "", self._lines).format(
+                chars=locale.toString(len(self.text))
+            )
+        )
+        # Its beginning, as plain text.
+        self.setToolTip(plain_tooltip(self.text[:300]))
+        self.remove_button.setToolTip(self.tr("Remove the pasted text from the message"))
+        self.remove_button.setAccessibleName(self.tr("Remove the pasted text"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.LocaleChange):
+            self.retranslate()
+        super().changeEvent(event)
 
 
 #: The chat's text column is about this many characters of English text wide: longer lines are
@@ -290,17 +393,24 @@ class ChatPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("chatPanel")
         self.render_interval_ms = render_interval_ms
-        self.companion_name = "Etos"
+        # Set from the persona when the first conversation is shown, below (the welcome of the
+        # first frame names the companion too).
+        self.companion_name = ""
         self.companion_avatar: QImage | None = None
         # What the companion's name is judged from, as the prompt judges it: the name set in
         # Settings, the UI language, the conversation's own name and the user's messages shown.
         self._persona_choice = ("", "en")
         self._conversation_persona: str | None = None
+        # The user's messages shown (their first NAME_SAMPLE_CHARS), for the companion's name.
         self._user_texts: dict[int, str] = {}
         self._widgets: dict[int, MessageWidget] = {}
         self._reply_of: dict[int, int] = {}  # assistant message id -> user message id
         self._reply_widget_for_user: dict[int, int] = {}
         self._first_id: int | None = None
+        # An older page asked for by scrolling up and not shown yet (one request at a time).
+        self._fetching_older = False
+        # After an older page went in above: how far the view stays from the bottom.
+        self._bottom_anchor: int | None = None
         self._editing_id: int | None = None
         self._error_action = ""
         self._error_user_message: int | None = None
@@ -318,10 +428,19 @@ class ChatPanel(QWidget):
         self._room: MessageRoom | None = None
         self._too_long = False
         self._draft_tokens = 0
+        # The pasted texts kept beside the editor, and a number that changes with every change
+        # of the draft (a queued message goes only if the draft is still what was queued).
+        self._pastes: list[PastedText] = []
+        self._draft_revision = 0
+        self._queued_revision = -1
         # What the banner's failure was ("reply", "remember" or ""): its success hides it.
         self._banner_source = ""
-        # The text Enter queued while a reply was streaming (sent when it ends), if any.
+        # The text Enter queued while a reply was streaming or the app was still starting
+        # (sent when the reply ends or the services are up), if any.
         self._queued: str | None = None
+        # Until the app's services are up (the first frame comes before them), a message the
+        # user sends is queued: typing starts at the first frame (issue 21).
+        self._starting = False
 
         # Header
         # Written by the model: plain text, elided so a long one never widens the window.
@@ -382,6 +501,7 @@ class ChatPanel(QWidget):
         bar = self.scroll.verticalScrollBar()
         bar.rangeChanged.connect(self._on_scroll_range_changed)
         bar.valueChanged.connect(self._on_scroll_value_changed)
+        bar.actionTriggered.connect(self._on_scroll_action_triggered)
 
         # What is below the messages keeps to their column: banner, edit bar and composer.
         self.bottom = QWidget(self)
@@ -435,6 +555,14 @@ class ChatPanel(QWidget):
         bottom_layout.setContentsMargins(0, 0, 0, 0)
         bottom_layout.addWidget(self.banner)
         bottom_layout.addWidget(self.edit_bar)
+        # Pasted texts too long for the editor, each with its size and a remove button.
+        self.pastes_box = QWidget(self.bottom)
+        self.pastes_box.setObjectName("pastedTexts")
+        self._pastes_layout = QVBoxLayout(self.pastes_box)
+        self._pastes_layout.setContentsMargins(0, 0, 0, 0)
+        self._pastes_layout.setSpacing(4)
+        self.pastes_box.hide()
+        bottom_layout.addWidget(self.pastes_box)
         bottom_layout.addLayout(composer_row)
         self.queue_label = QLabel(self.bottom)
         self.queue_label.setObjectName("queuedNote")
@@ -446,11 +574,15 @@ class ChatPanel(QWidget):
         self.token_label.setWordWrap(True)
         self.token_label.hide()
         bottom_layout.addWidget(self.token_label)
-        # Counting a 10 MB paste on every keystroke would stall typing: once typing pauses.
+        # Counting on every keystroke would stall typing in a long draft: once typing pauses.
         self._count_timer = QTimer(self)
         self._count_timer.setSingleShot(True)
         self._count_timer.setInterval(150)
         self._count_timer.timeout.connect(self._update_token_count)
+        # Pasted text is counted once, a step per pass of the event loop.
+        self._paste_count_timer = QTimer(self)
+        self._paste_count_timer.setInterval(0)
+        self._paste_count_timer.timeout.connect(self._count_pastes)
         bottom_row = QHBoxLayout()
         bottom_row.addStretch(0)
         bottom_row.addWidget(self.bottom, 1)
@@ -464,9 +596,8 @@ class ChatPanel(QWidget):
 
         self.composer.submitted.connect(self._on_enter)
         self.composer.edit_last_requested.connect(self.edit_last_message)
-        self.composer.textChanged.connect(self._update_send_button)
-        self.composer.textChanged.connect(self._count_timer.start)
-        self.composer.textChanged.connect(self._on_composer_edited)
+        self.composer.textChanged.connect(self._on_draft_changed)
+        self.composer.large_text_pasted.connect(self.add_pasted_text)
         self.send_button.clicked.connect(self._on_send_clicked)
         self.older_button.clicked.connect(self._on_older_clicked)
         self.banner_action.clicked.connect(self._on_banner_action)
@@ -674,11 +805,12 @@ class ChatPanel(QWidget):
         self.empty_label.hide()
         for row in messages:
             if row.role == "user":
-                self._user_texts[row.id or 0] = row.content
+                self._user_texts[row.id or 0] = row.content[:NAME_SAMPLE_CHARS]
         self._show_companion_name()
         for row in messages:
             self._add_widget(row, at_top=False)
         self._first_id = messages[0].id if messages else None
+        self._fetching_older = False
         self.older_button.setVisible(has_more)
         self._show_welcome(not messages)
         self.temporary.setEnabled(not messages)
@@ -735,15 +867,19 @@ class ChatPanel(QWidget):
         distance_from_bottom = bar.maximum() - bar.value()
         for row in messages:
             if row.role == "user":
-                self._user_texts[row.id or 0] = row.content
+                self._user_texts[row.id or 0] = row.content[:NAME_SAMPLE_CHARS]
         self._show_companion_name()
         for row in reversed(messages):
             self._add_widget(row, at_top=True)
         if messages:
             self._first_id = messages[0].id
+        self._fetching_older = False
         self.older_button.setVisible(has_more)
         self._stick_to_bottom = False
-        QTimer.singleShot(0, lambda: bar.setValue(bar.maximum() - distance_from_bottom))
+        # Kept as the page is laid out (the range grows in steps, as the messages' documents
+        # are laid out), until the user scrolls again.
+        self._bottom_anchor = distance_from_bottom
+        bar.setValue(bar.maximum() - distance_from_bottom)
 
     def _author(self, role: str) -> str:
         return self.tr("You") if role == "user" else self.companion_name
@@ -824,14 +960,14 @@ class ChatPanel(QWidget):
     # -- live events --------------------------------------------------------------------------
 
     def add_user_message(self, row: MessageRow) -> None:
-        self._user_texts[row.id or 0] = row.content
+        self._user_texts[row.id or 0] = row.content[:NAME_SAMPLE_CHARS]
         self._show_companion_name()
         self._add_widget(row, at_top=False)
         self.temporary.setEnabled(False)
         self._stick_to_bottom = True
         if self._editing_id is not None:
             self.cancel_edit()
-        self.composer.clear()
+        self._clear_draft()
         self.banner.hide()
 
     def drop_from(self, message_id: int) -> None:
@@ -909,37 +1045,148 @@ class ChatPanel(QWidget):
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
         self._update_send_button()
-        if not busy and self._queued is not None:
-            # The reply ended: the message Enter queued goes now, as if sent just then.
-            queued, self._queued = self._queued, None
-            self.queue_label.hide()
-            if self.composer.toPlainText() == queued:
-                self._on_send_clicked()
+        # The reply ended: the message Enter queued goes now, as if sent just then.
+        self._send_queued()
+
+    def set_starting(self, starting: bool) -> None:
+        """Whether the app's services are still starting: sending queues the message until then.
+
+        The composer takes text from the first frame; a message sent before the database and
+        the provider are up waits, shown as queued, and goes out when this is set to ``False``.
+        """
+        self._starting = starting
+        self._update_send_button()
+        if self._queued is not None:
+            self.queue_label.setText(self._queued_text())
+        self._send_queued()
+
+    def queued_message(self) -> str | None:
+        """The message waiting to be sent (for a reply to end, or for the app to start), if any."""
+        return self._queued
+
+    def discard_queued(self) -> None:
+        """Forget the queued message (quitting without sending it); its text stays in the composer."""
+        self._queued = None
+        self.queue_label.hide()
+
+    def _send_queued(self) -> None:
+        if self._busy or self._starting or self._queued is None:
+            return
+        self._queued = None
+        self.queue_label.hide()
+        if self._draft_revision == self._queued_revision:
+            self._on_send_clicked()
 
     def _on_enter(self) -> None:
         """Enter sends; while a reply streams it queues the message (only Esc and Stop stop)."""
-        if not self._busy:
+        if not self._busy and not self._starting:
             self._on_send_clicked()
             return
-        text = self.composer.toPlainText()
-        if not text.strip() or self._editing_id is not None:
+        self._queue()
+
+    def _queue(self) -> None:
+        if not self.has_text() or self._editing_id is not None:
             return
-        self._queued = text
+        self._queued = self.draft_text()
+        self._queued_revision = self._draft_revision
         self.queue_label.setText(self._queued_text())
         self.queue_label.show()
 
     def _queued_text(self) -> str:
+        if self._starting:
+            return self.tr(
+                "Queued: your message is sent as soon as ETOS Desktop has started. "
+                "Edit it to cancel."
+            )
         return self.tr("Queued: your message is sent when the reply ends. Edit it to cancel.")
 
-    def _on_composer_edited(self) -> None:
-        if self._queued is not None and self.composer.toPlainText() != self._queued:
+    # -- the draft: the editor's text and the pasted texts ------------------------------------
+
+    def draft_text(self) -> str:
+        """The message being written: the editor's text, then each pasted text, a blank line apart."""
+        typed = self.composer.toPlainText()
+        parts = [typed] if typed.strip() or not self._pastes else []
+        return "\n\n".join([*parts, *(paste.text for paste in self._pastes)])
+
+    def has_text(self) -> bool:
+        """Whether the draft holds anything to send (whitespace alone is not a message)."""
+        return bool(self._pastes) or self.composer.has_text()
+
+    def pasted_texts(self) -> list[PastedText]:
+        """The pasted texts kept beside the editor, in the order they were pasted."""
+        return list(self._pastes)
+
+    def add_pasted_text(self, text: str) -> PastedText:
+        """Keep ``text`` beside the editor as pasted text, sent with the message."""
+        paste = PastedText(text, self.pastes_box)
+        paste.remove_requested.connect(lambda: self._remove_paste(paste))
+        self._pastes.append(paste)
+        self._pastes_layout.addWidget(paste)
+        self.pastes_box.show()
+        self._paste_count_timer.start()
+        self._on_draft_changed()
+        return paste
+
+    def _remove_paste(self, paste: PastedText) -> None:
+        if paste not in self._pastes:
+            return
+        self._pastes.remove(paste)
+        self._pastes_layout.removeWidget(paste)
+        paste.hide()
+        paste.deleteLater()
+        self.pastes_box.setVisible(bool(self._pastes))
+        self._on_draft_changed()
+        self.composer.setFocus()
+
+    def _set_draft(self, text: str) -> None:
+        """Put ``text`` in the composer (as pasted text when it is too long for the editor)."""
+        self._clear_pastes()
+        if is_large_paste(text):
+            self.composer.clear()
+            self.add_pasted_text(text)
+        else:
+            self.composer.setPlainText(text)
+
+    def _clear_draft(self) -> None:
+        self._clear_pastes()
+        self.composer.clear()
+
+    def _clear_pastes(self) -> None:
+        for paste in list(self._pastes):
+            self._remove_paste(paste)
+
+    def _on_draft_changed(self) -> None:
+        # Per keystroke: nothing here reads the whole text (a 10 MB draft stalled typing).
+        self._draft_revision += 1
+        if self._queued is not None and self._draft_revision != self._queued_revision:
             self._queued = None  # Changed after Enter: it waits for the next Enter.
             self.queue_label.hide()
+        self._update_send_button()
+        if self._room is not None:
+            self._count_timer.start()
+
+    def _count_pastes(self) -> None:
+        pending = next((paste for paste in self._pastes if paste.cjk is None), None)
+        if pending is not None:
+            pending.count_step()
+        if all(paste.cjk is not None for paste in self._pastes):
+            self._paste_count_timer.stop()
+            self._update_token_count()
+
+    def _finish_counts(self) -> None:
+        """Count the rest of the pasted texts now (before a send decides)."""
+        for paste in self._pastes:
+            while not paste.count_step():
+                pass
+        self._paste_count_timer.stop()
+        self._update_token_count()
 
     def _update_send_button(self) -> None:
         self.send_button.setText(self.tr("Stop") if self._busy else self.tr("Send"))
         # Whitespace alone is not a message: Send waits for text (Stop is always there).
-        self.send_button.setEnabled(self._busy or bool(self.composer.toPlainText().strip()))
+        self.send_button.setEnabled(
+            self._busy or (not self.composer.isReadOnly() and self.has_text())
+        )
         self.send_button.setToolTip(
             self.tr("Stop the reply (what arrived is kept)")
             if self._busy
@@ -955,21 +1202,44 @@ class ChatPanel(QWidget):
         self._room = room
         self._update_token_count()
 
+    def draft_tokens(self) -> int | None:
+        """The draft's token estimate (``estimate_message_tokens`` of ``draft_text()``).
+
+        Taken from the pasted texts' counts (``None`` while one is being counted) and the
+        editor's text, without joining them: the editor's text is the only part read here.
+        """
+        from etos_desktop.core.context.tokens import (
+            CHARS_PER_TOKEN,
+            MESSAGE_OVERHEAD_TOKENS,
+            count_cjk,
+        )
+
+        if any(paste.cjk is None for paste in self._pastes):
+            return None
+        typed = self.composer.toPlainText()
+        parts = [typed] if typed.strip() or not self._pastes else []
+        parts_chars = sum(map(len, parts)) + sum(len(paste.text) for paste in self._pastes)
+        chars = parts_chars + 2 * max(0, len(parts) + len(self._pastes) - 1)
+        if not chars:
+            return 0
+        cjk = sum(map(count_cjk, parts)) + sum(paste.cjk or 0 for paste in self._pastes)
+        return MESSAGE_OVERHEAD_TOKENS + cjk + -(-(chars - cjk) // CHARS_PER_TOKEN)
+
     def _update_token_count(self) -> None:
         """Near the model's limit, say how much of it the draft takes; over it, refuse it."""
-        from etos_desktop.core.context.tokens import estimate_message_tokens
-
         self._count_timer.stop()
-        text = self.composer.toPlainText()
         room = self._room
-        tokens = estimate_message_tokens({"role": "user", "content": text}) if text else 0
+        # Without a limit there is nothing to say, and nothing to count.
+        tokens = self.draft_tokens() if room is not None and self.has_text() else 0
+        if tokens is None:
+            return  # a pasted text is being counted: this runs again when it is
         self._draft_tokens = tokens
-        self._too_long = room is not None and bool(text.strip()) and tokens > room.tokens
+        self._too_long = room is not None and tokens > room.tokens
         locale = self.locale()
         if self._too_long:
             self.token_label.setText(self._too_long_text())
             kind = "error"
-        elif room is not None and text and tokens >= room.tokens // 2:
+        elif room is not None and tokens and tokens >= room.tokens // 2:
             self.token_label.setText(
                 self.tr("About {tokens} of the {room} tokens {model} takes for a message").format(
                     tokens=locale.toString(tokens),
@@ -1058,8 +1328,8 @@ class ChatPanel(QWidget):
     def remember_command_saved(self, event: MemorySaved) -> MemoryNote:
         """The composer's ``/remember`` was saved: clear the composer and show a note."""
         pending, self._pending_remember = self._pending_remember, None
-        if pending is not None and self.composer.toPlainText() == pending:
-            self.composer.clear()
+        if pending is not None and self.draft_text() == pending:
+            self._clear_draft()
         if self._banner_source == "remember":
             self.banner.hide()  # An earlier /remember was refused; this one is saved.
         return self.show_memory_saved(event)
@@ -1138,11 +1408,15 @@ class ChatPanel(QWidget):
         if self._busy:
             self.stop_requested.emit()
             return
-        text = self.composer.toPlainText()
-        if not text.strip():
+        if self._starting:
+            # Nothing can be saved or sent yet: it waits, shown as queued, and goes out then.
+            self._queue()
             return
-        if self._count_timer.isActive():
-            self._update_token_count()
+        if not self.has_text():
+            return
+        if self._count_timer.isActive() or self._paste_count_timer.isActive():
+            self._finish_counts()
+        text = self.draft_text()
         if self._too_long:
             # Refused here, before anything is saved: the text stays for the user to shorten.
             self.token_label.show()
@@ -1167,7 +1441,7 @@ class ChatPanel(QWidget):
         if widget is None or self._busy:
             return
         self._editing_id = message_id
-        self.composer.setPlainText(widget.text())
+        self._set_draft(widget.text())
         self.composer.moveCursor(QTextCursor.MoveOperation.End)
         self.edit_bar.show()
         self.composer.setFocus()
@@ -1179,6 +1453,12 @@ class ChatPanel(QWidget):
             for item in items
             if item is not None and isinstance(w := item.widget(), MessageWidget)
         ]
+
+    def has_draft(self) -> bool:
+        """Whether the user has written something in the composer (or queued a message)."""
+        return (
+            self._queued is not None or bool(self._pastes) or not self.composer.document().isEmpty()
+        )
 
     def editing(self) -> bool:
         """Whether a sent message is being edited in the composer."""
@@ -1224,7 +1504,7 @@ class ChatPanel(QWidget):
     def cancel_edit(self) -> None:
         if self._editing_id is not None:
             self._editing_id = None
-            self.composer.clear()
+            self._clear_draft()
         self.edit_bar.hide()
 
     async def _confirm_edit_resend(self, message_id: int, text: str) -> None:
@@ -1258,13 +1538,28 @@ class ChatPanel(QWidget):
 
     def _on_older_clicked(self) -> None:
         if self._first_id is not None:
+            self._fetching_older = True
             self.load_older_requested.emit(self._first_id)
+
+    def _on_scroll_action_triggered(self, _action: int) -> None:
+        # The user scrolled (wheel, keys, the scroll bar), not the view itself. Within half a
+        # window of the top, the next older page is fetched, so scrolling up never runs into a
+        # button to click; the position is adjusted before the value is set, hence
+        # sliderPosition.
+        self._bottom_anchor = None
+        bar = self.scroll.verticalScrollBar()
+        near_top = bar.sliderPosition() <= self.scroll.viewport().height() // 2
+        if near_top and not self._fetching_older and self.older_button.isVisibleTo(self):
+            self._on_older_clicked()
 
     # -- scrolling ----------------------------------------------------------------------------
 
     def _on_scroll_range_changed(self, _minimum: int, maximum: int) -> None:
         if self._stick_to_bottom:
+            self._bottom_anchor = None
             self.scroll.verticalScrollBar().setValue(maximum)
+        elif self._bottom_anchor is not None:
+            self.scroll.verticalScrollBar().setValue(maximum - self._bottom_anchor)
 
     def _on_scroll_value_changed(self, value: int) -> None:
         bar = self.scroll.verticalScrollBar()

@@ -107,6 +107,11 @@ class MainWindow(QMainWindow):
         self._tasks = TaskSet()
         self._counting: Any = None
         self.controller: ChatController | None = None
+        self._ready = False
+        # Whether the user is being asked about quitting with a message still waiting to be
+        # sent, and whether they said to quit.
+        self._asking_quit = False
+        self._quit_confirmed = False
         # Memory actions in flight, by the controller task running them. A save is reported
         # through memory_saved from inside that task, so asyncio.current_task() in the slot says
         # whose outcome it is; a failure goes to the action's own reporter.
@@ -285,8 +290,14 @@ class MainWindow(QMainWindow):
     # -- state --------------------------------------------------------------------------------
 
     def set_ready(self, ready: bool) -> None:
-        """Enable the actions that need the database and providers (off while starting)."""
-        for widget in (self.sidebar, self.chat.composer, self.chat.send_button):
+        """Enable the actions that need the database and providers (off while starting).
+
+        The composer is never off: what is typed before the services are up is kept, and a
+        message sent then waits, shown as queued, until this is called with ``True``.
+        """
+        self._ready = ready
+        # The provider and model pickers have nothing to offer before the providers are read.
+        for widget in (self.sidebar, self.chat.provider_combo, self.chat.model_combo):
             widget.setEnabled(ready)
         for action in (self.new_action, self.new_temp_action):
             action.setEnabled(ready)
@@ -296,6 +307,13 @@ class MainWindow(QMainWindow):
             self.statusBar().clearMessage()
         else:
             self.statusBar().showMessage(self.tr("Starting…"))
+        self.chat.set_starting(not ready)
+
+    def start_failed(self) -> None:
+        """The services did not start: nothing can be sent; what was typed stays to be copied."""
+        self.chat.discard_queued()
+        self.chat.composer.setReadOnly(True)
+        self.chat.send_button.setEnabled(False)
 
     def set_provider_text(self, text: str) -> None:
         self.provider_label.setText(text)
@@ -394,6 +412,9 @@ class MainWindow(QMainWindow):
         self.archive_action.triggered.connect(self._on_archive_action)
         self.delete_action.triggered.connect(self._on_delete_action)
         self.stop_action.triggered.connect(self._on_stop_action)
+        # The new conversation shown since the first frame may have been made temporary before
+        # the services were up; a message queued then is sent as what the window shows.
+        c.update_draft(temporary=chat.temporary.isChecked())
 
     def _current(self) -> ConversationRow | None:
         return self.controller.current if self.controller is not None else None
@@ -435,7 +456,7 @@ class MainWindow(QMainWindow):
             self.delete_action,
             self.persona_action,
         ):
-            action.setEnabled(exists and self.chat.composer.isEnabled())
+            action.setEnabled(exists and self._ready)
 
     def _on_controller_task_failed(self, what: str, error: BaseException) -> None:
         if not isinstance(error, EtosError):
@@ -789,6 +810,16 @@ class MainWindow(QMainWindow):
             self.splitter.restoreState(splitter)  # type: ignore[arg-type]
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.chat.queued_message() is not None and not self._quit_confirmed:
+            # A message the user sent is still waiting (for the services to start, or for a
+            # reply to end): quitting would drop it, so ask first; Cancel keeps it queued.
+            event.ignore()
+            from etos_desktop.ui.tray import show_window
+
+            show_window(self)  # a Quit from the tray: the question must be seen
+            if not self._asking_quit:  # Ctrl+Q twice asks once
+                self._tasks.spawn(self._confirm_quit())
+            return
         settings = self._qsettings()
         if settings is not None:
             settings.setValue("window/geometry", self.saveGeometry())
@@ -805,3 +836,32 @@ class MainWindow(QMainWindow):
                 dialog.reject()
         self.closing.emit()
         super().closeEvent(event)
+
+    async def _confirm_quit(self) -> None:
+        if self._ready:
+            text = self.tr(
+                "Your message waits for the reply to end and has not been sent yet. "
+                "Quit without sending it?"
+            )
+        else:
+            text = self.tr(
+                "Your message waits for ETOS Desktop to finish starting and has not been sent "
+                "yet. Quit without sending it?"
+            )
+        self._asking_quit = True
+        try:
+            quit_anyway = await dialogs.confirm(
+                self,
+                self.tr("Quit ETOS Desktop"),
+                text,
+                self.tr("Quit without sending"),
+                destructive=True,
+            )
+        finally:
+            self._asking_quit = False
+        if not quit_anyway:
+            return
+        # (If it went out while the question was open, it is saved; quitting stops its reply.)
+        self.chat.discard_queued()
+        self._quit_confirmed = True
+        self.close()

@@ -28,6 +28,7 @@ from PySide6.QtGui import (
     QGuiApplication,
     QImage,
     QPalette,
+    QPixmap,
     QResizeEvent,
     QTextCursor,
     QTextDocumentFragment,
@@ -66,10 +67,14 @@ _COPIED_FEEDBACK_MS = 1500
 _ADAPTIVE_FACTOR = 3
 #: A longer message shows its beginning and "Show all": laying out a 1 MB message took Qt
 #: 1.5-2 s (and minutes for one unbroken line wrapped at word boundaries), all on the UI thread.
-PREVIEW_CHARS = 32_000
+#: At 32,000 a conversation holding a long pasted message and a long reply took 110-170 ms to
+#: open (rendering and laying out both previews, tests/bench/paste_stall.py); 16,000 characters
+#: are still some 200 lines of a chat column.
+PREVIEW_CHARS = 16_000
 # A run this long without a space is wrapped anywhere: Qt's word-boundary-or-anywhere wrapping
 # is quadratic in the length of an unbroken run (200,000 characters: 9.4 s; anywhere: 0.4 s).
-_LONG_RUN = re.compile(r"\S{1000}")
+_LONG_RUN_CHARS = 1000
+_SPACE = re.compile(r"\s")
 
 
 #: Where the avatar of a reply sits: the gap between it and the text, and its top margin.
@@ -149,11 +154,76 @@ def _renumber_copy_links(html: str, offset: int) -> str:
     )
 
 
+#: The avatars drawn lately, by what they were drawn from: every reply of a conversation has the
+#: same one, and drawing it took 4-7 ms per message widget of an opening conversation.
+_AVATARS: dict[tuple[Any, ...], QPixmap] = {}
+_AVATARS_KEPT = 8
+
+
+def _cached_avatar(
+    image: QImage | None, name: str, size: int, ratio: float, palette: QPalette
+) -> QPixmap:
+    key = (
+        image.cacheKey() if image is not None else None,
+        name.strip()[:1].upper(),
+        size,
+        ratio,
+        palette.color(QPalette.ColorRole.Highlight).rgba(),
+        palette.color(QPalette.ColorRole.HighlightedText).rgba(),
+    )
+    pixmap = _AVATARS.get(key)
+    if pixmap is None:
+        if len(_AVATARS) >= _AVATARS_KEPT:
+            del _AVATARS[next(iter(_AVATARS))]
+        pixmap = _AVATARS[key] = avatar_pixmap(image, name, size, ratio, palette)
+    return pixmap
+
+
+def _render_shown(length: int, shown: str, dark: bool) -> Any:
+    """Render what is shown of a finished message ``length`` characters long.
+
+    A message too long to be rendered as Markdown whole (``MAX_MARKDOWN_CHARS``) is plain text
+    in its preview too, as "Show all" shows it: Markdown of a 10 MB line of JSON's preview took
+    50 ms a message (its brackets are link syntax), on the UI thread of an opening conversation.
+    """
+    from etos_desktop.ui import markdown_render
+
+    if length > markdown_render.MAX_MARKDOWN_CHARS:
+        # The renderer's own plain form (sanitised the same way), of the preview only.
+        text = markdown_render._sanitize(shown)
+        return markdown_render.RenderedMarkdown(
+            html=markdown_render._plain_html(text), code_blocks=()
+        )
+    return markdown_render.render_markdown(shown, dark=dark, streaming=False)
+
+
 def wrap_mode_for(text: str) -> QTextOption.WrapMode:
     """How to wrap ``text``: at word boundaries, unless it holds a very long unbroken run."""
-    if _LONG_RUN.search(text):
+    if has_long_run(text):
         return QTextOption.WrapMode.WrapAnywhere
     return QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere
+
+
+def has_long_run(text: str, length: int = _LONG_RUN_CHARS) -> bool:
+    r"""Whether ``text`` holds ``length`` characters in a row without whitespace.
+
+    Every such run covers one of the positions ``length - 1``, ``2 * length - 1``, …, so only
+    the runs through those are measured (at most ``length`` characters each way). The regular
+    expression ``\S{1000}`` tried every position: 0.8-0.9 s for 10 MB of prose, on the UI thread
+    of a paste; this looks at about one character in a thousand.
+    """
+    size = len(text)
+    for i in range(length - 1, size, length):
+        if _SPACE.match(text, i):
+            continue
+        after = _SPACE.search(text, i, i + length)
+        end = after.start() if after is not None else min(size, i + length)
+        # The run through i ends at ``end``: it is long when the ``length`` characters before
+        # ``end`` hold no whitespace (in prose the search stops after a few characters).
+        begin = end - length
+        if begin >= 0 and _SPACE.search(text, begin, i) is None:
+            return True
+    return False
 
 
 class _ContentBrowser(QTextBrowser):
@@ -261,6 +331,8 @@ class MessageWidget(QFrame):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
+        # The widest line's width, for the text (the very object), font and cap it was taken at.
+        self._natural_width: tuple[str, tuple[int, int], int] | None = None
         self._message_id = message_id
         self._role = role
         self._author = author
@@ -620,11 +692,24 @@ class MessageWidget(QFrame):
     # --- internals ---------------------------------------------------------------------------------
 
     def _natural_text_width(self) -> int:
-        # The raw text's longest line (measuring the first 200 lines is enough for a bubble's
-        # width; the bubble is capped by its maximum width anyway).
+        # The raw text's widest line (measuring the first 200 lines is enough for a bubble's
+        # width; the bubble is capped by its maximum width anyway). Layout asks several times:
+        # a 1 MB message was split whole and 200 lines measured each time (40 ms and more).
         metrics = self._browser.fontMetrics()
-        lines = self._text.splitlines()[:200] or [""]
-        return max(metrics.horizontalAdvance(line[:400]) for line in lines) + 8
+        key = (metrics.averageCharWidth(), self.maximumWidth())
+        cached = self._natural_width
+        if cached is not None and cached[0] is self._text and cached[1] == key:
+            return cached[2]
+        # A line is measured up to 400 characters, so 200 lines are in the first 80,200.
+        lines = self._text[: 200 * 401].splitlines()[:200] or [""]
+        widest = 0
+        # Longest first: once one reaches the bubble's cap, the others cannot widen it.
+        for line in sorted((line[:400] for line in lines), key=len, reverse=True):
+            widest = max(widest, metrics.horizontalAdvance(line))
+            if widest >= self.maximumWidth():
+                break
+        self._natural_width = (self._text, key, widest + 8)
+        return widest + 8
 
     def _draw_avatar(self) -> None:
         if self._avatar_label is None:
@@ -634,7 +719,7 @@ class MessageWidget(QFrame):
         self._avatar_label.move(0, _AVATAR_TOP)
         self._layout.setContentsMargins(size + _AVATAR_GAP, _AVATAR_TOP, 0, 2)
         self._avatar_label.setPixmap(
-            avatar_pixmap(
+            _cached_avatar(
                 self._avatar_image, self._author, size, self.devicePixelRatioF(), self.palette()
             )
         )
@@ -690,12 +775,10 @@ class MessageWidget(QFrame):
 
     def _render_whole(self, dark: bool) -> None:
         # Imported on first render: markdown-it + Pygments cost ~30 ms of start-up otherwise.
-        from etos_desktop.ui.markdown_render import render_markdown
-
         self._drop_pieces()
         cut = not self._expanded and len(self._text) > PREVIEW_CHARS
         shown = self._text[:PREVIEW_CHARS] if cut else self._text
-        rendered = render_markdown(shown, dark=dark, streaming=False)
+        rendered = _render_shown(len(self._text), shown, dark)
         self._code_blocks = rendered.code_blocks
         self._show_html(self._browser, rendered.html, shown)
         self._browser.setVisible(bool(self._text))
@@ -723,7 +806,7 @@ class MessageWidget(QFrame):
         future: Future[Any] | None = None
         if not self._expanded and len(self._text) > PREVIEW_CHARS:
             shown = self._text[:PREVIEW_CHARS]
-            future = _render_pool().submit(render_markdown, shown, dark=dark, streaming=False)
+            future = _render_pool().submit(_render_shown, len(self._text), shown, dark)
         self._consolidation = (future, self._text, dark)
         self._consolidation_timer.start()
 

@@ -301,6 +301,16 @@ You can undo this only until you close Settings.</numerusform>
     </message>
 </context>
 <context>
+    <name>PastedText</name>
+    <message numerus="yes">
+        <source>Pasted text: {chars} characters, %Ln line(s)</source>
+        <translation>
+            <numerusform>Pasted text: {chars} characters, %Ln line</numerusform>
+            <numerusform>Pasted text: {chars} characters, %Ln lines</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>SummariesPage</name>
     <message numerus="yes">
         <source>Delete %n selected summaries? They are removed for good, also from the records of what was sent, and no longer sent to the model; the conversations keep their messages.

@@ -303,6 +303,10 @@
         <translation>你</translation>
     </message>
     <message>
+        <source>Queued: your message is sent as soon as ETOS Desktop has started. Edit it to cancel.</source>
+        <translation>已排队：ETOS Desktop 启动完成后立即发送你的消息。修改它即可取消。</translation>
+    </message>
+    <message>
         <source>Queued: your message is sent when the reply ends. Edit it to cancel.</source>
         <translation>已排队：回复结束后发送你的消息。修改它即可取消。</translation>
     </message>
@@ -1698,6 +1702,22 @@ Why it was chosen: {reason}</source>
         <source>Exported to {path}</source>
         <translation>已导出到 {path}</translation>
     </message>
+    <message>
+        <source>Your message waits for the reply to end and has not been sent yet. Quit without sending it?</source>
+        <translation>你的消息正在等待回复结束，尚未发送。不发送就退出吗？</translation>
+    </message>
+    <message>
+        <source>Your message waits for ETOS Desktop to finish starting and has not been sent yet. Quit without sending it?</source>
+        <translation>你的消息正在等待 ETOS Desktop 启动完成，尚未发送。不发送就退出吗？</translation>
+    </message>
+    <message>
+        <source>Quit ETOS Desktop</source>
+        <translation>退出 ETOS Desktop</translation>
+    </message>
+    <message>
+        <source>Quit without sending</source>
+        <translation>不发送，直接退出</translation>
+    </message>
 </context>
 <context>
     <name>MarkdownRender</name>
@@ -2825,6 +2845,23 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Something went wrong.</source>
         <translation>出错了。</translation>
+    </message>
+</context>
+<context>
+    <name>PastedText</name>
+    <message numerus="yes">
+        <source>Pasted text: {chars} characters, %Ln line(s)</source>
+        <translation>
+            <numerusform>粘贴的文本：{chars} 个字符，%Ln 行</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Remove the pasted text from the message</source>
+        <translation>从消息中移除粘贴的文本</translation>
+    </message>
+    <message>
+        <source>Remove the pasted text</source>
+        <translation>移除粘贴的文本</translation>
     </message>
 </context>
 <context>

@@ -22,6 +22,25 @@ async def start_app(
     qapp: QApplication,
     server: FakeOpenAIServer,
     data_dir: Path,
+    **options: Any,
+) -> EtosApp:
+    """Start the app on ``data_dir`` with the Environment provider pointing at ``server``.
+
+    The app is shown (``first_frame_app``) and its services started; ``options`` are those of
+    ``first_frame_app``.
+    """
+    app = first_frame_app(qapp, server, data_dir, **options)
+    await app.start()
+    if app.jobs is not None:
+        # The app starts its jobs in the background; a test starts once they are derived.
+        await asyncio.wait_for(app.jobs.wait_started(), TIMEOUT)
+    return app
+
+
+def first_frame_app(
+    qapp: QApplication,
+    server: FakeOpenAIServer,
+    data_dir: Path,
     *,
     embedder: str = "keywords",
     auto_title: bool = False,
@@ -31,13 +50,14 @@ async def start_app(
     clock: Clock | None = None,
     **options: Any,
 ) -> EtosApp:
-    """Start the app on ``data_dir`` with the Environment provider pointing at ``server``.
+    """The app at its first frame: its window shown, its services not started (``start()``).
 
-    Retry waits are recorded in ``app.sleeps`` instead of slept. Titles and summaries (their
-    background requests) are off unless asked for, so a test's scripted replies and request
-    counts are its own. Memories are chosen by retrieval (``per_message="fixed"``) unless
-    asked: the app's default, Automatic, sends a test's small store whole, and most tests pin
-    what retrieval chooses. ``options`` go to ``EtosApp``.
+    The Environment provider points at ``server``. Retry waits are recorded in ``app.sleeps``
+    instead of slept. Titles and summaries (their background requests) are off unless asked
+    for, so a test's scripted replies and request counts are its own. Memories are chosen by
+    retrieval (``per_message="fixed"``) unless asked: the app's default, Automatic, sends a
+    test's small store whole, and most tests pin what retrieval chooses. ``options`` go to
+    ``EtosApp``.
     """
     environment = {
         "ETOS_DATA_DIR": str(data_dir),
@@ -61,10 +81,6 @@ async def start_app(
     app.settings.set("summaries.enabled", summaries)
     app.settings.set("memory.per_message", per_message)
     app.window.show()
-    await app.start()
-    if app.jobs is not None:
-        # The app starts its jobs in the background; a test starts once they are derived.
-        await asyncio.wait_for(app.jobs.wait_started(), TIMEOUT)
     return app
 
 

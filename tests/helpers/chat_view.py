@@ -16,6 +16,8 @@ from typing import Any
 from PySide6.QtWidgets import QLabel, QToolButton, QWidget
 
 from etos_desktop.ui.message_widget import MemoryNote, MessageWidget
+from tests.helpers.qt_async import expect_signal
+from tests.helpers.ui_driver import click
 
 TIMEOUT = 15
 
@@ -144,6 +146,13 @@ async def assert_view_equals_reopen(app: Any) -> ChatView:
     assert controller.current is not None, "no conversation is open"
     await asyncio.wait_for(controller.open_conversation(controller.current.id), TIMEOUT)
     await asyncio.wait_for(controller.wait_idle(), TIMEOUT)
+    # A reopen shows the newest page; the earlier messages the live view shows are those that
+    # scrolling back up loads (clicked here, as a person may).
+    while len(chat_view(chat).messages) < len(live.messages) and chat.older_button.isVisible():
+        older = expect_signal(controller.older_messages_loaded)
+        await click(chat.older_button)
+        await asyncio.wait_for(older, TIMEOUT)
+        await asyncio.wait_for(controller.wait_idle(), TIMEOUT)
     # Let deleteLater of the replaced widgets run, so only the new ones are read.
     await asyncio.sleep(0)
     reopened = chat_view(chat)

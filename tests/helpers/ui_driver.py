@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QInputMethodEvent, QTextCursor
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QInputMethodEvent, QTextCursor, QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -108,6 +108,23 @@ async def type_text(widget: QWidget, text: str, *, replace: bool = True) -> None
             event = QInputMethodEvent()
             event.setCommitString(run)
             QApplication.sendEvent(widget, event)
+    await asyncio.sleep(0)
+
+
+async def scroll_wheel(widget: QWidget, notches: int) -> None:
+    """Turn the mouse wheel over ``widget`` (positive: up, away from the user)."""
+    center = QPointF(widget.width() / 2, widget.height() / 2)
+    event = QWheelEvent(
+        center,
+        QPointF(widget.mapToGlobal(center.toPoint())),
+        QPoint(0, 0),
+        QPoint(0, 120 * notches),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(widget, event)
     await asyncio.sleep(0)
 
 

@@ -11,16 +11,25 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QTextBrowser
+from PySide6.QtWidgets import QApplication, QMessageBox, QTextBrowser
 
 from etos_desktop.app import EtosApp
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+from etos_desktop.ui.chat_controller import FIRST_PAGE_SIZE, PAGE_SIZE
 from etos_desktop.ui.conversation_list import RenameDialog
 from etos_desktop.ui.persona_dialog import PersonaOverrideDialog
-from tests.helpers.chat_app import first_outcome, history, idle, send, start_app, stop_app
+from tests.helpers.chat_app import (
+    first_frame_app,
+    first_outcome,
+    history,
+    idle,
+    send,
+    start_app,
+    stop_app,
+)
 from tests.helpers.chat_view import assert_view_equals_reopen
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text
 from tests.helpers.qt_async import expect_signal
@@ -32,8 +41,11 @@ from tests.helpers.ui_driver import (
     click,
     click_link,
     find_dialog,
+    scroll_wheel,
     tool_button,
     type_text,
+    visible_dialogs,
+    wait_until,
 )
 
 TIMEOUT = 15
@@ -58,6 +70,144 @@ async def test_starts_with_empty_data_dir_and_environment_provider(etos: EtosApp
     notice = window.notice_label.text() + window.notice_label.toolTip()
     assert "secrets.json" in notice or etos.secrets.using_file_fallback is False
     assert (Path(etos.data_dir) / "etos.db").exists()
+
+
+def seed_conversation(data_dir: Path, title: str, texts: list[str]) -> None:
+    """Write a conversation into ``data_dir``'s database before the app starts."""
+    from etos_desktop.core.storage.database import Database
+
+    db = Database(data_dir / "etos.db")
+    db.open()
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def fill(session) -> None:
+        conv = ConversationRow(title=title, created_at=start, updated_at=start)
+        session.add(conv)
+        session.flush()
+        for i, text in enumerate(texts):
+            role = "user" if i % 2 == 0 else "assistant"
+            session.add(
+                MessageRow(
+                    conversation_id=conv.id,
+                    role=role,
+                    content=text,
+                    created_at=start + timedelta(seconds=i),
+                )
+            )
+        session.commit()
+
+    db.call(fill)
+    db.close()
+
+
+async def test_a_message_sent_at_the_first_frame_waits_queued_and_is_sent_once_ready(
+    qapp: QApplication, server: FakeOpenAIServer, isolated_environment: Path
+):
+    """Issue 21 item 4: the composer takes text from the first frame; nothing typed is lost."""
+    seed_conversation(isolated_environment, "earlier", ["an old question", "an old answer"])
+    server.script(Text("Here from the start."))
+    app = first_frame_app(qapp, server, isolated_environment)
+    chat = app.window.chat
+    # The first frame: no database, no controller, and yet the composer takes keys.
+    assert app.db is None
+    assert app.controller is None
+    assert chat.composer.isEnabled()
+    assert chat.welcome.title.text() == "Hi, I'm Etos."  # named before the services are up
+    await type_text(chat.composer, "typed at the first frame")
+    QTest.keyClick(chat.composer, Qt.Key.Key_Return)
+    assert chat.queue_label.isVisible()
+    assert chat.queue_label.text().startswith(
+        "Queued: your message is sent as soon as ETOS Desktop has started"
+    )
+    assert chat.composer.toPlainText() == "typed at the first frame"
+    starting = asyncio.ensure_future(app.start())
+    await asyncio.sleep(0)
+    assert not starting.done()
+    # Send clicked again while it waits: still one message.
+    await click(chat.send_button)
+    assert chat.queue_label.isVisible()
+    await asyncio.wait_for(starting, TIMEOUT)
+    await idle(app)
+    try:
+        assert [r.body["messages"][-1] for r in server.chat_requests()] == [
+            {"role": "user", "content": "typed at the first frame"}
+        ]
+        # It went where it was written: the new conversation the window showed, not the
+        # earlier one the app opens when nothing was written.
+        rows = await history(app)
+        assert [(m.role, m.content, m.status) for m in rows] == [
+            ("user", "typed at the first frame", "complete"),
+            ("assistant", "Here from the start.", "complete"),
+        ]
+        conversations = await app.controller.repo.list_conversations()
+        assert sorted(c.title or "" for c in conversations) == ["", "earlier"]
+        earlier = next(c for c in conversations if c.title == "earlier")
+        assert [m.content for m in await app.controller.repo.current_history(earlier.id)] == [
+            "an old question",
+            "an old answer",
+        ]
+        assert not chat.queue_label.isVisible()
+        assert chat.composer.toPlainText() == ""
+        assert app.window.sidebar.isEnabled()
+        await assert_view_equals_reopen(app)
+    finally:
+        await stop_app(app)
+
+
+async def test_quitting_before_the_services_are_up_asks_about_the_queued_message(
+    qapp: QApplication, server: FakeOpenAIServer, isolated_environment: Path
+):
+    server.script(Text("Still here."))
+    app = first_frame_app(qapp, server, isolated_environment)
+    chat = app.window.chat
+    closing = []
+    app.window.closing.connect(lambda: closing.append(True))
+    await type_text(chat.composer, "do not lose me")
+    QTest.keyClick(chat.composer, Qt.Key.Key_Return)
+    app.window.quit_action.trigger()
+    await find_dialog(QMessageBox)
+    app.window.quit_action.trigger()  # Ctrl+Q again while it asks: one question
+    text = await answer_box("Cancel")
+    assert not visible_dialogs(QMessageBox)
+    assert "has not been sent yet" in text
+    assert "finish starting" in text
+    # Cancel: the window stays, the message still waits and goes once the services are up.
+    assert app.window.isVisible()
+    assert not closing
+    assert chat.queued_message() == "do not lose me"
+    assert chat.queue_label.isVisible()
+    await app.start()
+    await idle(app)
+    try:
+        assert [r.body["messages"][-1]["content"] for r in server.chat_requests()] == [
+            "do not lose me"
+        ]
+        assert [m.content for m in await history(app)] == ["do not lose me", "Still here."]
+    finally:
+        await stop_app(app)
+    assert closing  # nothing waited any more: closing did not ask
+
+
+async def test_quit_without_sending_before_the_services_are_up(
+    qapp: QApplication, server: FakeOpenAIServer, isolated_environment: Path
+):
+    app = first_frame_app(qapp, server, isolated_environment)
+    chat = app.window.chat
+    closing = []
+    app.window.closing.connect(lambda: closing.append(True))
+    await type_text(chat.composer, "never mind")
+    await click(chat.send_button)
+    assert chat.queued_message() == "never mind"
+    app.window.close()
+    box = await find_dialog(QMessageBox)
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    await answer_box("Quit without sending")
+    await wait_until(lambda: closing, TIMEOUT, "the window to close")
+    assert not app.window.isVisible()
+    assert chat.queued_message() is None
+    assert server.chat_requests() == []
+    await app.shutdown()
+    app.window.deleteLater()
 
 
 async def test_send_streams_persists_and_titles(etos: EtosApp, server: FakeOpenAIServer):
@@ -288,15 +438,70 @@ async def test_long_conversation_opens_lazily(etos: EtosApp):
     _conv, rows, has_more = await asyncio.wait_for(opened, TIMEOUT)
     await idle(etos)
     chat = etos.window.chat
+    # Opening builds about a window of messages, the newest, whatever the conversation's length.
     assert has_more
-    assert chat.widget_count() == 40
-    assert rows[-1].content == "message 4999"
+    assert chat.widget_count() == FIRST_PAGE_SIZE
+    assert [r.content for r in rows] == [
+        f"message {i}" for i in range(5000 - FIRST_PAGE_SIZE, 5000)
+    ]
     assert chat.older_button.isVisible()
     older = expect_signal(controller.older_messages_loaded)
     await click(chat.older_button)
     await asyncio.wait_for(older, TIMEOUT)
     await idle(etos)
-    assert chat.widget_count() == 80
+    assert chat.widget_count() == FIRST_PAGE_SIZE + PAGE_SIZE
+
+
+async def test_scrolling_up_a_long_conversation_fetches_older_messages(etos: EtosApp):
+    """Issue 21 item 6: older messages arrive as the user scrolls up, without a button."""
+    db = etos.db
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def seed(session) -> int:
+        conv = ConversationRow(title="long", created_at=start, updated_at=start)
+        session.add(conv)
+        session.commit()
+        session.add_all(
+            MessageRow(
+                conversation_id=conv.id,
+                role="user" if i % 2 == 0 else "assistant",
+                content=f"message {i}\n\nwith a second paragraph",
+                created_at=start + timedelta(seconds=i),
+            )
+            for i in range(300)
+        )
+        session.commit()
+        return conv.id
+
+    cid = await db.run(seed)
+    controller = etos.controller
+    chat = etos.window.chat
+    await asyncio.wait_for(controller.open_conversation(cid), TIMEOUT)
+    await idle(etos)
+    bar = chat.scroll.verticalScrollBar()
+    assert bar.value() == bar.maximum() > 0  # at the newest message
+    newest = chat.widget(max(chat._widgets))
+    assert newest.text().startswith("message 299")
+    shown = chat.widget_count()
+    oldest_shown = chat.widget(min(chat._widgets))
+    # Wheel up, as a person reading back would, until the top of what is loaded is near.
+    older = expect_signal(controller.older_messages_loaded)
+    for _ in range(200):
+        if older.done():
+            break
+        await scroll_wheel(chat.scroll.viewport(), 3)
+    rows, has_more = await asyncio.wait_for(older, TIMEOUT)
+    await idle(etos)
+    assert has_more
+    assert [r.content.split("\n")[0] for r in rows] == [
+        f"message {i}" for i in range(300 - shown - PAGE_SIZE, 300 - shown)
+    ]
+    assert chat.widget_count() == shown + PAGE_SIZE
+    # The message that was in view stays in view: the page went in above it.
+    assert bar.value() > 0
+    top = oldest_shown.mapTo(chat.scroll.viewport(), QPoint(0, 0)).y()
+    assert 0 <= top < chat.scroll.viewport().height()
+    await assert_view_equals_reopen(etos)
 
 
 async def test_composer_enter_sends_shift_enter_newline(etos: EtosApp, server: FakeOpenAIServer):

@@ -514,3 +514,22 @@ def _anchors(browser: QTextBrowser) -> list[str]:
             iterator += 1
         block = block.next()
     return list(dict.fromkeys(hrefs))
+
+
+def test_has_long_run_finds_what_the_regular_expression_finds():
+    """The sampled search (issue 21 item 7) decides as ``\\S{n}`` does, at every edge."""
+    import random
+    import re
+
+    rng = random.Random(21)
+    spaces = [" ", "\n", "\t", "\u3000", "\xa0"]
+    for _ in range(3000):
+        size = rng.choice([0, 1, 999, 1000, 1001, 1999, 2000, 2001, 3500])
+        chars = [rng.choice("ab中") for _ in range(size)]
+        for _hole in range(rng.choice([0, 1, 2, 3, 8])):
+            if size:
+                chars[rng.randrange(size)] = rng.choice(spaces)
+        text = "".join(chars)
+        for length in (1000, 7, 1):
+            expected = re.search(rf"\S{{{length}}}", text) is not None
+            assert message_widget_module.has_long_run(text, length) == expected, (size, length)
