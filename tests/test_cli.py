@@ -1,31 +1,53 @@
-"""``etos-desktop-cli`` as a subprocess on temporary data folders: memory commands and sync."""
+"""``etos-desktop-cli`` on temporary data folders: memory commands and sync.
+
+The commands run in this process through ``cli.main`` (a fresh interpreter costs ~3 s a
+command), except where the process itself is the point: the entry point of the first command,
+the exit codes of a refusal and of a wrong passphrase.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import socket
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
+from etos_desktop import cli
+
 PASSPHRASE = "two devices, one folder"
 
-# Each command is a fresh interpreter (~3 s on two busy cores: SQLAlchemy, numpy).
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
-def _cli(*args: str, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "etos_desktop.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+def _cli(
+    *args: str, env: dict[str, str], check: bool = True, process: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """Run one command: in this process, or (``process``) as ``python -m etos_desktop.cli``."""
+    if process:
+        result = subprocess.run(
+            [sys.executable, "-m", "etos_desktop.cli", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+    else:
+        out, err = io.StringIO(), io.StringIO()
+        with (
+            mock.patch.dict(os.environ, env, clear=True),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+        ):
+            code = cli.main(list(args))
+        result = subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
     if check:
         assert result.returncode == 0, result.stderr
     return result
@@ -50,7 +72,15 @@ def test_two_data_folders_sync_through_the_command_line(
 ) -> None:
     home, work, folder = tmp_path / "home", tmp_path / "work", tmp_path / "sync"
     added = json.loads(
-        _cli("memory", "add", "I take my coffee black", "--data-dir", str(home), env=env).stdout
+        _cli(
+            "memory",
+            "add",
+            "I take my coffee black",
+            "--data-dir",
+            str(home),
+            env=env,
+            process=True,
+        ).stdout
     )
     _cli(
         "memory",
@@ -100,7 +130,14 @@ def test_a_wrong_passphrase_fails_with_the_reason(tmp_path: Path, env: dict[str,
     _cli("sync", "--data-dir", str(tmp_path / "a"), "--folder", str(folder), env=env)
     env["ETOS_SYNC_PASSPHRASE"] = "something else"
     result = _cli(
-        "sync", "--data-dir", str(tmp_path / "b"), "--folder", str(folder), env=env, check=False
+        "sync",
+        "--data-dir",
+        str(tmp_path / "b"),
+        "--folder",
+        str(folder),
+        env=env,
+        check=False,
+        process=True,
     )
     assert result.returncode == 1
     assert "sync_wrong_passphrase" in result.stderr
@@ -119,7 +156,7 @@ def test_it_refuses_while_the_app_holds_the_data_folder(
     # What QLockFile writes for the running app: pid, app name, host name.
     (data / "instance.lock").write_text(f"{os.getpid()}\netos-desktop\n{socket.gethostname()}\n")
     for args in (("memory", "list"), ("sync", "--folder", str(tmp_path / "sync"))):
-        result = _cli(*args, "--data-dir", str(data), env=env, check=False)
+        result = _cli(*args, "--data-dir", str(data), env=env, check=False, process=True)
         assert result.returncode == 3
         assert "ETOS Desktop is running" in result.stderr
     assert not (data / "etos.db").exists()
