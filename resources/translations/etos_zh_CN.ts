@@ -81,14 +81,6 @@
         <translation>无</translation>
     </message>
     <message>
-        <source>observation, low confidence ({confidence:.1f}) — inferred, you never said it</source>
-        <translation type="vanished">推测，可信度低（{confidence:.1f}）— 根据对话推断，你并没有明说</translation>
-    </message>
-    <message>
-        <source>stated by you (confidence {confidence:.1f})</source>
-        <translation type="vanished">你亲口说的（可信度 {confidence:.1f}）</translation>
-    </message>
-    <message>
         <source>proposed by the assistant as an observation, low confidence ({confidence:.1f}) — inferred, you never said it</source>
         <translation>由助手提出的推测，可信度低（{confidence:.1f}）— 根据对话推断，你并没有明说</translation>
     </message>
@@ -1193,10 +1185,6 @@ Why it was chosen: {reason}</source>
         <translation>退出 ETOS Desktop</translation>
     </message>
     <message>
-        <source>The data could not be opened. Nothing was changed.</source>
-        <translation type="vanished">无法打开数据。没有做任何改动。</translation>
-    </message>
-    <message>
         <source>The settings file could not be read; it was kept as {name} and the defaults are used.</source>
         <translation>设置文件无法读取，已另存为 {name}，现使用默认设置。</translation>
     </message>
@@ -1982,10 +1970,6 @@ Why it was chosen: {reason}</source>
         <source>History of memory #{id}</source>
         <translation>记忆 #{id} 的历史</translation>
     </message>
-    <message>
-        <source>Close</source>
-        <translation type="vanished">关闭</translation>
-    </message>
 </context>
 <context>
     <name>MemoryNote</name>
@@ -2181,30 +2165,6 @@ Why it was chosen: {reason}</source>
         <translation>添加…</translation>
     </message>
     <message>
-        <source>Edit…</source>
-        <translation type="vanished">编辑…</translation>
-    </message>
-    <message>
-        <source>Archive</source>
-        <translation type="vanished">归档</translation>
-    </message>
-    <message>
-        <source>Restore</source>
-        <translation type="vanished">恢复</translation>
-    </message>
-    <message>
-        <source>Delete</source>
-        <translation type="vanished">删除</translation>
-    </message>
-    <message>
-        <source>History</source>
-        <translation type="vanished">历史</translation>
-    </message>
-    <message>
-        <source>More</source>
-        <translation type="vanished">更多</translation>
-    </message>
-    <message>
         <source>Import from JSON…</source>
         <translation>从 JSON 导入…</translation>
     </message>
@@ -2219,10 +2179,6 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Delete all memories…</source>
         <translation>删除所有记忆…</translation>
-    </message>
-    <message>
-        <source>Undo</source>
-        <translation type="vanished">撤销</translation>
     </message>
     <message>
         <source>The list of memories was not loaded.</source>
@@ -2287,10 +2243,6 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Delete all memories</source>
         <translation>删除所有记忆</translation>
-    </message>
-    <message>
-        <source>Delete all</source>
-        <translation type="vanished">全部删除</translation>
     </message>
     <message>
         <source>The deleted memories were not restored.</source>
@@ -2515,10 +2467,6 @@ You can undo this only until you close Settings.</source>
         <translation>
             <numerusform>生效中 %n 条</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>Showing {shown} of {total}</source>
-        <translation type="vanished">显示 {shown} / {total}</translation>
     </message>
     <message>
         <source>Keywords only: no model for matching by meaning is loaded.</source>
@@ -3121,16 +3069,8 @@ You can undo this only until you close Settings.</source>
         <translation>上次尝试失败（{time}）：{error}</translation>
     </message>
     <message>
-        <source>Restore the version of {time}? Your unsaved edits are dropped.</source>
-        <translation type="vanished">恢复 {time} 的版本？未保存的修改将被放弃。</translation>
-    </message>
-    <message>
         <source>Restore</source>
         <translation>恢复</translation>
-    </message>
-    <message>
-        <source>The version of {time} is the profile again.</source>
-        <translation type="vanished">已恢复为 {time} 的版本。</translation>
     </message>
     <message>
         <source>The profile was not refreshed.</source>
@@ -3185,10 +3125,6 @@ You can undo this only until you close Settings.</source>
         <translation>固定该行</translation>
     </message>
     <message>
-        <source>Pinned lines are kept word for word by every refresh (marked at the left). Editing a pinned line keeps it pinned with the new text.</source>
-        <translation type="vanished">固定行在每次更新时都会一字不改地保留（左侧有标记）。编辑固定行后，它会以新内容继续固定。</translation>
-    </message>
-    <message>
         <source>{n} / {limit} characters</source>
         <translation>{n} / {limit} 个字符</translation>
     </message>
@@ -3219,10 +3155,6 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>not scheduled</source>
         <translation>未安排</translation>
-    </message>
-    <message>
-        <source>last error: {error}</source>
-        <translation type="vanished">上次错误：{error}</translation>
     </message>
     <message>
         <source>Restored from {time}</source>
@@ -3813,10 +3745,6 @@ You can undo this only until you close Settings.</source>
         <translation>按相关度挑选时每条消息最多附带的记忆数；相关的少时会发送更少，甚至不发送。</translation>
     </message>
     <message>
-        <source>The most memories sent with one message, chosen by relevance; fewer or none are sent when fewer are relevant.</source>
-        <translation type="vanished">每条消息最多附带的记忆数，按相关度挑选；相关的少时会发送更少，甚至不发送。</translation>
-    </message>
-    <message>
         <source>Whether conversations are summarised in the background and recent summaries are sent with new messages.</source>
         <translation>是否在后台为对话生成摘要，并在新消息中附带最近的摘要。</translation>
     </message>
@@ -4066,36 +3994,8 @@ You can undo this only until you close Settings.</source>
         <translation>选择一条摘要查看全文。</translation>
     </message>
     <message>
-        <source>Edit…</source>
-        <translation type="vanished">编辑…</translation>
-    </message>
-    <message>
-        <source>Archive</source>
-        <translation type="vanished">归档</translation>
-    </message>
-    <message>
-        <source>Restore</source>
-        <translation type="vanished">恢复</translation>
-    </message>
-    <message>
-        <source>Delete</source>
-        <translation type="vanished">删除</translation>
-    </message>
-    <message>
-        <source>History</source>
-        <translation type="vanished">历史</translation>
-    </message>
-    <message>
-        <source>More</source>
-        <translation type="vanished">更多</translation>
-    </message>
-    <message>
         <source>Delete all summaries…</source>
         <translation>删除所有摘要…</translation>
-    </message>
-    <message>
-        <source>Undo</source>
-        <translation type="vanished">撤销</translation>
     </message>
     <message>
         <source>The list of summaries was not loaded.</source>
@@ -4152,10 +4052,6 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Delete all summaries</source>
         <translation>删除所有摘要</translation>
-    </message>
-    <message>
-        <source>Delete all</source>
-        <translation type="vanished">全部删除</translation>
     </message>
     <message>
         <source>The deleted summaries were not restored.</source>
@@ -4313,10 +4209,6 @@ You can undo this only until you close Settings.</source>
             <numerusform>当前版本 %n 条</numerusform>
         </translation>
     </message>
-    <message>
-        <source>Showing {shown} of {total}</source>
-        <translation type="vanished">显示 {shown} / {total}</translation>
-    </message>
     <message numerus="yes">
         <source>Deleted %n summaries. Undo is possible until you close Settings.</source>
         <translation>
@@ -4364,10 +4256,6 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>(untitled)</source>
         <translation>（无标题）</translation>
-    </message>
-    <message>
-        <source>Close</source>
-        <translation type="vanished">关闭</translation>
     </message>
     <message>
         <source>current</source>
