@@ -533,21 +533,29 @@ def run_size(
         runner.close()
 
 
-def run_embed_load(sides: dict[str, Any], n: int) -> None:
-    """Bulk load with embedding on each side, one after the other, and the embedder's bound."""
+def run_embed_load(sides: dict[str, Any], n: int, rounds: int = 2) -> None:
+    """Bulk load with embedding, the sides one after the other (order alternating by round).
+
+    USE with two BLAS threads is very sensitive to other load on two cores (its threads wait for
+    each other), so each round times both sides back to back, and the embedder alone with them.
+    """
     at_start = load_average()
     print(f"\n== bulk load with embedding: {n} new memories, add_many with USE ==")
-    rates = {}
-    for side, runner in sides.items():
-        f = runner.embed_load(n=n)
-        rates[side] = f["n"] / f["seconds"]
-        print(
-            f"  {side:<8} {f['seconds']:.1f} s = {rates[side]:.0f} memories/s; USE alone on the "
-            f"same {f['pieces']} texts (whole texts and passages, batches of 64): "
-            f"{f['embed_only_s']:.1f} s = {f['n'] / f['embed_only_s']:.0f} memories/s"
-        )
+    rates: dict[str, list[float]] = {side: [] for side in sides}
+    names = list(sides)
+    for r in range(rounds):
+        for side in names if r % 2 == 0 else names[::-1]:
+            f = sides[side].embed_load(n=n)
+            rates[side].append(f["n"] / f["seconds"])
+            print(
+                f"  round {r + 1} {side:<8} {f['seconds']:.1f} s = {rates[side][-1]:.0f} "
+                f"memories/s; USE alone on the same {f['pieces']} texts (whole texts and "
+                f"passages, batches of 64): {f['embed_only_s']:.1f} s = "
+                f"{f['n'] / f['embed_only_s']:.0f} memories/s (load {load_average()})"
+            )
     if "baseline" in rates:
-        print(f"  today / baseline rate: {rates['today'] / rates['baseline']:.2f}×")
+        ratios = [t / b for t, b in zip(rates["today"], rates["baseline"], strict=True)]
+        print("  today / baseline rate per round: " + ", ".join(f"{x:.2f}×" for x in ratios))
     print(f"  load average {at_start} at the start, {load_average()} at the end")
 
 
@@ -584,8 +592,8 @@ def main() -> int:
     parser.add_argument(
         "--embed-load",
         type=int,
-        default=2000,
-        help="memories bulk-loaded with real embedding (0: skip)",
+        default=1000,
+        help="memories bulk-loaded with real embedding, per side and round (0: skip)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
