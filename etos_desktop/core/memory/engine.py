@@ -1442,7 +1442,8 @@ class MemoryEngine:
             # The keyword side's rows and float vectors are read while the caller scans.
             found = store.candidates(session, seen | in_window, now)
             blobs: dict[int, list[bytes]] = {}
-            if index is not None:
+            rescore = index is not None and index.quantized
+            if rescore:
                 blobs = self._stored_vectors(session, vector_key, dim, [c.id for c in found])
             near = scanned.result()
             if near:
@@ -1450,9 +1451,10 @@ class MemoryEngine:
                 more = [i for i in near if i not in have and i not in seen]
                 if more:
                     added = store.candidates(session, more, now)
-                    blobs.update(
-                        self._stored_vectors(session, vector_key, dim, [c.id for c in added])
-                    )
+                    if rescore:
+                        blobs.update(
+                            self._stored_vectors(session, vector_key, dim, [c.id for c in added])
+                        )
                     found = sorted([*found, *added], key=_by_id)
             if terms and (in_window or (near and search_mode is SearchMode.HYBRID)):
                 wanted = set(in_window)
@@ -1471,6 +1473,7 @@ class MemoryEngine:
         # scans the vectors: on two cores the two overlap.
         pending = self._db.submit(gather)
         query_vector: FloatArray | None = None
+        sims: FloatArray | None = None
         pool = 0
         try:
             near: list[int] = []
@@ -1483,7 +1486,7 @@ class MemoryEngine:
                     log.warning("query embedding failed; keyword search only", exc_info=True)
                 if query_vector is not None and len(index):
                     pool = min(len(index), max(VECTOR_CANDIDATES, 4 * k))
-                    near = self._scan(index, query_vector, now, tuning, apply_floor, pool)
+                    near, sims = self._scan(index, query_vector, now, tuning, apply_floor, pool)
             scanned.set_result(near)
         except BaseException as exc:
             scanned.set_exception(exc)
@@ -1494,7 +1497,14 @@ class MemoryEngine:
         found = gathered.found
         vectors: dict[int, FloatArray] = {}
         cosines: dict[int, float] = {}
-        if query_vector is not None:
+        if index is not None and sims is not None and not index.quantized:
+            # A float32 index: its cosines are exact, and the scan chose the pool itself.
+            positions = [(c.id, index.position(c.id)) for c in found]
+            have = [(i, p) for i, p in positions if p is not None]
+            if have:
+                values = sims[[p for _, p in have]].tolist()
+                cosines = {i: v for (i, _), v in zip(have, values, strict=True)}
+        elif query_vector is not None:
             cosines, vectors = exact_similarities(
                 gathered.blobs, dim, query_vector, tuning.passage_weight
             )
@@ -1537,6 +1547,8 @@ class MemoryEngine:
         gate = gathered.gate
 
         def vectors_of(memory_ids: Sequence[int]) -> dict[int, FloatArray]:
+            if index is not None and not index.quantized:
+                return index.whole_text_vectors(memory_ids)
             return {i: vectors[i] for i in memory_ids if i in vectors}
 
         return rank(
@@ -1564,26 +1576,29 @@ class MemoryEngine:
         tuning: Tuning,
         apply_floor: bool,
         pool: int,
-    ) -> list[int]:
-        """The memories the int8 scan puts first: ``pool`` plus a margin, best first.
+    ) -> tuple[list[int], FloatArray]:
+        """The vector pool: the best ``pool`` live memories at the floor, and every cosine.
 
-        The exact pool (the best ``pool`` by float32 cosine) is chosen from these after their
-        stored vectors are read; the int8 cosines are off by ~0.0005 (at most ~0.0012), which
-        reorders memories whose cosines are that close, never by more than the margin.
+        From an int8 index, ``pool`` plus a margin, best first: the exact pool (the best by
+        float32 cosine) is chosen from these after their stored vectors are read; the int8
+        cosines are off by ~0.0005 (at most ~0.0012), which reorders memories whose cosines are
+        that close, never by more than the margin.
         """
         sims = index.similarities(query_vector, tuning.passage_weight)
         masked = numpy.where(index.live(now), sims, -numpy.inf)
+        slack = _SCAN_SLACK if index.quantized else 0.0
         if apply_floor:
             # The lowest floor the gate may choose (less the int8 error): the gate decides
-            # after gathering, on exact cosines.
-            floor = tuning.floor - _SCAN_SLACK
-            masked = numpy.where(masked >= floor, masked, -numpy.inf)
-        wide = min(len(masked), pool + max(_SCAN_MARGIN_MIN, int(_SCAN_MARGIN * pool)))
+            # after gathering.
+            masked = numpy.where(masked >= tuning.floor - slack, masked, -numpy.inf)
+        wide = pool
+        if index.quantized:
+            wide = min(len(masked), pool + max(_SCAN_MARGIN_MIN, int(_SCAN_MARGIN * pool)))
         top = numpy.argpartition(-masked, wide - 1)[:wide]
         top = top[numpy.isfinite(masked[top])]
         top = top[numpy.argsort(-masked[top], kind="stable")]
         ids: list[int] = index.ids[top].tolist()
-        return ids
+        return ids, sims
 
     @staticmethod
     def _stored_vectors(

@@ -1,11 +1,12 @@
 """Vectors: their blob format, how a memory is cut into passages, and the in-memory index.
 
 The index is derived data (DESIGN principle 6): one embedder's vectors of the non-archived
-memories, rebuilt from ``memory_vector`` rows whenever it is stale, held as int8 codes with one
-float32 scale per row (a quarter of the float32 matrix: 49 MiB instead of 195 MiB at 100k × 512).
-The stored rows stay float32; only this cache is quantized. Vector math runs in the caller's
-thread; an index object is never modified after it is built, so a search can keep using the one
-it started with while another thread builds the next.
+memories, rebuilt from ``memory_vector`` rows whenever it is stale. From ``QUANTIZE_MIN_ROWS``
+rows on it holds int8 codes with one float32 scale per row (a quarter of the float32 matrix:
+49 MiB instead of 195 MiB at 100k × 512) and search re-scores its candidates from the stored
+float32 rows; a smaller index keeps the float32 vectors (exact, and no re-score to pay). Vector
+math runs in the caller's thread; an index object is never modified after it is built, so a
+search can keep using the one it started with while another thread builds the next.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy
 import numpy.typing
@@ -21,7 +22,12 @@ import numpy.typing
 FloatArray = numpy.typing.NDArray[numpy.float32]
 IntArray = numpy.typing.NDArray[numpy.int64]
 CodeArray = numpy.typing.NDArray[numpy.int8]
+AnyArray = numpy.typing.NDArray[Any]
 
+#: An index of at least this many rows (chunks) is held as int8. Below, the float32 matrix is at
+#: most 39 MiB and search reads its cosines from it; above, the re-score of the candidates from
+#: the stored rows (~3 ms of a 10k-memory search on a busy machine) buys back 150 MiB at 100k.
+QUANTIZE_MIN_ROWS = 20_000
 #: Rows quantized at a time while an index is built (bounds the float32 temporaries to ~8 MiB).
 _QUANTIZE_BLOCK = 4096
 
@@ -150,7 +156,17 @@ def quantize(matrix: FloatArray) -> tuple[CodeArray, FloatArray]:
     return codes, scales
 
 
-def _matvec(codes: CodeArray, scales: FloatArray, vector: FloatArray) -> FloatArray:
+def _quantized(matrix: FloatArray) -> tuple[CodeArray, FloatArray]:
+    """:func:`quantize` a block of rows at a time (bounds the float32 temporaries)."""
+    codes = numpy.empty(matrix.shape, dtype=numpy.int8)
+    scales = numpy.empty(len(matrix), dtype=numpy.float32)
+    for start in range(0, len(matrix), _QUANTIZE_BLOCK):
+        end = start + _QUANTIZE_BLOCK
+        codes[start:end], scales[start:end] = quantize(matrix[start:end])
+    return codes, scales
+
+
+def _matvec(codes: AnyArray, scales: FloatArray, vector: FloatArray) -> FloatArray:
     # einsum, not BLAS: OpenBLAS's multi-threaded sgemv took 8 ms for 10k×512 on a busy 2-core
     # machine (its threads wait for each other) against 0.5 ms for einsum's single-thread loop;
     # BLAS has no int8 kernel anyway. The int8 × float32 loop reads a quarter of the bytes.
@@ -210,15 +226,15 @@ class VectorRow(NamedTuple):
 
 
 class VectorIndex:
-    """One embedder's vectors of the non-archived memories, quantized to int8 (immutable).
+    """One embedder's vectors of the non-archived memories (immutable).
 
     Rows of one memory are adjacent and in chunk order; similarities are per memory (the best
     chunk). Build one with :meth:`from_rows`.
 
     Args:
         key: The embedder key the vectors belong to.
-        codes: The vectors' int8 codes (:func:`quantize`), one row per chunk, grouped by
-            memory, chunk 0 first in each group.
+        codes: The vectors' int8 codes (:func:`quantize`), or the float32 vectors themselves
+            (with scales of 1), one row per chunk, grouped by memory, chunk 0 first in each group.
         scales: Each row's scale: the vector is ``codes[i] · scales[i]``.
         row_ids: The memory id of each row.
         row_valid_until: Each row's memory's ``valid_until`` as a timestamp (``inf``: none).
@@ -227,7 +243,7 @@ class VectorIndex:
     def __init__(
         self,
         key: str,
-        codes: CodeArray,
+        codes: AnyArray,
         scales: FloatArray,
         row_ids: IntArray,
         row_valid_until: numpy.typing.NDArray[numpy.float64],
@@ -236,6 +252,8 @@ class VectorIndex:
         self.dim = int(codes.shape[1])
         self.codes = codes
         self.scales = scales
+        #: Whether the vectors are int8 codes (cosines off by ~0.0005: search re-scores).
+        self.quantized = codes.dtype == numpy.int8
         self.row_ids = row_ids
         self._row_valid_until = row_valid_until
         n = len(row_ids)
@@ -252,20 +270,34 @@ class VectorIndex:
         self._position = {int(memory_id): i for i, memory_id in enumerate(self.ids.tolist())}
 
     @classmethod
-    def from_rows(cls, key: str, dim: int, rows: Sequence[VectorRow]) -> VectorIndex:
-        """Build an index from stored rows (rows whose size is not ``dim`` floats are skipped)."""
+    def from_rows(
+        cls, key: str, dim: int, rows: Sequence[VectorRow], quantized: bool | None = None
+    ) -> VectorIndex:
+        """Build an index from stored rows (rows whose size is not ``dim`` floats are skipped).
+
+        Args:
+            key: The embedder key.
+            dim: The vectors' dimension.
+            rows: The stored rows, grouped by memory, in chunk order.
+            quantized: Hold int8 codes; ``None``: from ``QUANTIZE_MIN_ROWS`` rows on.
+        """
         width = dim * 4
         rows = [r for r in rows if len(r.blob) == width]
         n = len(rows)
-        codes = numpy.empty((n, dim), dtype=numpy.int8)
-        scales = numpy.empty(n, dtype=numpy.float32)
+        if quantized is None:
+            quantized = n >= QUANTIZE_MIN_ROWS
+        codes: AnyArray = numpy.empty((n, dim), dtype=numpy.int8 if quantized else numpy.float32)
+        scales = numpy.ones(n, dtype=numpy.float32)
         for start in range(0, n, _QUANTIZE_BLOCK):
             block = rows[start : start + _QUANTIZE_BLOCK]
             matrix = numpy.frombuffer(b"".join(r.blob for r in block), dtype="<f4").reshape(
                 len(block), dim
             )
             end = start + len(block)
-            codes[start:end], scales[start:end] = quantize(matrix.astype(numpy.float32))
+            if quantized:
+                codes[start:end], scales[start:end] = quantize(matrix.astype(numpy.float32))
+            else:
+                codes[start:end] = matrix
         row_ids = numpy.fromiter((r.memory_id for r in rows), numpy.int64, n)
         valid = numpy.fromiter((r.valid_until for r in rows), numpy.float64, n)
         return cls(key, codes, scales, row_ids, valid)
@@ -278,7 +310,7 @@ class VectorIndex:
 
     @property
     def nbytes(self) -> int:
-        """Memory held by the codes, the scales and the id arrays, in bytes."""
+        """Memory held by the vectors (codes), the scales and the id arrays, in bytes."""
         return int(
             self.codes.nbytes
             + self.scales.nbytes
@@ -322,7 +354,7 @@ class VectorIndex:
         return self._position.get(memory_id)
 
     def whole_text_vectors(self, memory_ids: Iterable[int]) -> dict[int, FloatArray]:
-        """The chunk-0 (whole-text) vector of each memory that has one (decoded from int8)."""
+        """The chunk-0 (whole-text) vector of each memory that has one (decoded if int8)."""
         out: dict[int, FloatArray] = {}
         for memory_id in memory_ids:
             i = self._position.get(memory_id)
@@ -374,7 +406,7 @@ class VectorIndex:
         """
         gone = numpy.fromiter(set(removed), numpy.int64)
         keep = ~numpy.isin(self.row_ids, gone)
-        extra = VectorIndex.from_rows(self.key, self.dim, added)
+        extra = VectorIndex.from_rows(self.key, self.dim, added, quantized=self.quantized)
         if keep.all():
             # Pure additions: one copy, not a masked copy and then another.
             parts = (self.codes, self.scales, self.row_ids, self._row_valid_until)
@@ -385,10 +417,14 @@ class VectorIndex:
                 self.row_ids[keep],
                 self._row_valid_until[keep],
             )
+        codes = numpy.concatenate((parts[0], extra.codes))
+        scales = numpy.concatenate((parts[1], extra.scales))
+        if not self.quantized and len(codes) >= QUANTIZE_MIN_ROWS:
+            codes, scales = _quantized(codes)
         return VectorIndex(
             self.key,
-            numpy.concatenate((parts[0], extra.codes)),
-            numpy.concatenate((parts[1], extra.scales)),
+            codes,
+            scales,
             numpy.concatenate((parts[2], extra.row_ids)),
             numpy.concatenate((parts[3], extra._row_valid_until)),
         )

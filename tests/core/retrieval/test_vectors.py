@@ -6,6 +6,7 @@ import numpy
 import pytest
 
 from etos_desktop.core.clock import FakeClock
+from etos_desktop.core.retrieval import vectors
 from etos_desktop.core.retrieval.vectors import (
     CHUNK_CHARS,
     MAX_WINDOWS,
@@ -141,7 +142,8 @@ def test_int8_index_is_within_a_step_of_float32() -> None:
     vectors = rng.standard_normal((300, 512)).astype(numpy.float32)
     vectors /= numpy.linalg.norm(vectors, axis=1, keepdims=True)
     rows = [VectorRow(i + 1, 0, to_blob(v), math.inf) for i, v in enumerate(vectors)]
-    index = VectorIndex.from_rows("k", 512, rows)
+    assert not VectorIndex.from_rows("k", 512, rows).quantized  # small: float32, exact
+    index = VectorIndex.from_rows("k", 512, rows, quantized=True)
     assert index.codes.dtype == numpy.int8
     assert index.nbytes < vectors.nbytes / 3
     query = vectors[7]
@@ -164,3 +166,19 @@ def test_exact_similarities_are_the_float32_cosines() -> None:
     cosines, _ = exact_similarities(blobs, 2, query, 0.5)
     assert cosines == pytest.approx({1: 0.5, 2: 0.8})
     assert exact_similarities({}, 2, query, 1.0) == ({}, {})
+
+
+def test_a_float32_index_patched_past_the_threshold_becomes_int8(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(vectors, "QUANTIZE_MIN_ROWS", 3)
+    index = VectorIndex.from_rows("k", 2, _rows([(1, 0, [1, 0]), (2, 0, [0, 1])]))
+    assert not index.quantized
+    patched = index.patched(set(), _rows([(3, 0, [1, 1])]))
+    assert patched.quantized
+    assert patched.ids.tolist() == [1, 2, 3]
+    sims = patched.similarities(numpy.asarray([0, 1], dtype=numpy.float32))
+    assert sims.tolist() == pytest.approx([0.0, 1.0, math.sqrt(0.5)], abs=2e-3)
+    again = patched.patched({1}, _rows([(4, 0, [0, 1])]))
+    assert again.quantized
+    assert again.ids.tolist() == [2, 3, 4]
