@@ -30,8 +30,10 @@ import asyncio
 import concurrent.futures
 import dataclasses
 import functools
+import inspect
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -168,6 +170,8 @@ class SyncStatus:
         conflicts: Concurrent changes merged since start-up whose other value is kept in a
             memory's history.
         next_pass_at: When the next automatic pass runs.
+        progress: How far the running pass is, ``(stage, done, total)``, when the service
+            says (``SyncService.sync_once(progress=…)``; ``total`` 0: unknown).
     """
 
     enabled: bool
@@ -184,6 +188,7 @@ class SyncStatus:
     devices: tuple[str, ...] = ()
     conflicts: int = 0
     next_pass_at: datetime | None = None
+    progress: tuple[str, int, int] | None = None
 
 
 @dataclass
@@ -193,6 +198,8 @@ class _PassOutcome:
     report: SyncReport | None = None
     error: EtosError | None = None
     changed_ids: list[int] = dataclasses.field(default_factory=list)
+    #: Only the folder was listed: nothing new there, nothing local to send.
+    checked: bool = False
 
 
 @dataclass
@@ -204,6 +211,8 @@ class _Running:
     location: SyncLocation
     device_name: str
     bound: bool = False
+    #: The other devices' files before the last full pass (what a periodic pass compares).
+    listing: dict[str, tuple[str, ...]] | None = None
 
 
 class SyncRunner:
@@ -270,6 +279,10 @@ class SyncRunner:
         self._conflicts = 0
         self._changed_in_pass: list[int] = []
         self._publishing = False
+        self._settings_dirty = False
+        self._progress: tuple[str, int, int] | None = None
+        self._progress_told = 0.0
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._reembed_cancel = threading.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._unsubscribe: list[Callable[[], None]] = []
@@ -307,6 +320,7 @@ class SyncRunner:
             devices=tuple(self._report.device_names.values()) if self._report else (),
             conflicts=self._conflicts,
             next_pass_at=self.scheduler.run_time(PERIODIC_JOB) if self.enabled else None,
+            progress=self._progress if self._passing else None,
         )
 
     def is_busy(self) -> bool:
@@ -331,6 +345,7 @@ class SyncRunner:
         self._started = True
         self._unsubscribe.append(self._changes.subscribe(self._on_change))
         self._unsubscribe.append(self._settings.subscribe(self._on_settings_changed, LOCATION_KEYS))
+        self._unsubscribe.append(self._settings.subscribe(self._on_any_setting_changed))
         row = await self._recorder.rows.get(JobName.SYNC)
         if row is not None:
             self._last_success_at = row.last_success_at
@@ -486,14 +501,42 @@ class SyncRunner:
             return
         await self._pass()
 
-    async def _pass(self) -> None:
+    async def _periodic_pass(self) -> None:
+        if self._lock.locked():
+            self._again = True
+            return
+        await self._pass(periodic=True)
+
+    def _quiet(self) -> bool:
+        """Whether nothing local waits and the last pass left nothing to try again."""
+        report = self._report
+        return (
+            report is not None
+            and self._error is None
+            and not self._needs_passphrase
+            and not self._pending_ids
+            and not self._pending_other
+            and not self._settings_dirty
+            and not any(skipped.retried for skipped in report.skipped)
+        )
+
+    async def _pass(self, *, periodic: bool = False) -> None:
         async with self._lock:
             if self._closed or not self.enabled:
                 return
+            # A periodic pass with nothing local to send and no new file in the folder since
+            # the last pass only lists the folder: a full pass re-reads every memory and the
+            # whole document (at 5,000 memories a side, 16 s of work and a 1.5 s stall of
+            # the UI loop in pycrdt, tests/bench/sync_stall.py), for nothing.
+            may_skip = periodic and self._quiet()
+            if not may_skip:
+                self._settings_dirty = False
             self.scheduler.cancel(SOON_JOB)
             self._soon_since = None
             self._again = False
             self._passing = True
+            self._progress = None
+            self._loop = asyncio.get_running_loop()
             self._publish_status()
             pending_ids, pending_other = set(self._pending_ids), self._pending_other
             outcome: _PassOutcome | None = None
@@ -501,7 +544,7 @@ class SyncRunner:
                 running = await self._current()
                 if running is not None:
                     outcome = await self._recorder.run(
-                        JobName.SYNC, lambda: self._on_worker(self._run_pass, running)
+                        JobName.SYNC, lambda: self._on_worker(self._run_pass, running, may_skip)
                     )
             except EtosError as exc:  # the keyring's fallback file could not be read
                 outcome = _PassOutcome(error=exc)
@@ -515,8 +558,8 @@ class SyncRunner:
             self._again = False
             self._schedule_soon(at_once=True)
 
-    def _run_pass(self, running: _Running) -> _PassOutcome:
-        """One pass, on the worker thread."""
+    def _run_pass(self, running: _Running, may_skip: bool = False) -> _PassOutcome:
+        """One pass, on the worker thread (``may_skip``: only if the folder has new files)."""
         self._changed_in_pass = []
         try:
             location = running.location
@@ -530,12 +573,38 @@ class SyncRunner:
                 folder_id = str(running.service.key().folder_id)
                 self._db.call(functools.partial(_bind, folder_id=folder_id))
                 running.bound = True
-            report = running.service.sync_once()
+            listing = self._listing(running)
+            if may_skip and listing is not None and listing == running.listing:
+                return _PassOutcome(checked=True)
+            sync_once: Any = running.service.sync_once
+            if "progress" in inspect.signature(sync_once).parameters:
+                report = sync_once(progress=self._on_progress)
+            else:
+                report = sync_once()
         except EtosError as exc:
             return _PassOutcome(error=exc)
+        # Taken before the pass: a file that arrived during it makes the next listing differ.
+        running.listing = listing
         return _PassOutcome(report=report, changed_ids=list(self._changed_in_pass))
 
+    def _listing(self, running: _Running) -> dict[str, tuple[str, ...]] | None:
+        """The other devices' file names in the folder (``None``: it could not be listed)."""
+        own = self._report.device_id if self._report is not None else ""
+        transport = running.transport
+        try:
+            return {
+                device: tuple(transport.files(device))
+                for device in transport.devices()
+                if device != own
+            }
+        except EtosError:
+            return None
+
     def _after_pass(self, outcome: _PassOutcome, pending_ids: set[int], pending_other: int) -> None:
+        if outcome.checked:
+            # Nothing new anywhere: in step as of now.
+            self._last_success_at = self._clock.now()
+            return
         if outcome.error is not None:
             self._error = outcome.error
             if isinstance(outcome.error, WrongPassphrase):
@@ -592,7 +661,7 @@ class SyncRunner:
             await self._recorder.rows.set_next(JobName.SYNC, None)
             return
         when = self.scheduler.schedule(
-            PERIODIC_JOB, self._clock.now() + INTERVAL, self._scheduled_pass
+            PERIODIC_JOB, self._clock.now() + INTERVAL, self._periodic_pass
         )
         await self._recorder.rows.set_next(JobName.SYNC, when)
 
@@ -661,6 +730,24 @@ class SyncRunner:
         if old is not None and old is not running:
             await self._on_worker(old.transport.close)
 
+    def _on_progress(self, progress: Any) -> None:
+        # On the worker thread: kept, and told to the loop at most every 0.1 s (and at each
+        # new stage), so a pass merging thousands of files does not flood the page.
+        stage = str(getattr(progress, "stage", ""))
+        told = (
+            stage,
+            int(getattr(progress, "done", 0)),
+            int(getattr(progress, "total", 0)),
+        )
+        previous, self._progress = self._progress, told
+        now = time.monotonic()
+        if previous is not None and previous[0] == stage and now - self._progress_told < 0.1:
+            return
+        self._progress_told = now
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._publish_status)
+
     def _on_memories_written(self, memory_ids: Sequence[int]) -> None:
         # On the worker thread, inside the pass: the engine re-reads these at its next search.
         self._changed_in_pass.extend(memory_ids)
@@ -707,6 +794,12 @@ class SyncRunner:
             return
         self._schedule_soon()
         self._publish_status()
+
+    def _on_any_setting_changed(self, key: str) -> None:
+        # Settings may sync (some do, once the core syncs them): a change means the next
+        # periodic pass is a full one.
+        if not key.startswith("sync."):
+            self._settings_dirty = True
 
     def _on_settings_changed(self, _key: str) -> None:
         # A renamed device takes its new name from the next pass (the service is built again).

@@ -4522,6 +4522,10 @@ You can undo this only until you close Settings.</source>
         </translation>
     </message>
     <message>
+        <source>First sync: {stage}</source>
+        <translation>首次同步：{stage}</translation>
+    </message>
+    <message>
         <source>First sync: sending this device&apos;s memories and bringing in the other devices&apos;. A large store takes a while; the app stays usable.</source>
         <translation>首次同步：正在发送这台设备的记忆，并取回其他设备的记忆。记忆很多时需要一些时间；应用可以照常使用。</translation>
     </message>
@@ -4574,6 +4578,30 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Everything was already the same.</source>
         <translation>各处已经一致。</translation>
+    </message>
+    <message>
+        <source>Bringing in the other devices&apos; files: {done} of {total}…</source>
+        <translation>正在取回其他设备的文件：{done} / {total}…</translation>
+    </message>
+    <message>
+        <source>Reading this device&apos;s memories…</source>
+        <translation>正在读取这台设备的记忆…</translation>
+    </message>
+    <message>
+        <source>Sending this device&apos;s changes…</source>
+        <translation>正在发送这台设备的更改…</translation>
+    </message>
+    <message>
+        <source>Bringing in the other devices&apos; files…</source>
+        <translation>正在取回其他设备的文件…</translation>
+    </message>
+    <message>
+        <source>Writing what arrived…</source>
+        <translation>正在写入收到的内容…</translation>
+    </message>
+    <message>
+        <source>Tidying the sync folder…</source>
+        <translation>正在整理同步文件夹…</translation>
     </message>
     <message numerus="yes">
         <source>%n files could not be used:</source>

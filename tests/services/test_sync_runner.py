@@ -15,11 +15,18 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from etos_desktop.core.changes import ChangeHub, DataChange, MemoriesChanged, MemoryChange
+from etos_desktop.core.changes import (
+    ChangeHub,
+    DataChange,
+    MemoriesChanged,
+    MemoryChange,
+    SyncStatusChanged,
+)
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.memory.access import MemoryAccess
@@ -391,3 +398,86 @@ async def test_a_device_set_up_again_with_another_folder_sends_everything_there(
         await desktop.runner.set_up(SyncLocation("folder", str(second)), PASSPHRASE)
         await laptop.runner.set_up(SyncLocation("folder", str(second)), PASSPHRASE)
         assert await laptop.texts() == ["I take my coffee black"]
+
+
+async def test_a_pass_that_says_how_far_it_is_shows_it(
+    tmp_path: Path, clock: FakeClock, folder: Path
+) -> None:
+    """The service's progress (``sync_once(progress=…)``, where it has it) reaches the status."""
+    async with device(tmp_path, "desktop", clock) as desktop:
+        runner = desktop.runner
+        await runner.set_up(SyncLocation("folder", str(folder)), PASSPHRASE)
+        running = runner._running
+        assert running is not None
+        real = running.service.sync_once
+        halfway, release = threading.Event(), threading.Event()
+
+        def with_progress(progress: Callable[[Any], None]) -> Any:
+            progress(SimpleNamespace(stage="merging", done=3, total=12))
+            halfway.set()
+            release.wait(TIMEOUT)
+            return real()
+
+        running.service.sync_once = with_progress  # type: ignore[assignment]
+        heard = len(desktop.heard)
+        passing = asyncio.ensure_future(runner.sync_now())
+        await asyncio.wait_for(asyncio.to_thread(halfway.wait, TIMEOUT), TIMEOUT)
+        while runner.status().progress is None:
+            await asyncio.sleep(0)
+        assert runner.status().progress == ("merging", 3, 12)
+
+        # Told to the loop: the page hears a status change while the pass runs.
+        async def told() -> None:
+            # The one of the pass's start, then the one of its progress.
+            while sum(isinstance(c, SyncStatusChanged) for c in desktop.heard[heard:]) < 2:
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(told(), TIMEOUT)
+        assert runner.status().running
+        release.set()
+        status = await asyncio.wait_for(passing, TIMEOUT)
+        assert status.progress is None
+        assert status.error is None
+
+
+async def test_a_periodic_pass_with_nothing_new_anywhere_only_lists_the_folder(
+    tmp_path: Path, clock: FakeClock, folder: Path
+) -> None:
+    location = SyncLocation("folder", str(folder))
+    async with (
+        device(tmp_path, "desktop", clock) as desktop,
+        device(tmp_path, "laptop", clock) as laptop,
+    ):
+        await desktop.runner.set_up(location, PASSPHRASE)
+        await laptop.runner.set_up(location, PASSPHRASE)
+        running = desktop.runner._running
+        assert running is not None
+        real = running.service.sync_once
+        full: list[int] = []
+        running.service.sync_once = lambda: (full.append(1), real())[1]  # type: ignore[method-assign]
+
+        async def periodic() -> None:
+            clock.advance(minutes=5)
+            await desktop.scheduler.fire(PERIODIC_JOB)
+
+        await periodic()  # the laptop's first file is new to the desktop: a full pass
+        assert len(full) == 1
+        await periodic()
+        await periodic()
+        assert len(full) == 1  # nothing new: the folder was listed, that is all
+        status = desktop.runner.status()
+        assert status.last_success_at == clock.now()
+        assert desktop.scheduler.run_time(PERIODIC_JOB) == clock.now() + INTERVAL
+
+        await laptop.memory.save("I moved to Hangzhou in March")
+        await laptop.scheduler.fire(SOON_JOB)
+        await periodic()  # a new file from the laptop
+        assert len(full) == 2
+        assert await desktop.texts() == ["I moved to Hangzhou in March"]
+        await periodic()
+        assert len(full) == 2
+        desktop.settings.set("memory.retrieval_top_k", 7)  # a setting may sync: a full pass
+        await periodic()
+        assert len(full) == 3
+        await desktop.runner.sync_now()  # asked for: always a full pass
+        assert len(full) == 4

@@ -379,6 +379,12 @@ class SyncPage(SettingsPage):
         self.state_label.setText(text)
         set_state(self.state_label, state)
         self.progress.setVisible(status.running)
+        done, total = (status.progress[1], status.progress[2]) if status.progress else (0, 0)
+        if total > 0:
+            self.progress.setRange(0, total)
+            self.progress.setValue(min(done, total))
+        else:
+            self.progress.setRange(0, 0)  # busy: the service does not say how far
         self.where_field.setText(_where(status.location))
         locale = QLocale()
         facts = self._facts
@@ -424,6 +430,11 @@ class SyncPage(SettingsPage):
 
     def _state_text(self, status: SyncStatus) -> tuple[str, str]:
         if status.running:
+            stage = self._stage_text(status.progress)
+            if stage:
+                if status.first_pass:
+                    return "", self.tr("First sync: {stage}").format(stage=stage)
+                return "", stage
             if status.first_pass:
                 return "", self.tr(
                     "First sync: sending this device's memories and bringing in the other "
@@ -464,6 +475,24 @@ class SyncPage(SettingsPage):
         if not arrived and not report.exported:
             parts.append(self.tr("Everything was already the same."))
         return ("warning" if report.skipped or report.held_back else "ok"), " ".join(parts)
+
+    def _stage_text(self, progress: tuple[str, int, int] | None) -> str:
+        """What the running pass does, when the service says (else "")."""
+        if progress is None:
+            return ""
+        stage, done, total = progress
+        locale = QLocale()
+        if stage == "merging" and total:
+            return self.tr("Bringing in the other devices' files: {done} of {total}…").format(
+                done=locale.toString(done), total=locale.toString(total)
+            )
+        return {
+            "reading": self.tr("Reading this device's memories…"),
+            "publishing": self.tr("Sending this device's changes…"),
+            "merging": self.tr("Bringing in the other devices' files…"),
+            "writing": self.tr("Writing what arrived…"),
+            "compacting": self.tr("Tidying the sync folder…"),
+        }.get(stage, "")
 
     def _render_setup(self) -> None:
         folder = self._folder_chosen()
