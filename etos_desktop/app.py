@@ -375,9 +375,12 @@ class EtosApp:
         self._apply_memory_limits()
         # Summary recall matches by meaning with whatever embedder memory search uses now.
         self.summaries = SummaryAccess(
-            self.db, clock=clock, embedding=lambda: (engine.embedder, engine.tuning)
+            self.db,
+            clock=clock,
+            embedding=lambda: (engine.embedder, engine.tuning),
+            changes=changes,
         )
-        self.profile = ProfileAccess(self.db, clock=clock)
+        self.profile = ProfileAccess(self.db, clock=clock, changes=changes)
         chat = ChatService(
             repo,
             self.registry,
