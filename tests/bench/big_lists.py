@@ -34,12 +34,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import pstats
 import random
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -125,18 +127,31 @@ def seed(
 
 
 class Probe:
-    """Runs a step with the tick timer on and keeps its worst stall and time."""
+    """Runs a step with the tick timer on and keeps its worst stall and time.
 
-    def __init__(self) -> None:
+    Args:
+        profile: Names of steps (``work.__name__``) to run under ``cProfile``: it sees the GUI
+            thread only, which is where a stall comes from; the top functions are printed.
+    """
+
+    def __init__(self, profile: Sequence[str] = ()) -> None:
         self.ticks = TickRecorder()
+        self.profile = set(profile)
 
     async def step(self, work: Callable[[], Awaitable[Any]]) -> tuple[float, float, Any]:
         """``(seconds, worst stall in ms, work's result)``."""
+        profiler = cProfile.Profile() if work.__name__ in self.profile else None
         self.ticks.start()
         started = time.perf_counter()
+        if profiler is not None:
+            profiler.enable()
         result = await work()
         elapsed = time.perf_counter() - started
         await asyncio.sleep(0.02)  # the last tick after the work
+        if profiler is not None:
+            profiler.disable()
+            print(f"--- GUI thread during {work.__name__} (cProfile, by own time) ---")
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
         return elapsed, worst_ms(self.ticks.stop()), result
 
 

@@ -38,6 +38,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -109,7 +110,9 @@ def seed(data_dir: Path, memories: int, conversations: int, messages: int) -> No
     db.close()
 
 
-async def measure(data_dir: Path, memory_steps: bool) -> dict[str, float]:
+async def measure(
+    data_dir: Path, memory_steps: bool, profile: Sequence[str] = ()
+) -> dict[str, float]:
     """Start the app on ``data_dir`` and run the steps; the figures by name."""
     from PySide6.QtWidgets import QApplication
 
@@ -119,7 +122,7 @@ async def measure(data_dir: Path, memory_steps: bool) -> dict[str, float]:
     from tests.helpers.stack import fast_provider_factory
 
     qt_app = QApplication.instance()
-    probe = big_lists.Probe()
+    probe = big_lists.Probe(profile)
     out: dict[str, float] = {}
     with FakeOpenAIServer() as server:
         env = {
@@ -275,6 +278,14 @@ def main() -> int:
     parser.add_argument("--conversations", type=int, default=1_000)
     parser.add_argument("--messages", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        metavar="STEP",
+        help="profile a step of the big store on the GUI thread (start, open_it, stream_reply, "
+        "open_dialog, show, open_memory, scroll_to_end, select_all_and_archive, open_summaries)",
+    )
     args = parser.parse_args()
     print(f"load average at start: {retrieval_speed.load_average()}")
 
@@ -297,7 +308,13 @@ def main() -> int:
                     if name == "big":
                         (copy / "etos.db").write_bytes((big / "etos.db").read_bytes())
                     print(f"  round {round_no + 1}, {name} store…", flush=True)
-                    figures[name].append(await measure(copy, memory_steps=name == "big"))
+                    figures[name].append(
+                        await measure(
+                            copy,
+                            memory_steps=name == "big",
+                            profile=args.profile if name == "big" else (),
+                        )
+                    )
             report(figures["big"], figures["empty"])
 
     run_on_qasync(run)
