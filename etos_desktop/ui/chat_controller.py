@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QLocale, QObject, Signal
 
 from etos_desktop.core.chat.attachments import PreparedAttachment
 from etos_desktop.core.chat.events import (
@@ -29,7 +29,12 @@ from etos_desktop.core.chat.events import (
     ReplyStarted,
     UserMessageSaved,
 )
-from etos_desktop.core.chat.export import conversation_to_json, conversation_to_markdown
+from etos_desktop.core.chat.export import (
+    ExportedAttachment,
+    conversation_to_json,
+    conversation_to_markdown,
+    markdown_files,
+)
 from etos_desktop.core.chat.service import ChatService
 from etos_desktop.core.context.prompts import companion_name
 from etos_desktop.core.errors import EtosError, InvalidInput, UserFacingError
@@ -101,7 +106,7 @@ class ChatController(QObject):
             an ``asyncio.Future`` the view resolves with the request to save (maybe edited) or
             ``None`` to decline ("ask every time" mode).
         message_room_changed(object): how long a message the open conversation takes.
-        attachments_loaded(dict): the attachments of messages just shown, by message id (lists
+        attachments_loaded(object): the attachments of messages just shown, by message id (lists
             of ``ui.attachments.Shown``: record and thumbnail).
     """
 
@@ -128,7 +133,7 @@ class ChatController(QObject):
     approval_requested = Signal(object, int, object)
     #: How long a message the open conversation takes (a ``MessageRoom``, or ``None``).
     message_room_changed = Signal(object)
-    attachments_loaded = Signal(dict)
+    attachments_loaded = Signal(object)
 
     def __init__(
         self,
@@ -699,11 +704,16 @@ class ChatController(QObject):
         if conversation is None:
             raise InvalidInput(f"no conversation {conversation_id}", reason="missing")
         messages = await self._repo.current_history(conversation_id)
+        attached = await self._exported_attachments(messages)
         if fmt == "json":
             text = json.dumps(
-                conversation_to_json(conversation, messages), ensure_ascii=False, indent=2
+                conversation_to_json(conversation, messages, attached),
+                ensure_ascii=False,
+                indent=2,
             )
         else:
+            folder = f"{path.stem}_files"
+            locale = QLocale()
             text = conversation_to_markdown(
                 conversation,
                 messages,
@@ -712,6 +722,46 @@ class ChatController(QObject):
                 untitled=self.tr("Conversation"),
                 empty=self.tr("(empty)"),
                 status=status_text,
+                attachments=attached,
+                files_folder=folder,
+                tokens=lambda n: self.tr("about {tokens} tokens").format(tokens=locale.toString(n)),
             )
+            images = markdown_files(attached)
+            if images:
+                # The images go beside the Markdown, private like it, before it is written.
+                data = {
+                    item.record.id: item.data
+                    for items in attached.values()
+                    for item in items
+                    if item.data is not None
+                }
+                files = {name: data[record_id] for record_id, name in images.items()}
+                await asyncio.to_thread(_write_files, path.parent / folder, files)
         await asyncio.to_thread(write_private_text, path, text)
         return path
+
+    async def _exported_attachments(self, messages: list[MessageRow]) -> dict[int, list[Any]]:
+        if self.attachments is None:
+            return {}
+        records = await self.attachments.for_messages(
+            [m.id for m in messages if m.id is not None and m.role == "user"]
+        )
+        exported: dict[int, list[Any]] = {}
+        for message_id, items in records.items():
+            exported[message_id] = []
+            for record in items:
+                try:
+                    data: bytes | None = await self.attachments.read(record.sha256)
+                except EtosError:
+                    data = None  # removed by hand: the export says it is missing
+                exported[message_id].append(ExportedAttachment(record, data))
+        return exported
+
+
+def _write_files(folder: Path, files: dict[str, bytes]) -> None:
+    """Write exported attachments into ``folder`` (made ``0700``), each ``0600``, atomically."""
+    from etos_desktop.core.settings.paths import atomic_write_private, make_private_dir
+
+    make_private_dir(folder)
+    for name, data in files.items():
+        atomic_write_private(folder / name, data)

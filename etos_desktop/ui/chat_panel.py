@@ -1372,10 +1372,17 @@ class ChatPanel(QWidget):
             self.attach_files(paths)
 
     def attach_files(self, paths: list[str]) -> None:
-        """Read and prepare files for the draft off the UI thread; a refusal says why."""
+        """Read and prepare files for the draft off the UI thread; a refusal says why.
+
+        One after another, so their chips come in the order the files were given.
+        """
+        if paths:
+            self._preparing += len(paths)
+            self._tasks.spawn(self._prepare_all(list(paths)))
+
+    async def _prepare_all(self, paths: list[str]) -> None:
         for path in paths:
-            self._preparing += 1
-            self._tasks.spawn(self._prepare(lambda p=path: attached.prepare_file(p)))
+            await self._prepare(lambda p=path: attached.prepare_file(p))
 
     def attach_image(self, image: QImage) -> None:
         """Attach a pasted or dropped picture (named after the time it was pasted)."""
