@@ -33,6 +33,7 @@ from __future__ import annotations
 import base64
 import codecs
 import io
+import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -206,11 +207,12 @@ TEXT_FILE_NAMES: Final = frozenset(
     }
 )
 
-# Control characters (not tab, newline, carriage return, form feed): many of them mean a
-# binary file that happened to decode.
-_CONTROL_RE: Final = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f]")
-#: Share of control characters above which decoded bytes count as binary.
-_BINARY_SHARE: Final = 0.02
+# Control characters (not tab, newline, carriage return, form feed, nor the escape of a
+# coloured log's ANSI codes): many of them mean a binary file that happened to decode.
+_CONTROL_RE: Final = re.compile("[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f]")
+#: Share (and least number) of control characters above which decoded bytes are binary.
+_BINARY_SHARE: Final = 0.05
+_BINARY_LEAST: Final = 8
 
 
 @dataclass(frozen=True)
@@ -448,7 +450,7 @@ def decode_text(data: bytes) -> str:
 
 def _checked(text: str) -> str:
     controls = len(_CONTROL_RE.findall(text))
-    if controls and controls > _BINARY_SHARE * len(text):
+    if controls > max(_BINARY_LEAST, _BINARY_SHARE * len(text)):
         raise ValueError("binary")
     return text
 
@@ -463,6 +465,10 @@ def pdf_text(name: str, data: bytes) -> str:
     # Imported here: pypdf is needed only when a PDF is attached.
     import pypdf
     from pypdf.errors import PyPdfError
+
+    # Its warnings describe the flaws of a file the user chose ("EOF marker not found"): the
+    # refusal says what matters, and the log stays the app's.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
 
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))

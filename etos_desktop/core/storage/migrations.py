@@ -341,10 +341,11 @@ def _v9_sync_state(conn: sqlite3.Connection) -> None:
 def _v11_attachments(conn: sqlite3.Connection) -> None:
     # v11, not v10: the message search index (another branch) takes v10; ``migrate`` applies
     # whatever steps are newer than the file, so the gap is harmless until both are merged.
+    # IF NOT EXISTS: safe to run again on a file that has it (tests rewind ``user_version``).
     _run_script(
         conn,
         """
-        CREATE TABLE message_attachment (
+        CREATE TABLE IF NOT EXISTS message_attachment (
             id INTEGER PRIMARY KEY,
             message_id INTEGER NOT NULL REFERENCES message (id) ON DELETE CASCADE,
             position INTEGER NOT NULL DEFAULT 0,
@@ -358,8 +359,8 @@ def _v11_attachments(conn: sqlite3.Connection) -> None:
             height INTEGER,
             created_at DATETIME NOT NULL
         );
-        CREATE INDEX ix_message_attachment_message_id ON message_attachment (message_id);
-        CREATE INDEX ix_message_attachment_sha256 ON message_attachment (sha256);
+        CREATE INDEX IF NOT EXISTS ix_message_attachment_message_id ON message_attachment (message_id);
+        CREATE INDEX IF NOT EXISTS ix_message_attachment_sha256 ON message_attachment (sha256);
         """,
     )
 
