@@ -363,12 +363,12 @@ class ChatService:
         room = await self._room(conversation, content)
         if room is not None and attaching.has_images(attachments) and not room.images:
             raise ImagesNotAccepted(f"{room.model} takes no images", model=room.model)
-        lang = conversation_language([content] if content.strip() else [], self._ui_language())
-        needed = estimate_message_tokens(
-            attaching.user_message(
-                content, [SentAttachment.of(a, a.data) for a in attachments], lang
-            )
-        )
+        message: Message = {"role": "user", "content": content}
+        if attachments:
+            lang = conversation_language([content] if content.strip() else [], self._ui_language())
+            sent = [SentAttachment.of(a, a.data) for a in attachments]
+            message = attaching.user_message(content, sent, lang)
+        needed = estimate_message_tokens(message)
         if room is not None and needed > room.tokens:
             raise MessageTooLong(
                 f"the message needs {needed} tokens; the model takes {room.tokens} with its context",
