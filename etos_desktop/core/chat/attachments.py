@@ -38,16 +38,20 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.context.prompts import ATTACHED_DOCUMENTS_NOTE, IMAGE_NOT_SENT
 from etos_desktop.core.context.tokens import IMAGE_PART_TOKENS, count_cjk, estimate_tokens
 from etos_desktop.core.errors import AttachmentRefused
 from etos_desktop.core.providers.base import Message
-from etos_desktop.core.storage.attachments import AttachmentRecord, NewAttachment
 from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.fencing import fence
+
+if TYPE_CHECKING:
+    # Not at run time: the composer imports this module before the first frame, and storage
+    # pulls in SQLAlchemy (the start-up test in tests/test_core_imports.py keeps it so).
+    from etos_desktop.core.storage.attachments import AttachmentRecord, NewAttachment
 
 IMAGE: Final = "image"
 DOCUMENT: Final = "document"
@@ -269,6 +273,8 @@ class PreparedAttachment:
 
     def to_new(self) -> NewAttachment:
         """What the repository stores for it."""
+        from etos_desktop.core.storage.attachments import NewAttachment
+
         return NewAttachment(
             kind=self.kind,
             name=self.name,

@@ -92,7 +92,23 @@ def conversation_to_json(
     an image's ``width``/``height``/``data_base64``, a document's ``text``.
     """
     attached = attachments or {}
-    exported = {
+    entries: list[dict[str, Any]] = [
+        {
+            "id": m.id,
+            "role": m.role,
+            "content": m.content,
+            "created_at": m.created_at.isoformat(),
+            "status": m.status,
+            "model": m.model,
+            "usage": json.loads(m.usage_json) if m.usage_json else None,
+        }
+        for m in messages
+    ]
+    for entry in entries:
+        items = attached.get(entry["id"])
+        if items:
+            entry["attachments"] = [_attachment_json(item) for item in items]
+    return {
         "format": "etos-desktop-conversation",
         "format_version": EXPORT_FORMAT,
         "app_version": __version__,
@@ -103,24 +119,8 @@ def conversation_to_json(
             "updated_at": conversation.updated_at.isoformat(),
             "model": conversation.model,
         },
-        "messages": [
-            {
-                "id": m.id,
-                "role": m.role,
-                "content": m.content,
-                "created_at": m.created_at.isoformat(),
-                "status": m.status,
-                "model": m.model,
-                "usage": json.loads(m.usage_json) if m.usage_json else None,
-            }
-            for m in messages
-        ],
+        "messages": entries,
     }
-    for entry in exported["messages"]:
-        items = attached.get(entry["id"])
-        if items:
-            entry["attachments"] = [_attachment_json(item) for item in items]
-    return exported
 
 
 def conversation_to_markdown(

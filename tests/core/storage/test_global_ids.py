@@ -49,7 +49,9 @@ def _gids(conn: sqlite3.Connection, table: str) -> list[str]:
 
 def test_existing_rows_get_distinct_uuids(tmp_path: Path) -> None:
     conn = _v7_database(tmp_path / "etos.db")
-    assert migrate(conn, tmp_path / "backups", now=NOW) == [m.version for m in migrations.MIGRATIONS if m.version >= 8]
+    assert migrate(conn, tmp_path / "backups", now=NOW) == [
+        m.version for m in migrations.MIGRATIONS if m.version >= 8
+    ]
     seen: set[str] = set()
     for table in GID_TABLES:
         gids = _gids(conn, table)
