@@ -527,12 +527,40 @@ Why it was chosen: {reason}</source>
         <translation>在本次会话中本对话的第一条消息时取得（{time}），之后本次会话的每条消息都原样发送，以保持系统消息不变；30 分钟没有消息或应用重启后，会话结束。</translation>
     </message>
     <message>
+        <source>Earlier attachment: {name}</source>
+        <translation>之前的附件：{name}</translation>
+    </message>
+    <message>
+        <source>Attachment: {name}</source>
+        <translation>附件：{name}</translation>
+    </message>
+    <message>
+        <source>Sent as an image (an image_url part with a data URL).</source>
+        <translation>作为图片发送（带 data URL 的 image_url 部分）。</translation>
+    </message>
+    <message>
+        <source>Sent as a fenced document block before the message&apos;s words, labelled as material and not instructions.</source>
+        <translation>作为带标记的文档块放在消息文字之前发送，并注明是资料而不是指令。</translation>
+    </message>
+    <message>
+        <source>Not sent: a one-line note names it (an image older than the last three of your messages, or a model that takes no images).</source>
+        <translation>未发送：只用一行说明提到它（它是你最近三条消息之前的图片，或者模型不接受图片）。</translation>
+    </message>
+    <message>
+        <source>Not sent: its file is missing from the data folder.</source>
+        <translation>未发送：数据文件夹里找不到它的文件。</translation>
+    </message>
+    <message>
         <source>Your message, sent last.</source>
         <translation>你的消息，最后发送。</translation>
     </message>
     <message>
         <source>Sent last, after the memories that were put at its top (see Memories):</source>
         <translation>最后发送，开头放了记忆（见“记忆”）：</translation>
+    </message>
+    <message>
+        <source>Sent last, with its attachments (below) before your words:</source>
+        <translation>最后发送，附件（见下方）放在你的文字之前：</translation>
     </message>
     <message>
         <source>Sent last, exactly as you wrote it:</source>

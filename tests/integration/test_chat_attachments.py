@@ -11,6 +11,7 @@ import pytest
 
 from etos_desktop.core.chat.attachments import PreparedAttachment, PreparedImage, prepare_attachment
 from etos_desktop.core.chat.events import ReplyFailed, ReplyFinished, UserMessageSaved
+from etos_desktop.core.context.assembler import ContextTrace
 from etos_desktop.core.errors import ImagesNotAccepted, MessageTooLong, StorageError
 from etos_desktop.core.storage.attachments import AttachmentRepository, BlobStore
 from tests.helpers.fake_openai_server import FakeOpenAIServer
@@ -86,6 +87,15 @@ async def test_images_replay_for_the_last_three_user_messages_only(
     assert isinstance(users[0]["content"], str)
     assert "p0.png" in users[0]["content"]
     assert all(isinstance(u["content"], list) for u in users[1:])
+    # The trace says how each went (the context inspector shows it).
+    history = await stack.repo.current_history(cid)
+    trace = ContextTrace.from_json(await stack.repo.get_trace(history[-1].id))
+    assert [(a.message, a.name, a.sent) for a in trace.attachments] == [
+        ("history", "p0.png", "note"),
+        ("history", "p1.png", "image"),
+        ("history", "p2.png", "image"),
+        ("current", "p3.png", "image"),
+    ]
     # Documents are replayed with every message that has them.
     await stack.run(stack.chat.send(cid, "doc", [document("d.txt", "delta words")]))
     await stack.run(stack.chat.send(cid, "and now?"))

@@ -44,6 +44,7 @@ from etos_desktop.core.context.assembler import (
     ContextInput,
     ContextTrace,
     MemoryRule,
+    TraceAttachment,
     TraceSummary,
     assemble_context,
     head_tokens,
@@ -626,8 +627,11 @@ class ChatService:
         user: MessageRow,
         resolved: ResolvedProvider,
         lang: Language,
-    ) -> Message:
+    ) -> tuple[Message, list[TraceAttachment]]:
         """Put the attachments into the history's user messages; return the current message.
+
+        Returns:
+            The current user message, and how each attachment was sent (for the trace).
 
         Documents go with every message that has them; images as images only with the last
         ``REPLAYED_IMAGE_TURNS`` user messages and only to a model that takes images.
@@ -636,10 +640,11 @@ class ChatService:
             ImagesNotAccepted: The current message has images and the model takes none (a
                 regenerate after the conversation's model was changed).
         """
+        traced: list[TraceAttachment] = []
         ids = [row.id or 0 for _, row in user_rows] + [user.id or 0]
         attached = await self._attachments_of(ids)
         if not attached:
-            return {"role": "user", "content": user.content}
+            return {"role": "user", "content": user.content}, traced
         images = accepts_images(resolved.model, self._settings.model_vision_overrides())
         own = attached.get(user.id or 0, [])
         if attaching.has_images(own) and not images:
@@ -650,7 +655,10 @@ class ChatService:
             if records:
                 sent = await self._sent(records, images and (row.id or 0) in replayed)
                 history[position] = attaching.user_message(row.content, sent, lang)
-        return attaching.user_message(user.content, await self._sent(own, images), lang)
+                traced.extend(_traced("history", sent))
+        current = await self._sent(own, images)
+        traced.extend(_traced("current", current))
+        return attaching.user_message(user.content, current, lang), traced
 
     async def _build_request(
         self, conversation: ConversationRow, user: MessageRow, resolved: ResolvedProvider
@@ -674,7 +682,7 @@ class ChatService:
         previous_user = user_texts[-1] if user_texts else None
         user_texts.append(user.content)
         lang = conversation_language(user_texts[-RECENT_USER_TEXTS:], self._ui_language())
-        current = await self._with_attachments(history, user_rows, user, resolved, lang)
+        current, traced = await self._with_attachments(history, user_rows, user, resolved, lang)
         persona_name, persona_prompt = self._persona(conversation, lang)
         context_window = context_window_for(
             resolved.model, self._settings.model_context_overrides()
@@ -738,6 +746,8 @@ class ChatService:
             )
         )
         trace = assembled.trace
+        if traced:
+            trace = dataclasses.replace(trace, attachments=tuple(traced))
         if snapshot is not None and snapshot.block is not None:
             trace = dataclasses.replace(
                 trace, summaries_snapshot_at=snapshot.taken_at.isoformat(timespec="seconds")
@@ -966,6 +976,17 @@ class ChatService:
             return REFUSAL_TEXT.get(exc.code, f"not saved: {exc.code}"), None
         event = MemorySaved(reply_id, result.id, result.merged, result.superseded, save.content)
         return saved_text(result), event
+
+
+def _traced(message: str, sent: Sequence[SentAttachment]) -> list[TraceAttachment]:
+    """How each of a message's attachments went into a request (its trace's entries)."""
+    entries = []
+    for item in sent:
+        how = item.kind if item.data is not None else "note"
+        if item.data is None and item.kind == attaching.DOCUMENT:
+            how = "missing"
+        entries.append(TraceAttachment(message, item.kind, item.name, item.tokens, how))
+    return entries
 
 
 def _merge_tool_delta(calls: dict[int, dict[str, Any]], delta: ToolCallDelta) -> None:
