@@ -235,7 +235,7 @@ class AttachButton(QToolButton):
         self._draw()
 
     def _draw(self) -> None:
-        side = max(16, round(self.fontMetrics().height() * 1.3))
+        side = max(18, round(self.fontMetrics().height() * 1.6))
         self.setIconSize(QSize(side, side))
         self.setIcon(paperclip_icon(self.palette().color(QPalette.ColorRole.ButtonText), side))
 
