@@ -341,6 +341,11 @@ class EtosApp:
         from etos_desktop.core.providers.presets import LOCAL_CANDIDATES
         from etos_desktop.core.providers.registry import ProviderRegistry
         from etos_desktop.core.providers.secrets import SecretStore
+        from etos_desktop.core.storage.attachments import (
+            AttachmentRepository,
+            BlobStore,
+            blob_root,
+        )
         from etos_desktop.core.storage.database import Database
         from etos_desktop.core.storage.repositories import ChatRepository
         from etos_desktop.core.summaries.access import SummaryAccess
@@ -366,6 +371,7 @@ class EtosApp:
             self.settings, self.secrets, self.env, self._provider_factory or make_provider
         )
         repo = ChatRepository(self.db)
+        attachments = AttachmentRepository(self.db, BlobStore(blob_root(self.data_dir)))
         # The one hub every data change is published on; the bridge re-emits it for the UI.
         changes = ChangeHub()
         self.changes_bridge = ChangesBridge(changes, self.window)
@@ -391,8 +397,9 @@ class EtosApp:
             profile=self.profile,
             ui_language=lambda: language_for_locale(self.ui_locale.name()),
             changes=changes,
+            attachments=attachments,
         )
-        self.controller = ChatController(repo, chat)
+        self.controller = ChatController(repo, chat, attachments=attachments)
         if self._background_jobs:
             self._build_jobs(changes, clock)
         self._follow_settings()
@@ -420,6 +427,11 @@ class EtosApp:
                 lambda: "⚠ " + notices[0](), lambda: "\n".join(n() for n in notices)
             )
         await repo.delete_empty_conversations()
+        # Files no message names any more (a crash between a delete and their removal).
+        self._tasks.spawn(
+            attachments.sweep(),
+            QCoreApplication.translate("EtosApp", "Unused attachment files were not removed."),
+        )
         await self.controller.refresh_conversations()
         # The window opened on a new conversation; what the user began to write there since
         # the first frame stays there (a message sent is queued for it), so the last

@@ -53,6 +53,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--readme", action="store_true", help="write the README's main-window pictures"
     )
+    parser.add_argument(
+        "--only",
+        choices=("all", "attachments"),
+        default="all",
+        help="take every picture, or only the attachments' (composer, message, viewer, refusal)",
+    )
     return parser.parse_args(argv)
 
 
@@ -163,7 +169,8 @@ async def _take(
         app = EtosApp(qt_app, env, local_candidates=[], provider_factory=fast_provider_factory([]))
         app.window.resize(*WINDOW)
         app.window.show()
-        if not readme:
+        only_attachments = getattr(args, "only", "all") == "attachments"
+        if not readme and not only_attachments:
             await _first_frame_shot(app, out, f"{language}-{content}", themes[0], content)
         await app.start()
         await showcase.fill(app, server, content)
@@ -177,6 +184,9 @@ async def _take(
         for theme in themes:
             app.apply_theme(theme)
             await _settle()
+            if only_attachments:
+                await _attachment_shots(app, server, out, stem, theme, content)
+                continue
             if readme:
                 # From the question on: the reply's code, table, quote and link show.
                 app.window.chat.scroll.verticalScrollBar().setValue(0)
@@ -225,6 +235,7 @@ async def _take(
             await app.controller.wait_idle()
 
             await _composer_shots(app, out, stem, theme)
+            await _attachment_shots(app, server, out, stem, theme, content)
         app.window.close()
         await app.shutdown()
         app.window.deleteLater()
@@ -277,6 +288,109 @@ async def _composer_shots(app: Any, out: Path, stem: str, theme: str) -> None:
     app.window.resize(*WINDOW)
     app.settings.set_model_context("fake-chat", None)
     await _settle()
+
+
+def _sample_picture(path: Path) -> None:
+    """A small landscape, drawn: sky, sun, hills (a photo to attach)."""
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QColor, QImage, QLinearGradient, QPainter, QPainterPath
+
+    image = QImage(2400, 1600, QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    sky = QLinearGradient(0, 0, 0, 1600)
+    sky.setColorAt(0, QColor("#5b8fd6"))
+    sky.setColorAt(1, QColor("#f6d7a7"))
+    painter.fillRect(image.rect(), sky)
+    painter.setBrush(QColor("#ffd25a"))
+    painter.setPen(QColor("#ffd25a"))
+    painter.drawEllipse(QPointF(1750, 520), 170, 170)
+    for color, base, height in (("#4f7a3a", 1150, 260), ("#2f5a2a", 1350, 200)):
+        hills = QPainterPath(QPointF(0, 1600))
+        hills.lineTo(0, base)
+        for x in range(0, 2500, 300):
+            hills.quadTo(x + 150, base - height, x + 300, base)
+        hills.lineTo(2400, 1600)
+        painter.setBrush(QColor(color))
+        painter.setPen(QColor(color))
+        painter.drawPath(hills)
+    painter.end()
+    image.save(str(path), "JPEG", 90)
+
+
+async def _attachment_shots(
+    app: Any, server: Any, out: Path, stem: str, theme: str, content: str
+) -> None:
+    """Attachments: the composer's chips, a sent message's thumbnail, the viewer, a refusal."""
+    from etos_desktop.ui.attachments import ImageViewerDialog, MessageAttachments
+    from tests.helpers.fake_openai_server import Text
+    from tests.helpers.ui_driver import click, wait_until
+
+    chat = app.window.chat
+    words = {
+        "en": ("trip-photo.jpg", "packing-list.md", "Which of these should I pack for the hike?"),
+        "zh": ("旅行照片.jpg", "行李清单.md", "徒步的话，这些东西哪些该带？"),
+    }[content]
+    with tempfile.TemporaryDirectory(prefix="etos-files-") as folder:
+        photo = Path(folder) / words[0]
+        _sample_picture(photo)
+        notes = Path(folder) / words[1]
+        notes.write_text(
+            "- rain jacket\n- two water bottles\n- trail snacks\n- sun cream\n- map\n" * 6,
+            encoding="utf-8",
+        )
+        app.settings.set_model_vision("fake-chat", True)
+        chat.attach_files([str(photo), str(notes)])
+        await wait_until(lambda: len(chat.attachment_tray.chips()) == 2)
+        chat.composer.setPlainText(words[2])
+        for size, label in ((WINDOW, "large"), ((800, 600), "800x600")):
+            app.window.resize(*size)
+            await _settle(0.5)
+            app.window.grab().save(str(out / f"attach-composer-{label}-{stem}-{theme}.png"))
+        app.window.resize(*WINDOW)
+        reply = {
+            "en": "For a day in the hills under that sky: the rain jacket, both water bottles, "
+            "the snacks and the sun cream. The map too — the trail forks after the second hill.",
+            "zh": "看这天气和山路：带上雨衣、两个水壶、零食和防晒霜。地图也要带——"
+            "第二座山之后路会分岔。",
+        }[content]
+        server.script(Text(reply))
+        await click(chat.send_button)
+        await wait_until(lambda: not chat.attachment_tray.chips())
+        await app.controller.wait_idle()
+        await wait_until(lambda: chat.findChildren(MessageAttachments))
+        await _settle(0.6)
+        for size, label in ((WINDOW, "large"), ((800, 600), "800x600")):
+            app.window.resize(*size)
+            await _settle(0.5)
+            app.window.grab().save(str(out / f"attach-message-{label}-{stem}-{theme}.png"))
+        app.window.resize(*WINDOW)
+        strip = [s for s in chat.findChildren(MessageAttachments) if s.isVisible()][-1]
+        await click(strip.buttons()[0])
+        viewer = await wait_until(
+            lambda: next(
+                (d for d in app.window.findChildren(ImageViewerDialog) if d.isVisible()), None
+            )
+        )
+        await _settle(0.5)
+        viewer.grab().save(str(out / f"attach-viewer-{stem}-{theme}.png"))
+        viewer.close()
+        # A model that takes no images: said before sending, the draft kept.
+        app.settings.set_model_vision("fake-chat", False)
+        chat.attach_files([str(photo)])
+        await wait_until(lambda: len(chat.attachment_tray.chips()) == 1)
+        chat.composer.setPlainText(words[2])
+        await _settle(0.4)
+        await click(chat.send_button)
+        for size, label in ((WINDOW, "large"), ((800, 600), "800x600")):
+            app.window.resize(*size)
+            await _settle(0.5)
+            app.window.grab().save(str(out / f"attach-refused-{label}-{stem}-{theme}.png"))
+        app.window.resize(*WINDOW)
+        for chip in chat.attachment_tray.chips():
+            chip.remove_button.click()
+        chat.composer.clear()
+        app.settings.set_model_vision("fake-chat", None)
+        await _settle()
 
 
 if __name__ == "__main__":

@@ -375,6 +375,8 @@ class MainWindow(QMainWindow):
         c.saved_memories_loaded.connect(self._on_controller_saved_memories_loaded)
         c.approval_requested.connect(self._on_controller_approval_requested)
         c.message_room_changed.connect(chat.set_message_room)
+        c.attachments_loaded.connect(chat.show_attachments)
+        chat.attachment_reader = c.read_attachment
 
         side.new_requested.connect(lambda: self._new_conversation(temporary=False))
         side.open_requested.connect(c.open_conversation)
@@ -390,6 +392,7 @@ class MainWindow(QMainWindow):
         side.export_requested.connect(self._on_sidebar_export_requested)
 
         chat.send_requested.connect(self._on_chat_send_requested)
+        chat.send_with_attachments_requested.connect(c.send)
         chat.remember_requested.connect(self._on_chat_remember_requested)
         chat.memory_edit_requested.connect(self._on_chat_memory_edit_requested)
         chat.memory_undo_requested.connect(self._on_chat_memory_undo_requested)
@@ -470,7 +473,7 @@ class MainWindow(QMainWindow):
             self.chat.remember_command_failed()
             self.chat.show_error(error, source="remember")
         elif (
-            error.code in ("storage", "environment", "message_too_long")
+            error.code in ("storage", "environment", "message_too_long", "attachment_refused")
             or words.action == "settings"
         ):
             self.chat.show_error(error, what=what)

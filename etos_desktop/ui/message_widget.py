@@ -598,6 +598,22 @@ class MessageWidget(QFrame):
         self._version_count = count
         self._update_versions()
 
+    def set_attachments(self, strip: QWidget) -> None:
+        """Show ``strip`` (the message's attachments) between its header and its text."""
+        old = self.attachments()
+        if old is not None:
+            self._layout.removeWidget(old)
+            old.hide()
+            old.deleteLater()
+        strip.setParent(self)
+        self._attachments = strip
+        self._layout.insertWidget(1, strip)
+        strip.show()
+
+    def attachments(self) -> QWidget | None:
+        """The attachments' strip shown, if any."""
+        return getattr(self, "_attachments", None)
+
     def add_note(self, note: QWidget) -> None:
         """Show ``note`` (e.g. a ``MemoryNote``) under the message, above its actions."""
         note.setParent(self)

@@ -134,6 +134,25 @@
     </message>
 </context>
 <context>
+    <name>AttachmentChip</name>
+    <message>
+        <source>Image, {width} × {height}</source>
+        <translation>图片，{width} × {height}</translation>
+    </message>
+    <message>
+        <source>About {tokens} tokens</source>
+        <translation>约 {tokens} 个 token</translation>
+    </message>
+    <message>
+        <source>Remove from the message</source>
+        <translation>从消息中移除</translation>
+    </message>
+    <message>
+        <source>Remove {name}</source>
+        <translation>移除 {name}</translation>
+    </message>
+</context>
+<context>
     <name>ChatController</name>
     <message>
         <source>The conversation list was not refreshed.</source>
@@ -207,6 +226,10 @@
         <source>(empty)</source>
         <translation>（空）</translation>
     </message>
+    <message>
+        <source>about {tokens} tokens</source>
+        <translation>约 {tokens} 个 token</translation>
+    </message>
 </context>
 <context>
     <name>ChatPanel</name>
@@ -267,6 +290,14 @@
         <translation>取消</translation>
     </message>
     <message>
+        <source>Attach images or files (or drop them here, or paste an image)</source>
+        <translation>附加图片或文件（也可以拖到这里，或粘贴图片）</translation>
+    </message>
+    <message>
+        <source>Attach files</source>
+        <translation>附加文件</translation>
+    </message>
+    <message>
         <source>Loading…</source>
         <translation>加载中…</translation>
     </message>
@@ -325,6 +356,18 @@
     <message>
         <source>Too long to send: about {tokens} tokens, and {model} takes {room} for a message in this conversation. Shorten it, or pick a model with a larger context.</source>
         <translation>太长，无法发送：约 {tokens} 个 token，而在这个对话中 {model} 一条消息最多可接受 {room} 个。请缩短它，或选择上下文更大的模型。</translation>
+    </message>
+    <message>
+        <source>{model} does not accept images. Remove the images, pick a model that accepts them, or say in Settings → Providers that this one does.</source>
+        <translation>{model} 不接受图片。请移除图片、换一个接受图片的模型，或在“设置 → 服务商”中说明这个模型接受图片。</translation>
+    </message>
+    <message>
+        <source>Images and documents ({patterns});;All files (*)</source>
+        <translation>图片和文档 ({patterns});;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>The attachment was not opened.</source>
+        <translation>未能打开附件。</translation>
     </message>
     <message>
         <source>Resend edited message</source>
@@ -484,12 +527,40 @@ Why it was chosen: {reason}</source>
         <translation>在本次会话中本对话的第一条消息时取得（{time}），之后本次会话的每条消息都原样发送，以保持系统消息不变；30 分钟没有消息或应用重启后，会话结束。</translation>
     </message>
     <message>
+        <source>Earlier attachment: {name}</source>
+        <translation>之前的附件：{name}</translation>
+    </message>
+    <message>
+        <source>Attachment: {name}</source>
+        <translation>附件：{name}</translation>
+    </message>
+    <message>
+        <source>Sent as an image (an image_url part with a data URL).</source>
+        <translation>作为图片发送（带 data URL 的 image_url 部分）。</translation>
+    </message>
+    <message>
+        <source>Sent as a fenced document block before the message&apos;s words, labelled as material and not instructions.</source>
+        <translation>作为带标记的文档块放在消息文字之前发送，并注明是资料而不是指令。</translation>
+    </message>
+    <message>
+        <source>Not sent: a one-line note names it (an image older than the last three of your messages, or a model that takes no images).</source>
+        <translation>未发送：只用一行说明提到它（它是你最近三条消息之前的图片，或者模型不接受图片）。</translation>
+    </message>
+    <message>
+        <source>Not sent: its file is missing from the data folder.</source>
+        <translation>未发送：数据文件夹里找不到它的文件。</translation>
+    </message>
+    <message>
         <source>Your message, sent last.</source>
         <translation>你的消息，最后发送。</translation>
     </message>
     <message>
         <source>Sent last, after the memories that were put at its top (see Memories):</source>
         <translation>最后发送，开头放了记忆（见“记忆”）：</translation>
+    </message>
+    <message>
+        <source>Sent last, with its attachments (below) before your words:</source>
+        <translation>最后发送，附件（见下方）放在你的文字之前：</translation>
     </message>
     <message>
         <source>Sent last, exactly as you wrote it:</source>
@@ -872,6 +943,13 @@ Why it was chosen: {reason}</source>
     </message>
 </context>
 <context>
+    <name>DocumentViewerDialog</name>
+    <message>
+        <source>The text the model was sent: about {tokens} tokens</source>
+        <translation>发送给模型的文字：约 {tokens} 个 token</translation>
+    </message>
+</context>
+<context>
     <name>ErrorText</name>
     <message>
         <source>The server rejected the API key. Check the key in Settings.</source>
@@ -954,8 +1032,56 @@ Why it was chosen: {reason}</source>
         <translation>出错了：{detail}</translation>
     </message>
     <message>
+        <source>{model} does not accept images, so nothing was sent. Remove the images or pick a model that accepts them; if this one does, say so in Settings → Providers.</source>
+        <translation>{model} 不接受图片，所以没有发送任何内容。请移除图片或换一个接受图片的模型；如果这个模型其实接受，请在“设置 → 服务商”中说明。</translation>
+    </message>
+    <message>
         <source>It no longer exists: it may have been deleted meanwhile.</source>
         <translation>它已不存在：可能刚刚被删除了。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: it is larger than {size} MB.</source>
+        <translation>未附加“{name}”：文件超过 {size} MB。</translation>
+    </message>
+    <message>
+        <source>At most {limit} files can go with one message.</source>
+        <translation>一条消息最多附带 {limit} 个文件。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: the file is empty.</source>
+        <translation>未附加“{name}”：文件是空的。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: it is not a text file, whatever its name says.</source>
+        <translation>未附加“{name}”：不管文件名怎么写，它都不是文本文件。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: only images (PNG, JPEG, GIF, WebP, BMP), PDFs and text files (text, Markdown, code, CSV, JSON…) can be attached.</source>
+        <translation>未附加“{name}”：只能附加图片（PNG、JPEG、GIF、WebP、BMP）、PDF 和文本文件（纯文本、Markdown、代码、CSV、JSON…）。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: it is not an image the app can read.</source>
+        <translation>未附加“{name}”：它不是本应用能读取的图片。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: the image has too many pixels.</source>
+        <translation>未附加“{name}”：图片像素太多。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: the PDF is protected by a password.</source>
+        <translation>未附加“{name}”：这个 PDF 设有密码保护。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: the PDF has no text to read (scanned pages?).</source>
+        <translation>未附加“{name}”：这个 PDF 里没有可读取的文字（是扫描件吗？）。</translation>
+    </message>
+    <message>
+        <source>Attachments are not available right now.</source>
+        <translation>现在无法使用附件。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: it could not be read.</source>
+        <translation>未附加“{name}”：无法读取该文件。</translation>
     </message>
     <message>
         <source>The data folder is read-only: nothing new could be saved. Your earlier data is unchanged.</source>
@@ -1125,6 +1251,10 @@ Why it was chosen: {reason}</source>
         <translation>摘要任务未能按新设置重新安排。</translation>
     </message>
     <message>
+        <source>Unused attachment files were not removed.</source>
+        <translation>未能删除不再使用的附件文件。</translation>
+    </message>
+    <message>
         <source>ETOS Desktop cannot start</source>
         <translation>ETOS Desktop 无法启动</translation>
     </message>
@@ -1228,6 +1358,13 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Close</source>
         <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>ImageViewerDialog</name>
+    <message>
+        <source>{width} × {height} pixels, as sent to the model</source>
+        <translation>{width} × {height} 像素，即发送给模型的尺寸</translation>
     </message>
 </context>
 <context>
@@ -2679,6 +2816,25 @@ You can undo this only until you close Settings.</source>
     </message>
 </context>
 <context>
+    <name>MessageAttachments</name>
+    <message>
+        <source>Open image {name}</source>
+        <translation>打开图片 {name}</translation>
+    </message>
+    <message>
+        <source>{name} ({width} × {height}) — click to open</source>
+        <translation>{name}（{width} × {height}）— 点击打开</translation>
+    </message>
+    <message>
+        <source>{name} · about {tokens} tokens</source>
+        <translation>{name} · 约 {tokens} 个 token</translation>
+    </message>
+    <message>
+        <source>Open document {name}</source>
+        <translation>打开文档 {name}</translation>
+    </message>
+</context>
+<context>
     <name>MessageWidget</name>
     <message>
         <source>Copied</source>
@@ -3308,6 +3464,10 @@ You can undo this only until you close Settings.</source>
         <translation>上下文窗口</translation>
     </message>
     <message>
+        <source>Images</source>
+        <translation>图片</translation>
+    </message>
+    <message>
         <source>Choose or type a model</source>
         <translation>选择或输入模型</translation>
     </message>
@@ -3338,6 +3498,10 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>The context window of the chat model. Leave it at the built-in size unless the server runs the model with a different window; it applies to this model name in every provider.</source>
         <translation>对话模型的上下文窗口。除非服务器以不同的窗口运行该模型，否则保持内置大小即可；设置对所有服务商中同名的模型都生效。</translation>
+    </message>
+    <message>
+        <source>Whether the chat model accepts images. Automatic follows the app&apos;s list of known models; it applies to this model name in every provider.</source>
+        <translation>对话模型是否接受图片。“自动”按应用内置的已知模型列表判断；设置对所有服务商中同名的模型都生效。</translation>
     </message>
     <message>
         <source>Single system message only</source>
@@ -3394,6 +3558,26 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Show</source>
         <translation>显示</translation>
+    </message>
+    <message>
+        <source>Automatic (accepts images)</source>
+        <translation>自动（接受图片）</translation>
+    </message>
+    <message>
+        <source>Automatic (text only)</source>
+        <translation>自动（仅文字）</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>This model accepts images</source>
+        <translation>这个模型接受图片</translation>
+    </message>
+    <message>
+        <source>This model does not accept images</source>
+        <translation>这个模型不接受图片</translation>
     </message>
     <message>
         <source>Built-in size ({size} tokens)</source>

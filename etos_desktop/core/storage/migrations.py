@@ -338,6 +338,33 @@ def _v9_sync_state(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v11_attachments(conn: sqlite3.Connection) -> None:
+    # v11, not v10: the message search index (another branch) takes v10; ``migrate`` applies
+    # whatever steps are newer than the file, so the gap is harmless until both are merged.
+    # IF NOT EXISTS: safe to run again on a file that has it (tests rewind ``user_version``).
+    _run_script(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS message_attachment (
+            id INTEGER PRIMARY KEY,
+            message_id INTEGER NOT NULL REFERENCES message (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL DEFAULT 0,
+            kind TEXT NOT NULL,
+            name TEXT NOT NULL,
+            mime TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            tokens INTEGER NOT NULL DEFAULT 0,
+            width INTEGER,
+            height INTEGER,
+            created_at DATETIME NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS ix_message_attachment_message_id ON message_attachment (message_id);
+        CREATE INDEX IF NOT EXISTS ix_message_attachment_sha256 ON message_attachment (sha256);
+        """,
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversations, messages, traces", _v1_chat),
     Migration(2, "long-term memory: memories, revisions, vectors, full-text index", _v2_memory),
@@ -354,6 +381,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         8, "global ids for memories, revisions, summaries and profile revisions", _v8_global_ids
     ),
     Migration(9, "sync bookkeeping", _v9_sync_state),
+    Migration(11, "attachments", _v11_attachments),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 
