@@ -47,7 +47,7 @@ from etos_desktop.core.storage.lookups import is_active_at
 from etos_desktop.core.text.checks import MemoryRejected, check_content
 from etos_desktop.core.transfer.document import ImportPreview
 from etos_desktop.core.transfer.foreign import LeftOut
-from etos_desktop.ui.dialogs import await_dialog, await_result
+from etos_desktop.ui.dialogs import await_dialog
 from etos_desktop.ui.markdown_render import escape_invisible
 from etos_desktop.ui.memory_text import (
     kind_name,
@@ -672,13 +672,6 @@ class ImportPreviewDialog(QDialog):
 
     def _on_facts_ticks_changed(self) -> None:
         self._render_summary()
-
-
-async def confirm_import(parent: QWidget, preview: ImportPreview) -> bool:
-    """Show the import preview; ``True`` when the user chose Import."""
-    dialog = ImportPreviewDialog(preview, parent=parent)
-    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    return await await_result(dialog) == QDialog.DialogCode.Accepted
 
 
 async def choose_import(

@@ -367,3 +367,20 @@ async def test_a_path_with_odd_characters_is_read(service: TransferService, tmp_
     preview = await preview_of(service, tmp_path, CHATGPT, name)
     assert preview.source is not None
     assert preview.source.facts == 4
+
+
+async def test_the_limit_of_active_memories_applies_and_unticking_brings_it_under(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    with MemoryEngine.open(tmp_path / "small.db", clock=clock, max_active=3) as small:
+        access = MemoryAccess(small)
+        try:
+            service = TransferService(access)
+            preview = await preview_of(service, tmp_path, "- a1\n- b2\n- c3\n- d4\n- e5\n")
+            assert preview.over_limit
+            kept = preview.keeping([0, 1, 2], now=NOW)
+            assert not kept.over_limit
+            await service.apply_import(kept)
+            assert sorted(m.content for m in small.memories()) == ["a1", "b2", "c3"]
+        finally:
+            access.close()
