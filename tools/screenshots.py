@@ -55,9 +55,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--only",
-        choices=("all", "attachments"),
+        choices=("all", "attachments", "imports"),
         default="all",
-        help="take every picture, or only the attachments' (composer, message, viewer, refusal)",
+        help="take every picture, or only the attachments' (composer, message, viewer, "
+        "refusal), or only the memory list and character card import previews",
     )
     return parser.parse_args(argv)
 
@@ -124,6 +125,9 @@ async def _take_all(qt_app: Any, args: argparse.Namespace) -> int:
     if args.readme:
         await _take(qt_app, args, "en", ("light",), out, readme=True, language="en")
         await _take(qt_app, args, "zh", ("dark",), out, readme=True, language="zh")
+        return 0
+    if args.only == "imports":
+        await _import_shots(qt_app, themes, out, language=args.language)
         return 0
     for content in contents:
         await _take(qt_app, args, content, themes, out, readme=False, language=args.language)
@@ -390,6 +394,159 @@ async def _attachment_shots(
             chip.remove_button.click()
         chat.composer.clear()
         app.settings.set_model_vision("fake-chat", None)
+        await _settle()
+
+
+_MEMORY_LISTS = {
+    "en": """Here is everything I remember about you:
+
+1. [2024-05-01] - User is a nurse in Lisbon and works night shifts.
+2. [2024-06-12] - Prefers short answers without bullet points.
+3. [Date unknown] - Has a dog named Bolo.
+4. [2024-07-01] - User's API key is sk-Q9w8E7r6T5y4U3i2O1p0
+5. [2024-07-02] - Plays the cello on Sundays.
+6. [2024-08-19] - Is learning Japanese for a trip to Kyoto.
+
+Let me know if you'd like me to forget or change anything!
+""",
+    "zh": """以下是我记得的关于你的信息：
+
+・住在杭州，在一家设计公司工作
+・喜欢喝乌龙茶，不喝咖啡
+１．女儿叫莉莉，今年六岁
+（2）每天早上跑步五公里
+· 周末学大提琴【2024年3月5日】
+· 我的密码是 hunter2hunter2
+
+如果你还需要补充，请告诉我。
+""",
+}
+_CARDS = {
+    "en": {
+        "name": "Mira",
+        "description": "{{char}} keeps the lighthouse on Saltstone Point and writes letters to "
+        "{{user}} by lamplight. She notices small things and remembers them.",
+        "personality": "patient, dry-humoured, curious",
+        "scenario": "A stormy night; the lamp turns slowly above the sea.",
+        "first_mes": "*The lamp turns.* Oh — a visitor, at this hour?",
+        "creator": "etos",
+        "tags": ["calm", "sea", "letters"],
+    },
+    "zh": {
+        "name": "小雨",
+        "description": "{{char}}是一位温柔的图书管理员，总在雨天给{{user}}推荐一本书，"
+        "记得{{user}}读过的每一本。",
+        "personality": "安静、细心、偶尔冒出冷笑话",
+        "scenario": "下雨的午后，旧书店里只有翻书声。",
+        "first_mes": "*合上书* 你来啦，外面雨大吗？",
+        "creator": "etos",
+        "tags": ["温柔", "书店"],
+    },
+}
+
+
+def _card_picture() -> bytes:
+    """A 400×600 picture for the sample card: a sea, a lighthouse, a moon."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, QRectF
+    from PySide6.QtGui import QColor, QImage, QLinearGradient, QPainter
+
+    image = QImage(400, 600, QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    sky = QLinearGradient(QPointF(0, 0), QPointF(0, 600))
+    sky.setColorAt(0, QColor("#1b2a4a"))
+    sky.setColorAt(0.6, QColor("#4f6d9a"))
+    sky.setColorAt(1, QColor("#0f3b4f"))
+    painter.fillRect(image.rect(), sky)
+    painter.setBrush(QColor("#f3e7b5"))
+    painter.setPen(QColor("#f3e7b5"))
+    painter.drawEllipse(QPointF(300, 110), 40, 40)
+    painter.setBrush(QColor("#e9e2d0"))
+    painter.drawRect(QRectF(170, 250, 60, 250))
+    painter.setBrush(QColor("#c0392b"))
+    painter.drawRect(QRectF(170, 320, 60, 30))
+    painter.drawRect(QRectF(170, 400, 60, 30))
+    painter.setBrush(QColor("#0b2533"))
+    painter.drawRect(QRectF(0, 480, 400, 120))
+    painter.end()
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    return bytes(data.data())
+
+
+async def _import_shots(qt_app: Any, themes: Sequence[str], out: Path, *, language: str) -> None:
+    """The import previews: a memory list on the Memory page, a character card on Persona."""
+    from etos_desktop.app import EtosApp
+    from etos_desktop.core.settings import paths
+    from etos_desktop.core.settings.store import SettingsStore
+    from etos_desktop.ui.settings.memory_dialogs import ImportPreviewDialog
+    from etos_desktop.ui.settings.persona_cards import CardPreviewDialog
+    from tests.helpers.cards import card_png, v2_card
+    from tests.helpers.fake_openai_server import FakeOpenAIServer
+    from tests.helpers.stack import fast_provider_factory
+    from tests.helpers.ui_driver import choose_file, find_dialog
+
+    with (
+        tempfile.TemporaryDirectory(prefix="etos-data-") as data,
+        tempfile.TemporaryDirectory(prefix="etos-files-") as files,
+        FakeOpenAIServer() as server,
+    ):
+        env = {"ETOS_DATA_DIR": data, "OPENAI_BASE_URL": server.base_url, "OPENAI_MODEL": "fake"}
+        settings = SettingsStore(paths.settings_path(Path(data)))
+        settings.load()
+        settings.set("ui.language", language)
+        settings.set("memory.embedder", "keywords")
+        settings.save()
+        memory_list = Path(files) / ("chatgpt-memory.txt" if language == "en" else "记忆.txt")
+        memory_list.write_text(_MEMORY_LISTS[language], encoding="utf-8")
+        card = Path(files) / f"{_CARDS[language]['name']}.png"
+        card.write_bytes(card_png(v2_card(**_CARDS[language]), image=_card_picture()))
+        app = EtosApp(qt_app, env, local_candidates=[], provider_factory=fast_provider_factory([]))
+        app.window.resize(*WINDOW)
+        app.window.show()
+        await app.start()
+        assert app.memory is not None
+        await app.memory.save(
+            "Plays the cello on Sundays" if language == "en" else "每天早上跑步五公里", "fact"
+        )
+        for theme in themes:
+            app.apply_theme(theme)
+            await _settle()
+            dialog = app.open_settings("memory")
+            page = dialog.page("memory")
+            await page.wait_idle()
+            page.import_list_action.trigger()
+            await choose_file(str(memory_list))
+            preview = await find_dialog(ImportPreviewDialog, name="memoryImportPreview")
+            for size, tag in (((800, 600), "800x600"), ((1200, 900), "large")):
+                preview.resize(*size)
+                await _settle(0.4)
+                preview.grab().save(str(out / f"import-list-{language}-{theme}-{tag}.png"))
+            preview.reject()
+            await page.wait_idle()
+
+            dialog.show_page("persona")
+            persona = dialog.page("persona")
+            persona.import_card_button.click()
+            await choose_file(str(card))
+            card_preview = await find_dialog(CardPreviewDialog, name="cardPreview")
+            for size, tag in (((800, 600), "800x600"), ((1200, 900), "large")):
+                card_preview.resize(*size)
+                await _settle(0.4)
+                card_preview.grab().save(str(out / f"import-card-{language}-{theme}-{tag}.png"))
+            card_preview.accept()
+            await persona.wait_idle()
+            await _settle(0.3)
+            dialog.resize(940, 620)
+            await _settle(0.3)
+            dialog.grab().save(str(out / f"persona-after-card-{language}-{theme}.png"))
+            dialog.reject()
+            await _settle()
+        app.window.close()
+        await app.shutdown()
+        app.window.deleteLater()
         await _settle()
 
 

@@ -115,6 +115,13 @@
 <context>
     <name>ImportPreviewDialog</name>
     <message numerus="yes">
+        <source>%n facts</source>
+        <translation>
+            <numerusform>%n fact</numerusform>
+            <numerusform>%n facts</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>%n more</source>
         <translation>
             <numerusform>%n more</numerusform>

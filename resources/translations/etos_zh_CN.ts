@@ -153,6 +153,86 @@
     </message>
 </context>
 <context>
+    <name>CardPreviewDialog</name>
+    <message>
+        <source>The card&apos;s text is {length} characters; a personality holds at most {limit}, so it was cut at {kept}.</source>
+        <translation>卡片的文字共 {length} 个字符；性格最多容纳 {limit} 个，已在第 {kept} 个字符处截断。</translation>
+    </message>
+    <message>
+        <source>The name was cut to {limit} characters.</source>
+        <translation>名字已截断为 {limit} 个字符。</translation>
+    </message>
+    <message>
+        <source>Something that looks like a password, key or ID number in {fields} was replaced with {marker}.</source>
+        <translation>{fields}中像密码、密钥或证件号码的内容已替换为 {marker}。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <comment>between the parts of a list</comment>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>Not used by ETOS Desktop: {fields}.</source>
+        <translation>ETOS Desktop 不使用：{fields}。</translation>
+    </message>
+    <message>
+        <source>The card has no picture: the avatar stays as it is.</source>
+        <translation>这张卡片没有图片：头像保持不变。</translation>
+    </message>
+    <message>
+        <source>The card&apos;s picture cannot be shown: the avatar stays as it is.</source>
+        <translation>无法显示卡片的图片：头像保持不变。</translation>
+    </message>
+    <message>
+        <source>It contains invisible characters, shown here as \u… escapes.</source>
+        <translation>其中含有不可见字符，这里以 \u… 转义显示。</translation>
+    </message>
+    <message>
+        <source>Using it replaces the name, personality and avatar on this page; press Save to keep them.</source>
+        <translation>使用后将替换本页的名字、性格和头像；按“保存”后生效。</translation>
+    </message>
+    <message>
+        <source>Import a character card</source>
+        <translation>导入角色卡</translation>
+    </message>
+    <message>
+        <source>Character card {version} · {container}</source>
+        <translation>角色卡 {version} · {container}</translation>
+    </message>
+    <message>
+        <source>by {creator}</source>
+        <translation>作者 {creator}</translation>
+    </message>
+    <message>
+        <source>version {version}</source>
+        <translation>版本 {version}</translation>
+    </message>
+    <message>
+        <source>tags: {tags}</source>
+        <translation>标签：{tags}</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名字</translation>
+    </message>
+    <message>
+        <source>Personality</source>
+        <translation>性格</translation>
+    </message>
+    <message>
+        <source>The card&apos;s picture</source>
+        <translation>卡片的图片</translation>
+    </message>
+    <message>
+        <source>Use as persona</source>
+        <translation>用作人设</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
     <name>ChatController</name>
     <message>
         <source>The conversation list was not refreshed.</source>
@@ -1368,6 +1448,13 @@ Why it was chosen: {reason}</source>
     </message>
 </context>
 <context>
+    <name>ImportFactsModel</name>
+    <message>
+        <source>Line {n}</source>
+        <translation>第 {n} 行</translation>
+    </message>
+</context>
+<context>
     <name>ImportPreviewDialog</name>
     <message>
         <source>Import memories</source>
@@ -1406,6 +1493,40 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Entry {n}: {why}</source>
         <translation>第 {n} 条：{why}</translation>
+    </message>
+    <message>
+        <source>Facts to import</source>
+        <translation>要导入的事实</translation>
+    </message>
+    <message>
+        <source>Untick what should not be kept. A line that reads like a remark about the list comes unticked; facts you already have are listed below and not imported again.</source>
+        <translation>取消勾选不想保留的条目。像是对列表本身的说明的行默认不勾选；你已有的事实列在下方，不会重复导入。</translation>
+    </message>
+    <message>
+        <source>{kind} · {facts}</source>
+        <translation>{kind} · {facts}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n facts</source>
+        <translation>
+            <numerusform>%n 条事实</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Line {n}</source>
+        <translation>第 {n} 行</translation>
+    </message>
+    <message>
+        <source>Already in your memories (not imported again)</source>
+        <translation>已在你的记忆中（不再重复导入）</translation>
+    </message>
+    <message>
+        <source>Line {n}: {why}</source>
+        <translation>第 {n} 行：{why}</translation>
+    </message>
+    <message>
+        <source>Left out</source>
+        <translation>未导入的行</translation>
     </message>
     <message>
         <source>, </source>
@@ -1938,6 +2059,34 @@ Why it was chosen: {reason}</source>
         <translation>{field}无效</translation>
     </message>
     <message>
+        <source>ChatGPT memory list</source>
+        <translation>ChatGPT 记忆列表</translation>
+    </message>
+    <message>
+        <source>Claude memory</source>
+        <translation>Claude 记忆</translation>
+    </message>
+    <message>
+        <source>Markdown list</source>
+        <translation>Markdown 列表</translation>
+    </message>
+    <message>
+        <source>Text list</source>
+        <translation>文本列表</translation>
+    </message>
+    <message>
+        <source>Line {n}: the same as line {first}</source>
+        <translation>第 {n} 行：与第 {first} 行相同</translation>
+    </message>
+    <message>
+        <source>Line {n}: a table row</source>
+        <translation>第 {n} 行：表格行</translation>
+    </message>
+    <message>
+        <source>Line {n}: a heading or a note</source>
+        <translation>第 {n} 行：标题或说明</translation>
+    </message>
+    <message>
         <source>Text</source>
         <translation>文字</translation>
     </message>
@@ -2306,6 +2455,14 @@ Why it was chosen: {reason}</source>
         <translation>从 JSON 导入…</translation>
     </message>
     <message>
+        <source>Import a memory list (ChatGPT, Claude, text)…</source>
+        <translation>导入记忆列表（ChatGPT、Claude、文本）…</translation>
+    </message>
+    <message>
+        <source>A list of facts, one per line or bullet: what ChatGPT or Claude gives when asked to list everything it remembers about you, or a Markdown or text file.</source>
+        <translation>一份事实列表，每行或每个项目符号一条：让 ChatGPT 或 Claude 列出它记得的关于你的一切时给出的内容，或一个 Markdown、文本文件。</translation>
+    </message>
+    <message>
         <source>Export as JSON…</source>
         <translation>导出为 JSON…</translation>
     </message>
@@ -2448,6 +2605,10 @@ You can undo this only until you close Settings.</source>
         <translation>
             <numerusform>已找回 %n 条记忆。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Lists of facts (*.txt *.md *.markdown);;All files (*)</source>
+        <translation>事实列表 (*.txt *.md *.markdown);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Export memories as JSON</source>
@@ -2792,6 +2953,14 @@ You can undo this only until you close Settings.</source>
         <translation>文件已损坏：其中有两条记忆编号相同。</translation>
     </message>
     <message>
+        <source>The file cannot be read: it is neither a memory export nor a text list of facts, or it is damaged.</source>
+        <translation>无法读取文件：它既不是记忆导出文件，也不是文本形式的事实列表，或者已损坏。</translation>
+    </message>
+    <message>
+        <source>The file holds no facts to import: only headings or empty lines.</source>
+        <translation>文件中没有可导入的事实：只有标题或空行。</translation>
+    </message>
+    <message>
         <source>The file is damaged: its list of memories cannot be read.</source>
         <translation>文件已损坏：无法读取其中的记忆列表。</translation>
     </message>
@@ -2969,6 +3138,101 @@ You can undo this only until you close Settings.</source>
     </message>
 </context>
 <context>
+    <name>PersonaCards</name>
+    <message>
+        <source>The file is too large to be a character card.</source>
+        <translation>文件太大，不可能是角色卡。</translation>
+    </message>
+    <message>
+        <source>This file is not a character card: a card is a PNG image or a JSON file made by SillyTavern or another app for character cards.</source>
+        <translation>这个文件不是角色卡：角色卡是由 SillyTavern 或其他角色卡应用制作的 PNG 图片或 JSON 文件。</translation>
+    </message>
+    <message>
+        <source>The PNG file is damaged: its parts do not check out.</source>
+        <translation>PNG 文件已损坏：其数据块校验不通过。</translation>
+    </message>
+    <message>
+        <source>This PNG image holds no character card (no “chara” or “ccv3” text).</source>
+        <translation>这张 PNG 图片里没有角色卡（没有“chara”或“ccv3”文本）。</translation>
+    </message>
+    <message>
+        <source>The card&apos;s text is larger than a character card&apos;s can be.</source>
+        <translation>卡片的文字超出了角色卡可能的大小。</translation>
+    </message>
+    <message>
+        <source>The card inside the image is damaged: it is not base64 text.</source>
+        <translation>图片中的角色卡已损坏：它不是 base64 文本。</translation>
+    </message>
+    <message>
+        <source>The card is damaged: its text is not readable JSON.</source>
+        <translation>角色卡已损坏：其文字不是可读的 JSON。</translation>
+    </message>
+    <message>
+        <source>The card is damaged: its JSON is nested far too deep.</source>
+        <translation>角色卡已损坏：其 JSON 嵌套过深。</translation>
+    </message>
+    <message>
+        <source>The card is damaged: its JSON is not an object.</source>
+        <translation>角色卡已损坏：其 JSON 不是对象。</translation>
+    </message>
+    <message>
+        <source>The card is of a kind the app cannot read (“{spec}”); it reads Character Card V1, V2 and V3.</source>
+        <translation>这种角色卡（“{spec}”）本应用无法读取；支持 Character Card V1、V2 和 V3。</translation>
+    </message>
+    <message>
+        <source>The card is damaged: its field “{field}” has the wrong type.</source>
+        <translation>角色卡已损坏：字段“{field}”的类型不对。</translation>
+    </message>
+    <message>
+        <source>The card has no name.</source>
+        <translation>角色卡没有名字。</translation>
+    </message>
+    <message>
+        <source>The card&apos;s picture is too large ({limit} pixels a side at most).</source>
+        <translation>卡片的图片太大（每边最多 {limit} 像素）。</translation>
+    </message>
+    <message>
+        <source>the name</source>
+        <translation>名字</translation>
+    </message>
+    <message>
+        <source>the description</source>
+        <translation>描述</translation>
+    </message>
+    <message>
+        <source>the personality</source>
+        <translation>性格</translation>
+    </message>
+    <message>
+        <source>the scenario</source>
+        <translation>场景</translation>
+    </message>
+    <message>
+        <source>the system prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>the first message</source>
+        <translation>开场白</translation>
+    </message>
+    <message>
+        <source>other greetings</source>
+        <translation>其他问候语</translation>
+    </message>
+    <message>
+        <source>example dialogue</source>
+        <translation>示例对话</translation>
+    </message>
+    <message>
+        <source>post-history instructions</source>
+        <translation>历史后指令</translation>
+    </message>
+    <message>
+        <source>the lorebook</source>
+        <translation>世界书</translation>
+    </message>
+</context>
+<context>
     <name>PersonaOverrideDialog</name>
     <message>
         <source>Persona for this conversation</source>
@@ -3038,6 +3302,26 @@ You can undo this only until you close Settings.</source>
         <translation>留空的项使用灰色显示的默认值。</translation>
     </message>
     <message>
+        <source>Character card</source>
+        <translation>角色卡</translation>
+    </message>
+    <message>
+        <source>Import character card…</source>
+        <translation>导入角色卡…</translation>
+    </message>
+    <message>
+        <source>Fill this page from a character card: a PNG or JSON file from SillyTavern or another app for character cards (V1, V2 or V3). A preview shows it first.</source>
+        <translation>用角色卡填写本页：来自 SillyTavern 或其他角色卡应用的 PNG 或 JSON 文件（V1、V2 或 V3）。导入前会先显示预览。</translation>
+    </message>
+    <message>
+        <source>Export as card…</source>
+        <translation>导出为角色卡…</translation>
+    </message>
+    <message>
+        <source>Save this persona as a character card (V2): a PNG with the avatar, or JSON.</source>
+        <translation>把这个人设保存为角色卡（V2）：带头像的 PNG，或 JSON。</translation>
+    </message>
+    <message>
         <source>This file is not an image the app can show.</source>
         <translation>这个文件不是应用能显示的图片。</translation>
     </message>
@@ -3060,6 +3344,46 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Built-in avatar</source>
         <translation>内置头像</translation>
+    </message>
+    <message>
+        <source>The character card was not imported.</source>
+        <translation>角色卡未导入。</translation>
+    </message>
+    <message>
+        <source>The persona was not exported.</source>
+        <translation>人设未导出。</translation>
+    </message>
+    <message>
+        <source>Import a character card</source>
+        <translation>导入角色卡</translation>
+    </message>
+    <message>
+        <source>Character cards (*.png *.json);;All files (*)</source>
+        <translation>角色卡 (*.png *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>The file could not be read: {error}</source>
+        <translation>无法读取文件：{error}</translation>
+    </message>
+    <message>
+        <source>The card “{name}” is on this page: press Save to use it.</source>
+        <translation>角色卡“{name}”已填入本页：按“保存”后使用。</translation>
+    </message>
+    <message>
+        <source>Character card, PNG (*.png)</source>
+        <translation>角色卡，PNG (*.png)</translation>
+    </message>
+    <message>
+        <source>Character card, JSON (*.json)</source>
+        <translation>角色卡，JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Export the persona as a character card</source>
+        <translation>把人设导出为角色卡</translation>
+    </message>
+    <message>
+        <source>Exported “{name}” as a character card to {path}.</source>
+        <translation>已将“{name}”作为角色卡导出到 {path}。</translation>
     </message>
 </context>
 <context>

@@ -61,6 +61,10 @@ ALLOWED_WORDS = frozenset(
         "token",
         "English",  # the language's own name in the language picker
         "AI",
+        "ChatGPT",  # the apps whose memory lists and character cards are imported
+        "Claude",
+        "SillyTavern",
+        "PNG",
     }
 )
 _ALLOWED = (
