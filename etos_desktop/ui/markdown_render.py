@@ -355,6 +355,7 @@ def _inline_markup_cost(text: str) -> int:
         + text.count("<")
         + text.count("`")
         + text.count("\\")
+        + text.count("$")
     )
 
 
@@ -482,6 +483,8 @@ class _RenderState:
     size_adjustment: int = 0
     math_pending: bool = False
     formulas: int = 0
+    # The open paragraph's style (None: none open, or a tight list item's hidden one).
+    paragraph: str | None = None
 
 
 def _state(env: EnvType) -> _RenderState:
@@ -490,6 +493,7 @@ def _state(env: EnvType) -> _RenderState:
     return state
 
 
+_EMPTY_PARAGRAPH_RE = re.compile(r'<p style="[^"<>]*"></p>')
 _CLOSERS = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}
 
 
@@ -575,9 +579,34 @@ class _ChatRenderer(RendererHTML):
     def math_display(
         self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
     ) -> str:
-        # Inside a paragraph: Qt makes the centred <div> a block of its own and goes on after it.
-        formula = _formula_html(tokens[idx], _state(env))
-        return f'<div align="center" style="margin-top: 4px; margin-bottom: 4px;">{formula}</div>'
+        # Inside a paragraph: the paragraph is ended, the formula gets one of its own (centred),
+        # and the paragraph goes on after it (an empty part is dropped by render_markdown).
+        state = _state(env)
+        formula = _formula_html(tokens[idx], state)
+        paragraph = state.paragraph
+        if paragraph is None or sum(token.nesting for token in tokens[:idx]):
+            # A tight list item has no <p> to end, and a link or emphasis must not be cut in two:
+            # Qt makes the <div> a block of its own too, but what follows loses the margins.
+            return (
+                f'<div align="center" style="margin-top: 4px; margin-bottom: 4px;">{formula}</div>'
+            )
+        return (
+            f'</p><p align="center" style="margin-top: 4px; margin-bottom: 8px;">{formula}</p>'
+            f'<p style="{paragraph}">'
+        )
+
+    def paragraph_open(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        token = tokens[idx]
+        _state(env).paragraph = None if token.hidden else str(token.attrGet("style") or "")
+        return self.renderToken(tokens, idx, options, env)
+
+    def paragraph_close(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        _state(env).paragraph = None
+        return self.renderToken(tokens, idx, options, env)
 
     def math_block(
         self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
@@ -787,6 +816,8 @@ def render_markdown(text: str, *, dark: bool = False, streaming: bool = False) -
         return RenderedMarkdown(html=_plain_html(text), code_blocks=())
     _style(tokens, palette)
     html = md.renderer.render(tokens, md.options, env)
+    if state.formulas:
+        html = _EMPTY_PARAGRAPH_RE.sub("", html)  # left by a display formula starting or ending one
     return RenderedMarkdown(
         html=html, code_blocks=tuple(state.code_blocks), math_pending=state.math_pending
     )

@@ -110,6 +110,12 @@ def math_block(state: StateBlock, start_line: int, end_line: int, silent: bool) 
     closer = _CLOSERS.get(opener)
     if closer is None or opener == "\\(":
         return False
+    # Lines known to hold no closing delimiter, up to where a scan stopped: without this, a run of
+    # unclosed openers (each scanning to the next blank line) is quadratic.
+    known: dict[tuple[str, int], tuple[int, int]] = state.env.setdefault("math_unclosed", {})
+    unclosed = known.get((closer, end_line))
+    if unclosed is not None and unclosed[0] <= start_line < unclosed[1]:
+        return False
     lines: list[str] = []
     line = start_line
     text = state.src[pos + 2 : state.eMarks[start_line]]
@@ -122,12 +128,13 @@ def math_block(state: StateBlock, start_line: int, end_line: int, silent: bool) 
             break
         lines.append(text)
         line += 1
-        if line >= end_line:
+        if line < end_line:
+            begin = state.bMarks[line] + state.tShift[line]
+            finish = state.eMarks[line]
+        if line >= end_line or begin >= finish or state.sCount[line] < state.blkIndent:
+            # A blank line or the end of the container, and no closing delimiter: no formula.
+            known[(closer, end_line)] = (start_line + 1, line)
             return False
-        begin = state.bMarks[line] + state.tShift[line]
-        finish = state.eMarks[line]
-        if begin >= finish or state.sCount[line] < state.blkIndent:
-            return False  # a blank line or the end of the container: no formula
         text = state.src[begin:finish]
     content = "\n".join(lines).strip()
     if not content or "`" in content:

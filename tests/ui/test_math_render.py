@@ -352,3 +352,17 @@ def test_a_block_quote_has_a_bar_beside_muted_text(
             fraction,
             [c.name() for c in row],
         )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["\\[a\n" * 10_000, "$$a\n" * 10_000, "\\(a " * 10_000, "$x " * 40_000, "$$ a " * 20_000],
+    ids=["unclosed-bracket-lines", "dollar-lines", "unclosed-parens", "dollars", "many-formulas"],
+)
+@pytest.mark.timeout(10)
+def test_unclosed_delimiters_do_not_make_rendering_quadratic(qapp: QApplication, text: str) -> None:
+    # Each unclosed \[ line scanned to the next blank line: 10,000 of them took minutes.
+    rendered = render_markdown(text)
+
+    assert rendered.html
+    assert rendered.html.count("etos-math") <= 256  # MAX_FORMULAS: the rest is source text
