@@ -1,4 +1,4 @@
-"""Markdown → HTML for chat messages, shaped for the rich-text subset QTextBrowser understands.
+r"""Markdown → HTML for chat messages, shaped for the rich-text subset QTextBrowser understands.
 
 Pure functions apart from the translated "Copy" label. Messages come from a model, so the input is
 untrusted: raw HTML is escaped, never rendered; only http(s) links survive; images become links and
@@ -14,6 +14,12 @@ links; emphasis next to CJK punctuation (``**注意：**这是``), which CommonM
 budget on costly inline markup, past which paragraphs stay plain text; and a renderer that
 highlights fenced code with Pygments' inline styles (QTextBrowser has no CSS classes to speak of)
 under a header with the language and a ``copy-code:N`` link, and writes only http(s) anchors.
+
+Math (``math_syntax`` finds it, ``math_render`` draws it): ``$…$`` and ``\(…\)`` inline,
+``$$…$$`` and ``\[…\]`` display; the only ``<img>`` ever written is a formula's, by the app's own
+``etos-math:`` scheme, which no Markdown can produce. Task list items (``- [ ]``, ``- [x]``) start
+with ☐ or ☑; a block quote is a one-cell table whose left border is its bar (Qt draws no border
+on a block).
 """
 
 from __future__ import annotations

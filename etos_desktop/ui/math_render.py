@@ -24,6 +24,7 @@ import enum
 import hashlib
 import logging
 import math
+import queue
 import re
 import threading
 import time
@@ -31,7 +32,6 @@ import warnings
 import xml.etree.ElementTree as ET
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from html import unescape
 from typing import Any
@@ -289,7 +289,8 @@ class _FormulaStore:
         # Pending formulas' anchor names → (tex, display, source as written).
         self._anchors: OrderedDict[str, tuple[str, bool, str]] = OrderedDict()
         self._idle = threading.Condition(self._lock)
-        self._executor: ThreadPoolExecutor | None = None
+        self._jobs: queue.SimpleQueue[tuple[tuple[str, bool], bool]] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
         self._notifier: _Notifier | None = None
         self._last_notice = 0.0
 
@@ -317,9 +318,14 @@ class _FormulaStore:
             if key not in self._queued:
                 first = not self._queued
                 self._queued.add(key)
-                if self._executor is None:
-                    self._executor = ThreadPoolExecutor(1, thread_name_prefix="etos-math")
-                self._executor.submit(self._run, key, first)
+                if self._thread is None:
+                    # A daemon: quitting the app must not wait for a queue of formulas (a
+                    # ThreadPoolExecutor's thread is joined at exit, after all its work).
+                    self._thread = threading.Thread(
+                        target=self._work, name="etos-math", daemon=True
+                    )
+                    self._thread.start()
+                self._jobs.put((key, first))
         return PENDING
 
     def layout_now(self, tex: str, display: bool) -> Formula | None:
@@ -352,13 +358,28 @@ class _FormulaStore:
             while len(self._done) > _FORMULAS_KEPT:
                 self._done.popitem(last=False)
 
+    def _work(self) -> None:
+        while True:
+            key, first = self._jobs.get()
+            try:
+                self._run(key, first)
+            except Exception:  # a bug here (bad LaTeX is caught in _layout): keep the thread
+                log.exception("laying out a formula failed")
+
     def _run(self, key: tuple[str, bool], first: bool) -> None:
         if first:
             # Let the render that asked finish first: the UI thread would share the GIL with
             # this pure-Python layout (the render took 2-8× as long).
             time.sleep(_START_DELAY_S)
-        formula = _layout(*key)
-        self._store(key, formula)
+        formula: Formula | None = None
+        try:
+            formula = _layout(*key)
+        finally:
+            # Stored and announced even if it failed: nothing may wait for it forever.
+            self._store(key, formula)
+            self._finish(key)
+
+    def _finish(self, key: tuple[str, bool]) -> None:
         with self._idle:
             self._queued.discard(key)
             remaining = len(self._queued)
