@@ -28,7 +28,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
@@ -491,6 +491,8 @@ class _RenderState:
     formulas: int = 0
     # The open paragraph's style (None: none open, or a tight list item's hidden one).
     paragraph: str | None = None
+    # Inline token lists (by id; they live as long as the render) → whether they hold CJK text.
+    cjk_paragraphs: dict[int, bool] = field(default_factory=dict)
 
 
 def _state(env: EnvType) -> _RenderState:
@@ -503,15 +505,18 @@ _EMPTY_PARAGRAPH_RE = re.compile(r'<p style="[^"<>]*"></p>')
 _CLOSERS = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}
 
 
-def _formula_html(token: Token, state: _RenderState) -> str:
-    """A formula's image; its source while it is being laid out; its source as code if bad."""
+def _formula_html(token: Token, state: _RenderState, cjk: bool = False) -> str:
+    """A formula's image; its source while it is being laid out; its source as code if bad.
+
+    ``cjk``: the paragraph it stands in has CJK text (whose lines Qt centres it in differently).
+    """
     tex = token.content
     display = token.type != "math_inline"
     source = token.meta.get("source") or f"{token.markup}{tex}{_CLOSERS[token.markup]}"
     state.formulas += 1
     formula = math_render.lookup(tex, display) if state.formulas <= MAX_FORMULAS else None
     if isinstance(formula, math_render.Formula):
-        url = math_render.image_url(tex, display, state.size_adjustment)
+        url = math_render.image_url(tex, display, state.size_adjustment, cjk)
         return (
             f'<img src="{escapeHtml(url)}" style="vertical-align: middle; max-width: 100%;" '
             f'title="{escapeHtml(source)}">'
@@ -528,8 +533,19 @@ def _formula_html(token: Token, state: _RenderState) -> str:
         return text  # no <a name> inside a link; it shows as source until rendered again
     # The anchor marks where the view puts the formula once it is laid out; the title (the
     # source) tells how far it reaches.
-    name = math_render.pending_anchor(tex, display, source)
+    name = math_render.pending_anchor(tex, display, source, cjk)
     return f'<a name="{name}" title="{escapeHtml(source)}">{text}</a>'
+
+
+def _has_cjk(tokens: Sequence[Token], state: _RenderState) -> bool:
+    """Whether an inline token list (a paragraph's) holds CJK text; remembered per list."""
+    key = id(tokens)
+    if key not in state.cjk_paragraphs:
+        state.cjk_paragraphs[key] = any(
+            token.type == "text" and any(_is_cjk(char) for char in token.content if char > "\u10ff")
+            for token in tokens
+        )
+    return state.cjk_paragraphs[key]
 
 
 class _ChatRenderer(RendererHTML):
@@ -580,7 +596,8 @@ class _ChatRenderer(RendererHTML):
     def math_inline(
         self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
     ) -> str:
-        return _formula_html(tokens[idx], _state(env))
+        state = _state(env)
+        return _formula_html(tokens[idx], state, _has_cjk(tokens, state))
 
     def math_display(
         self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType

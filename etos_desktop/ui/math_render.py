@@ -61,6 +61,7 @@ from PySide6.QtGui import (
     QTextDocument,
     QTextFormat,
     QTextImageFormat,
+    QTextLayout,
     QTextLength,
 )
 
@@ -286,8 +287,8 @@ class _FormulaStore:
         self._lock = threading.Lock()
         self._done: OrderedDict[tuple[str, bool], Formula | None] = OrderedDict()
         self._queued: set[tuple[str, bool]] = set()
-        # Pending formulas' anchor names → (tex, display, source as written).
-        self._anchors: OrderedDict[str, tuple[str, bool, str]] = OrderedDict()
+        # Pending formulas' anchor names → (tex, display, source as written, CJK paragraph).
+        self._anchors: OrderedDict[str, tuple[str, bool, str, bool]] = OrderedDict()
         self._idle = threading.Condition(self._lock)
         self._jobs: queue.SimpleQueue[tuple[tuple[str, bool], bool]] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
@@ -336,14 +337,14 @@ class _FormulaStore:
         self._store((tex, display), formula)
         return formula
 
-    def anchor(self, name: str, written: tuple[str, bool, str]) -> None:
+    def anchor(self, name: str, written: tuple[str, bool, str, bool]) -> None:
         with self._lock:
             self._anchors[name] = written
             self._anchors.move_to_end(name)
             while len(self._anchors) > _FORMULAS_KEPT:
                 self._anchors.popitem(last=False)
 
-    def anchored(self, name: str) -> tuple[str, bool, str] | None:
+    def anchored(self, name: str) -> tuple[str, bool, str, bool] | None:
         with self._lock:
             return self._anchors.get(name)
 
@@ -419,33 +420,36 @@ def _decode(text: str) -> str:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
 
 
-def image_url(tex: str, display: bool, size_adjustment: int = 0) -> str:
+def image_url(tex: str, display: bool, size_adjustment: int = 0, cjk: bool = False) -> str:
     """The image name for a formula in a message's HTML (holding its source, so it is never lost).
 
     Args:
         tex: The LaTeX source.
         display: Display style.
         size_adjustment: Qt's relative font size where it stands (a heading's ``x-large`` is 2).
+        cjk: It stands in a paragraph with Chinese (or Japanese, Korean) text, whose taller lines
+            Qt centres it in differently.
     """
     kind = "display" if display else "inline"
-    return f"{MATH_SCHEME}:{kind}?a={size_adjustment}&t={_encode(tex)}"
+    return f"{MATH_SCHEME}:{kind}?a={size_adjustment}&c={int(cjk)}&t={_encode(tex)}"
 
 
-def pending_anchor(tex: str, display: bool, source: str) -> str:
+def pending_anchor(tex: str, display: bool, source: str, cjk: bool = False) -> str:
     """The anchor name that marks a pending formula's source text in a document.
 
     Args:
         tex: The LaTeX source.
         display: Display style.
         source: The formula as written, with its delimiters (what copying it gives).
+        cjk: As for :func:`image_url`.
     """
     digest = hashlib.sha1(f"{int(display)}{source}".encode(), usedforsecurity=False)
     name = PENDING_ANCHOR + digest.hexdigest()[:24]
-    _STORE.anchor(name, (tex, display, source))
+    _STORE.anchor(name, (tex, display, source, cjk))
     return name
 
 
-def _parse_url(url: QUrl) -> tuple[str, bool, int] | None:
+def _parse_url(url: QUrl) -> tuple[str, bool, int, bool] | None:
     if url.scheme() != MATH_SCHEME:
         return None
     query = QUrlQuery(url)
@@ -454,7 +458,7 @@ def _parse_url(url: QUrl) -> tuple[str, bool, int] | None:
         adjustment = int(query.queryItemValue("a") or 0)
     except (ValueError, UnicodeDecodeError):
         return None
-    return tex, url.path() == "display", adjustment
+    return tex, url.path() == "display", adjustment, query.queryItemValue("c") == "1"
 
 
 # --- images (UI thread) -----------------------------------------------------------------------------
@@ -462,17 +466,82 @@ def _parse_url(url: QUrl) -> tuple[str, bool, int] | None:
 _IMAGES: OrderedDict[tuple[Any, ...], QImage] = OrderedDict()
 
 
-def _rasterise(formula: Formula, em: float, color: QColor, ratio: float, half_x: float) -> QImage:
+def _baseline_offset(
+    ascent: float, depth: float, line: _LineMetrics, top: float, bottom: float
+) -> float:
+    """Where Qt puts a padded formula's baseline, below (+) or above (-) the text's.
+
+    Qt gives an image with ``vertical-align: middle`` an ascent of (height + x/2) / 2 and a
+    descent of (height - x/2) / 2 (x/2: half the x-height), which may raise the line's, and then
+    draws it centred in the line (QTextLine::draw): where it lands depends on the line's text.
+    """
+    height = ascent + depth + top + bottom
+    image_ascent = (height + line.half_x) / 2
+    image_descent = (height - line.half_x) / 2
+    line_ascent = max(image_ascent, line.ascent)
+    line_descent = max(image_descent, line.descent)
+    image_top = -line_ascent + (line_ascent + line_descent - height) / 2
+    return image_top + top + ascent
+
+
+def _padding(ascent: float, depth: float, line: _LineMetrics) -> tuple[float, float]:
+    """Transparent space above and below a formula that puts its baseline on the text's."""
+    offset = _baseline_offset(ascent, depth, line, 0.0, 0.0)
+    if abs(offset) < 0.05:
+        return 0.0, 0.0
+    # Space above moves the formula down, space below moves it up (both monotonic): bisect.
+    above = offset < 0
+    low, high = 0.0, 4 * (ascent + depth + line.ascent + line.descent)
+    for _ in range(40):
+        middle = (low + high) / 2
+        pad = (middle, 0.0) if above else (0.0, middle)
+        moved = _baseline_offset(ascent, depth, line, *pad)
+        if (moved < 0) == above:
+            low = middle
+        else:
+            high = middle
+    return (high, 0.0) if above else (0.0, high)
+
+
+@dataclass(frozen=True, slots=True)
+class _LineMetrics:
+    """The text line a formula stands in: ascent, descent and half the x-height, in pixels."""
+
+    ascent: float
+    descent: float
+    half_x: float
+
+
+_LINES: dict[tuple[str, bool], _LineMetrics] = {}
+
+
+def _line_metrics(font: QFont, cjk: bool) -> _LineMetrics:
+    """The line metrics of ``font``'s text, with its CJK fallback font's if ``cjk``."""
+    key = (font.key(), cjk)
+    line = _LINES.get(key)
+    if line is None:
+        metrics = QFontMetricsF(font)
+        ascent, descent = metrics.ascent(), metrics.descent()
+        if cjk:
+            # Chinese text is drawn in a fallback font with a taller line; Qt's layout says how tall.
+            layout = QTextLayout("中x", font)
+            layout.beginLayout()
+            text_line = layout.createLine()
+            layout.endLayout()
+            ascent, descent = max(ascent, text_line.ascent()), max(descent, text_line.descent())
+        line = _LINES[key] = _LineMetrics(ascent, descent, metrics.xHeight() / 2)
+    return line
+
+
+def _rasterise(
+    formula: Formula, em: float, color: QColor, ratio: float, line: _LineMetrics
+) -> QImage:
     from PySide6.QtSvg import QSvgRenderer
 
     width = formula.width * em
     ascent = formula.ascent * em
     depth = formula.depth * em
-    # Qt centres an inline image (vertical-align: middle) half an x-height above the baseline;
-    # padding one side puts the formula's own baseline on the text's.
-    shift = ascent - depth - half_x
-    top = max(0.0, -shift)
-    bottom = max(0.0, shift)
+    top, bottom = _padding(ascent, depth, line)
     height = ascent + depth + top + bottom
     image = QImage(
         max(1, math.ceil(width * ratio)),
@@ -501,13 +570,13 @@ def formula_image(url: QUrl, font: QFont, color: QColor, ratio: float) -> QImage
     parsed = _parse_url(url)
     if parsed is None:
         return None
-    tex, display, adjustment = parsed
+    tex, display, adjustment, cjk = parsed
     scale = _SIZE_ADJUSTMENTS.get(adjustment, 1.0)
     sized = QFont(font)
     pixels = QFontInfo(font).pixelSize() * scale
     sized.setPixelSize(max(1, round(pixels)))
-    half_x = QFontMetricsF(sized).xHeight() / 2
-    key = (tex, display, pixels, color.rgba(), ratio, half_x)
+    line = _line_metrics(sized, cjk)
+    key = (tex, display, pixels, color.rgba(), ratio, line)
     image = _IMAGES.get(key)
     if image is not None:
         _IMAGES.move_to_end(key)
@@ -515,7 +584,7 @@ def formula_image(url: QUrl, font: QFont, color: QColor, ratio: float) -> QImage
     formula = _STORE.layout_now(tex, display)
     if formula is None:
         return None
-    image = _rasterise(formula, pixels * _MATH_SCALE, color, ratio, half_x)
+    image = _rasterise(formula, pixels * _MATH_SCALE, color, ratio, line)
     _IMAGES[key] = image
     while len(_IMAGES) > _IMAGES_KEPT:
         _IMAGES.popitem(last=False)
@@ -700,7 +769,7 @@ def _fill_pending(
         written = _STORE.anchored(name)
         if written is None:
             continue  # forgotten (thousands of formulas later): it stays source text
-        tex, display, source = written
+        tex, display, source, cjk = written
         known, formula = _STORE.known((tex, display))
         if not known:
             still_pending = True
@@ -718,18 +787,20 @@ def _fill_pending(
             code.setBackground(QColor(code_palette(dark=dark).inline_code_background))
             cursor.insertText(cursor.selectedText(), code)
         else:
-            image = image_format(tex, display, source, fmt)
+            image = image_format(tex, display, source, fmt, cjk)
             add_image(image.name())
             cursor.insertImage(image)
     cursor.endEditBlock()
     return still_pending, False
 
 
-def image_format(tex: str, display: bool, source: str, around: QTextCharFormat) -> QTextImageFormat:
+def image_format(
+    tex: str, display: bool, source: str, around: QTextCharFormat, cjk: bool = False
+) -> QTextImageFormat:
     """The format of a formula image, as the HTML importer makes it from the renderer's HTML."""
     image = QTextImageFormat()
     adjustment = around.intProperty(QTextFormat.Property.FontSizeAdjustment)
-    image.setName(image_url(tex, display, adjustment))
+    image.setName(image_url(tex, display, adjustment, cjk))
     image.setToolTip(source)
     image.setVerticalAlignment(QTextCharFormat.VerticalAlignment.AlignMiddle)
     image.setMaximumWidth(QTextLength(QTextLength.Type.PercentageLength, 100))

@@ -366,3 +366,35 @@ def test_unclosed_delimiters_do_not_make_rendering_quadratic(qapp: QApplication,
 
     assert rendered.html
     assert rendered.html.count("etos-math") <= 256  # MAX_FORMULAS: the rest is source text
+
+
+def _ink_bottoms(picture: QImage) -> list[int]:
+    """The lowest dark row of each run of inked columns, left to right."""
+    bottoms: list[int] = []
+    inside = False
+    for x in range(picture.width()):
+        rows = [y for y in range(picture.height()) if picture.pixelColor(x, y).lightness() < 110]
+        if rows and inside:
+            bottoms[-1] = max(bottoms[-1], max(rows))
+        elif rows:
+            bottoms.append(max(rows))
+        inside = bool(rows)
+    return bottoms
+
+
+@pytest.mark.parametrize("before", ["xxxx", "中文中文"], ids=["latin", "chinese"])
+async def test_an_inline_formula_sits_on_the_text_baseline(
+    qapp: QApplication, make_widget: Callable[..., MessageWidget], before: str
+) -> None:
+    # Qt centres a middle-aligned image in its line, and a line with Chinese in it is taller:
+    # the same padding raised the formula 2 px there.
+    theme.apply_look(qapp, "light", QFont(qapp.font()))
+    widget = make_widget()
+    widget.set_text(f"{before} $x$ xxxx", streaming=False)
+    await _formulas_shown(widget, 1)
+
+    bottoms = _ink_bottoms(_browser(widget).viewport().grab().toImage())
+
+    *_, formula, x1, x2, x3, x4 = bottoms
+    assert len({x1, x2, x3, x4}) == 1
+    assert abs(formula - x1) <= 0.5, bottoms
