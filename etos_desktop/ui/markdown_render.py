@@ -25,6 +25,7 @@ on a block).
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -491,8 +492,8 @@ class _RenderState:
     formulas: int = 0
     # The open paragraph's style (None: none open, or a tight list item's hidden one).
     paragraph: str | None = None
-    # Inline token lists (by id; they live as long as the render) → whether they hold CJK text.
-    cjk_paragraphs: dict[int, bool] = field(default_factory=dict)
+    # Inline token lists (by id; they live as long as the render) → (holds CJK text, number).
+    paragraphs: dict[int, tuple[bool, int]] = field(default_factory=dict)
 
 
 def _state(env: EnvType) -> _RenderState:
@@ -505,10 +506,11 @@ _EMPTY_PARAGRAPH_RE = re.compile(r'<p style="[^"<>]*"></p>')
 _CLOSERS = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}
 
 
-def _formula_html(token: Token, state: _RenderState, cjk: bool = False) -> str:
+def _formula_html(token: Token, state: _RenderState, cjk: bool = False, paragraph: int = 0) -> str:
     """A formula's image; its source while it is being laid out; its source as code if bad.
 
-    ``cjk``: the paragraph it stands in has CJK text (whose lines Qt centres it in differently).
+    ``cjk``: the paragraph it stands in has CJK text (whose lines Qt centres it in differently);
+    ``paragraph``: that paragraph's number, for inline formulas (padded alike), else 0.
     """
     tex = token.content
     display = token.type != "math_inline"
@@ -516,7 +518,7 @@ def _formula_html(token: Token, state: _RenderState, cjk: bool = False) -> str:
     state.formulas += 1
     formula = math_render.lookup(tex, display) if state.formulas <= MAX_FORMULAS else None
     if isinstance(formula, math_render.Formula):
-        url = math_render.image_url(tex, display, state.size_adjustment, cjk)
+        url = math_render.image_url(tex, display, state.size_adjustment, cjk, paragraph)
         return (
             f'<img src="{escapeHtml(url)}" style="vertical-align: middle; max-width: 100%;" '
             f'title="{escapeHtml(source)}">'
@@ -533,19 +535,24 @@ def _formula_html(token: Token, state: _RenderState, cjk: bool = False) -> str:
         return text  # no <a name> inside a link; it shows as source until rendered again
     # The anchor marks where the view puts the formula once it is laid out; the title (the
     # source) tells how far it reaches.
-    name = math_render.pending_anchor(tex, display, source, cjk)
+    name = math_render.pending_anchor(tex, display, source, cjk, paragraph)
     return f'<a name="{name}" title="{escapeHtml(source)}">{text}</a>'
 
 
-def _has_cjk(tokens: Sequence[Token], state: _RenderState) -> bool:
-    """Whether an inline token list (a paragraph's) holds CJK text; remembered per list."""
+_PARAGRAPH_NUMBERS = itertools.count(1)
+
+
+def _paragraph_of(tokens: Sequence[Token], state: _RenderState) -> tuple[bool, int]:
+    """For an inline token list (a paragraph's): whether it holds CJK text, and its number."""
     key = id(tokens)
-    if key not in state.cjk_paragraphs:
-        state.cjk_paragraphs[key] = any(
+    if key not in state.paragraphs:
+        cjk = any(
             token.type == "text" and any(_is_cjk(char) for char in token.content if char > "\u10ff")
             for token in tokens
         )
-    return state.cjk_paragraphs[key]
+        # Numbered across renders: a streamed reply's pieces are joined into one document.
+        state.paragraphs[key] = (cjk, next(_PARAGRAPH_NUMBERS))
+    return state.paragraphs[key]
 
 
 class _ChatRenderer(RendererHTML):
@@ -597,7 +604,7 @@ class _ChatRenderer(RendererHTML):
         self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
     ) -> str:
         state = _state(env)
-        return _formula_html(tokens[idx], state, _has_cjk(tokens, state))
+        return _formula_html(tokens[idx], state, *_paragraph_of(tokens, state))
 
     def math_display(
         self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType

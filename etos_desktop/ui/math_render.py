@@ -287,8 +287,8 @@ class _FormulaStore:
         self._lock = threading.Lock()
         self._done: OrderedDict[tuple[str, bool], Formula | None] = OrderedDict()
         self._queued: set[tuple[str, bool]] = set()
-        # Pending formulas' anchor names → (tex, display, source as written, CJK paragraph).
-        self._anchors: OrderedDict[str, tuple[str, bool, str, bool]] = OrderedDict()
+        # Pending formulas' anchor names → (tex, display, source as written, CJK, paragraph).
+        self._anchors: OrderedDict[str, tuple[str, bool, str, bool, int]] = OrderedDict()
         self._idle = threading.Condition(self._lock)
         self._jobs: queue.SimpleQueue[tuple[tuple[str, bool], bool]] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
@@ -337,14 +337,14 @@ class _FormulaStore:
         self._store((tex, display), formula)
         return formula
 
-    def anchor(self, name: str, written: tuple[str, bool, str, bool]) -> None:
+    def anchor(self, name: str, written: tuple[str, bool, str, bool, int]) -> None:
         with self._lock:
             self._anchors[name] = written
             self._anchors.move_to_end(name)
             while len(self._anchors) > _FORMULAS_KEPT:
                 self._anchors.popitem(last=False)
 
-    def anchored(self, name: str) -> tuple[str, bool, str, bool] | None:
+    def anchored(self, name: str) -> tuple[str, bool, str, bool, int] | None:
         with self._lock:
             return self._anchors.get(name)
 
@@ -420,7 +420,9 @@ def _decode(text: str) -> str:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
 
 
-def image_url(tex: str, display: bool, size_adjustment: int = 0, cjk: bool = False) -> str:
+def image_url(
+    tex: str, display: bool, size_adjustment: int = 0, cjk: bool = False, paragraph: int = 0
+) -> str:
     """The image name for a formula in a message's HTML (holding its source, so it is never lost).
 
     Args:
@@ -429,12 +431,16 @@ def image_url(tex: str, display: bool, size_adjustment: int = 0, cjk: bool = Fal
         size_adjustment: Qt's relative font size where it stands (a heading's ``x-large`` is 2).
         cjk: It stands in a paragraph with Chinese (or Japanese, Korean) text, whose taller lines
             Qt centres it in differently.
+        paragraph: The paragraph's number in its message (0: none), whose inline formulas are
+            padded alike.
     """
     kind = "display" if display else "inline"
-    return f"{MATH_SCHEME}:{kind}?a={size_adjustment}&c={int(cjk)}&t={_encode(tex)}"
+    return f"{MATH_SCHEME}:{kind}?a={size_adjustment}&c={int(cjk)}&p={paragraph}&t={_encode(tex)}"
 
 
-def pending_anchor(tex: str, display: bool, source: str, cjk: bool = False) -> str:
+def pending_anchor(
+    tex: str, display: bool, source: str, cjk: bool = False, paragraph: int = 0
+) -> str:
     """The anchor name that marks a pending formula's source text in a document.
 
     Args:
@@ -442,23 +448,26 @@ def pending_anchor(tex: str, display: bool, source: str, cjk: bool = False) -> s
         display: Display style.
         source: The formula as written, with its delimiters (what copying it gives).
         cjk: As for :func:`image_url`.
+        paragraph: As for :func:`image_url`.
     """
-    digest = hashlib.sha1(f"{int(display)}{source}".encode(), usedforsecurity=False)
+    digest = hashlib.sha1(f"{int(display)}{paragraph}{source}".encode(), usedforsecurity=False)
     name = PENDING_ANCHOR + digest.hexdigest()[:24]
-    _STORE.anchor(name, (tex, display, source, cjk))
+    _STORE.anchor(name, (tex, display, source, cjk, paragraph))
     return name
 
 
-def _parse_url(url: QUrl) -> tuple[str, bool, int, bool] | None:
+def _parse_url(url: QUrl) -> tuple[str, bool, int, bool, int] | None:
     if url.scheme() != MATH_SCHEME:
         return None
     query = QUrlQuery(url)
     try:
         tex = _decode(query.queryItemValue("t"))
         adjustment = int(query.queryItemValue("a") or 0)
+        paragraph = int(query.queryItemValue("p") or 0)
     except (ValueError, UnicodeDecodeError):
         return None
-    return tex, url.path() == "display", adjustment, query.queryItemValue("c") == "1"
+    cjk = query.queryItemValue("c") == "1"
+    return tex, url.path() == "display", adjustment, cjk, paragraph
 
 
 # --- images (UI thread) -----------------------------------------------------------------------------
@@ -534,14 +543,25 @@ def _line_metrics(font: QFont, cjk: bool) -> _LineMetrics:
 
 
 def _rasterise(
-    formula: Formula, em: float, color: QColor, ratio: float, line: _LineMetrics
+    formula: Formula,
+    em: float,
+    color: QColor,
+    ratio: float,
+    line: _LineMetrics,
+    box: tuple[float, float] | None,
 ) -> QImage:
     from PySide6.QtSvg import QSvgRenderer
 
     width = formula.width * em
     ascent = formula.ascent * em
     depth = formula.depth * em
-    top, bottom = _padding(ascent, depth, line)
+    # Every inline formula of a paragraph is padded to the box of its tallest: Qt centres each in
+    # its line, and a taller one in the same line moves the centre (tests/ui/test_math_render.py).
+    boxed_ascent = max(ascent, box[0] * em) if box else ascent
+    boxed_depth = max(depth, box[1] * em) if box else depth
+    top, bottom = _padding(boxed_ascent, boxed_depth, line)
+    top += boxed_ascent - ascent
+    bottom += boxed_depth - depth
     height = ascent + depth + top + bottom
     image = QImage(
         max(1, math.ceil(width * ratio)),
@@ -561,22 +581,29 @@ def _rasterise(
     return image
 
 
-def formula_image(url: QUrl, font: QFont, color: QColor, ratio: float) -> QImage | None:
+def formula_image(
+    url: QUrl,
+    font: QFont,
+    color: QColor,
+    ratio: float,
+    box: tuple[float, float] | None = None,
+) -> QImage | None:
     """The image a formula URL names, drawn for ``font`` (size), ``color`` and pixel ``ratio``.
 
-    Cached by formula, size, colour and ratio. A formula dropped from the layout cache since its
-    message was rendered is laid out again here (the URL holds its source).
+    Cached by formula, size, colour, ratio and ``box`` (the ascent and depth, in ems, that the
+    formulas sharing its paragraph reach: it is padded to them). A formula dropped from the
+    layout cache since its message was rendered is laid out again here (the URL holds its source).
     """
     parsed = _parse_url(url)
     if parsed is None:
         return None
-    tex, display, adjustment, cjk = parsed
+    tex, display, adjustment, cjk = parsed[:4]
     scale = _SIZE_ADJUSTMENTS.get(adjustment, 1.0)
     sized = QFont(font)
     pixels = QFontInfo(font).pixelSize() * scale
     sized.setPixelSize(max(1, round(pixels)))
     line = _line_metrics(sized, cjk)
-    key = (tex, display, pixels, color.rgba(), ratio, line)
+    key = (tex, display, pixels, color.rgba(), ratio, line, box)
     image = _IMAGES.get(key)
     if image is not None:
         _IMAGES.move_to_end(key)
@@ -584,7 +611,7 @@ def formula_image(url: QUrl, font: QFont, color: QColor, ratio: float) -> QImage
     formula = _STORE.layout_now(tex, display)
     if formula is None:
         return None
-    image = _rasterise(formula, pixels * _MATH_SCALE, color, ratio, line)
+    image = _rasterise(formula, pixels * _MATH_SCALE, color, ratio, line, box)
     _IMAGES[key] = image
     while len(_IMAGES) > _IMAGES_KEPT:
         _IMAGES.popitem(last=False)
@@ -639,24 +666,54 @@ class MathBrowserMixin:
             return self._formula_image(url)
         return super().loadResource(kind, url)  # type: ignore[misc]
 
-    def _formula_image(self, url: QUrl) -> QImage | None:
+    def _formula_image(self, url: QUrl, box: tuple[float, float] | None = None) -> QImage | None:
         color = self.palette().color(QPalette.ColorRole.Text)  # type: ignore[attr-defined]
-        return formula_image(url, self.font(), color, self.devicePixelRatioF())  # type: ignore[attr-defined]
+        ratio = self.devicePixelRatioF()  # type: ignore[attr-defined]
+        return formula_image(url, self.font(), color, ratio, box)  # type: ignore[attr-defined]
 
-    def _add_formula_images(self, names: Iterable[str]) -> None:
-        """Give the document its formula images before it is laid out.
+    def _add_formula_images(self, names: Iterable[str]) -> bool:
+        """Give the document its formula images (``names``) before it is laid out.
 
         So the layout finds them among the document's resources instead of calling back into
         Python for each (which, while the layout thread holds the GIL, waits for it every time).
+        The inline formulas of a paragraph are padded to one box, so the other images of a
+        paragraph that gains a taller one are drawn again.
+
+        Returns:
+            Whether images already in the document were drawn again (it must be laid out again).
         """
         document: QTextDocument = self.document()  # type: ignore[attr-defined]
-        added = self.__dict__.setdefault("_math_names", set())
-        for name in names:
+        shown: dict[str, Any] = self.__dict__.setdefault("_math_names", {})
+        new = [name for name in names if name not in shown]
+        for name in new:
+            shown[name] = _parse_url(QUrl(name))
+        touched = {shown[name][4] for name in new if shown[name] and shown[name][4]}
+        boxes = {paragraph: _paragraph_box(shown, paragraph) for paragraph in touched}
+        redrawn = False
+        for name, parsed in shown.items():
+            if parsed is None:
+                continue
+            paragraph = parsed[4]
+            if name not in new and paragraph not in touched:
+                continue
             url = QUrl(name)
-            image = self._formula_image(url)
-            if image is not None:
-                document.addResource(QTextDocument.ResourceType.ImageResource, url, image)
-                added.add(name)
+            image = self._formula_image(url, boxes.get(paragraph))
+            if image is None:
+                continue
+            kind = QTextDocument.ResourceType.ImageResource
+            if name not in new:
+                old = document.resource(kind, url)
+                if isinstance(old, QImage) and old.cacheKey() == image.cacheKey():
+                    continue
+                redrawn = True
+            document.addResource(kind, url, image)
+        return redrawn
+
+    def take_formula_images(self, source: MathBrowserMixin) -> None:
+        """Before ``source``'s document is appended to this one: give this one its formula images."""
+        names = source.__dict__.get("_math_names")
+        if names:
+            self._add_formula_images(list(names))
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)  # type: ignore[misc]
@@ -664,6 +721,7 @@ class MathBrowserMixin:
         kinds = (QEvent.Type.FontChange, QEvent.Type.PaletteChange)
         if names and event.type() in kinds:
             # Drawn again at the new size or in the new text colour.
+            self.__dict__["_math_names"] = {}
             self._add_formula_images(list(names))
             document: QTextDocument = self.document()  # type: ignore[attr-defined]
             document.markContentsDirty(0, document.characterCount())
@@ -684,7 +742,7 @@ class MathBrowserMixin:
         return plain
 
     def setHtml(self, html: str) -> None:
-        self.__dict__["_math_names"] = set()
+        self.__dict__["_math_names"] = {}
         super().setHtml(html)  # type: ignore[misc]
         if MATH_SCHEME + ":" in html:
             self._add_formula_images(unescape(name) for name in _IMAGE_SRC_RE.findall(html))
@@ -707,7 +765,7 @@ class MathBrowserMixin:
             self.math_watching, more = _fill_pending(
                 self.document(),  # type: ignore[attr-defined]
                 dark,
-                lambda name: self._add_formula_images([name]),
+                self._add_formula_images,
             )
             if more:  # the rest in the next turn of the event loop, so none stalls it long
                 QTimer.singleShot(0, self, self._on_formulas_laid_out)  # type: ignore[call-overload]
@@ -749,58 +807,87 @@ def _pending_fragments(document: QTextDocument) -> list[tuple[int, int, str, QTe
     return [(start, end, name, fmt) for start, end, name, fmt in found]
 
 
+def _paragraph_box(shown: dict[str, Any], paragraph: int) -> tuple[float, float] | None:
+    """The ascent and depth (ems) that the laid-out inline formulas of ``paragraph`` reach."""
+    ascent = depth = 0.0
+    for parsed in shown.values():
+        if parsed is None or parsed[4] != paragraph or parsed[1]:
+            continue
+        known, formula = _STORE.known((parsed[0], False))
+        if known and formula is not None:
+            ascent, depth = max(ascent, formula.ascent), max(depth, formula.depth)
+    return (ascent, depth) if ascent or depth else None
+
+
 def _fill_pending(
-    document: QTextDocument, dark: bool, add_image: Callable[[str], None]
+    document: QTextDocument, dark: bool, add_images: Callable[[list[str]], bool]
 ) -> tuple[bool, bool]:
     """Replace the pending formulas that are laid out, for about ``_FILL_BUDGET_S``.
+
+    ``add_images`` gives the document the images first (and says whether images already there
+    were drawn again, for their paragraph's new box).
 
     Returns:
         Whether any are still pending, and whether laid-out ones were left for another turn.
     """
     from etos_desktop.ui.theme import code_palette
 
-    still_pending = False
+    still_pending = more = False
     deadline = time.perf_counter() + _FILL_BUDGET_S
-    # One edit block: the document is laid out again once, not once per formula.
-    cursor = QTextCursor(document)
-    cursor.beginEditBlock()
+    edits: list[tuple[int, int, QTextCharFormat | QTextImageFormat]] = []
     # Last first, so the positions of the earlier ones stay valid.
     for position, end, name, fmt in reversed(_pending_fragments(document)):
         written = _STORE.anchored(name)
         if written is None:
             continue  # forgotten (thousands of formulas later): it stays source text
-        tex, display, source, cjk = written
+        tex, display, source, cjk, paragraph = written
         known, formula = _STORE.known((tex, display))
         if not known:
             still_pending = True
             continue
         if time.perf_counter() > deadline:
-            cursor.endEditBlock()
-            return True, True
-        cursor.setPosition(position)
-        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            still_pending = more = True
+            break
         if formula is None:
             code = QTextCharFormat(fmt)
             code.setAnchor(False)
             code.setAnchorNames([])
             code.setFontFamilies(list(CODE_FONTS))
             code.setBackground(QColor(code_palette(dark=dark).inline_code_background))
-            cursor.insertText(cursor.selectedText(), code)
+            edits.append((position, end, code))
         else:
-            image = image_format(tex, display, source, fmt, cjk)
-            add_image(image.name())
-            cursor.insertImage(image)
+            edits.append((position, end, image_format(tex, display, source, fmt, cjk, paragraph)))
+    if not edits:
+        return still_pending, more
+    redrawn = add_images([f.name() for _, _, f in edits if isinstance(f, QTextImageFormat)])
+    # One edit block: the document is laid out again once, not once per formula.
+    cursor = QTextCursor(document)
+    cursor.beginEditBlock()
+    for position, end, fmt in edits:
+        cursor.setPosition(position)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        if isinstance(fmt, QTextImageFormat):
+            cursor.insertImage(fmt)
+        else:
+            cursor.insertText(cursor.selectedText(), fmt)
     cursor.endEditBlock()
-    return still_pending, False
+    if redrawn:
+        document.markContentsDirty(0, document.characterCount())
+    return still_pending, more
 
 
 def image_format(
-    tex: str, display: bool, source: str, around: QTextCharFormat, cjk: bool = False
+    tex: str,
+    display: bool,
+    source: str,
+    around: QTextCharFormat,
+    cjk: bool = False,
+    paragraph: int = 0,
 ) -> QTextImageFormat:
     """The format of a formula image, as the HTML importer makes it from the renderer's HTML."""
     image = QTextImageFormat()
     adjustment = around.intProperty(QTextFormat.Property.FontSizeAdjustment)
-    image.setName(image_url(tex, display, adjustment, cjk))
+    image.setName(image_url(tex, display, adjustment, cjk, paragraph))
     image.setToolTip(source)
     image.setVerticalAlignment(QTextCharFormat.VerticalAlignment.AlignMiddle)
     image.setMaximumWidth(QTextLength(QTextLength.Type.PercentageLength, 100))

@@ -144,6 +144,7 @@ def _append_document(target: _ContentBrowser, source: _ContentBrowser) -> None:
     cursor.movePosition(QTextCursor.MoveOperation.End)
     if not makes_own_block:
         cursor.insertBlock(first.blockFormat(), first.charFormat())
+    target.take_formula_images(source)
     cursor.insertFragment(QTextDocumentFragment(document))
     if source.math_watching:
         target.watch_pending_math()  # formulas still being laid out came along
