@@ -110,8 +110,11 @@ CODE_FONTS = (
 _NOTICE_INTERVAL_S = 0.6
 # Formulas are put in place (rasterised, inserted) for about this long per event-loop turn.
 _FILL_BUDGET_S = 0.012
-# A batch of layouts starts this long after the render that asked for it.
-_START_DELAY_S = 0.03
+# A batch of layouts starts once no render has asked for a formula for this long.
+_START_DELAY_S = 0.06
+# At most this many formulas are put in place per event-loop turn (each is rasterised then,
+# 1-5 ms; and the document is laid out again once per turn).
+_FILL_MAX = 4
 # Qt's relative font sizes (``font-size: large`` is adjustment 1, ``x-large`` 2), as
 # QTextCharFormat resolves them; a formula in a heading is drawn at the heading's size.
 _SIZE_ADJUSTMENTS = {-2: 0.7, -1: 0.8, 0: 1.0, 1: 1.2, 2: 1.5, 3: 2.0, 4: 2.4}
@@ -294,6 +297,7 @@ class _FormulaStore:
         self._thread: threading.Thread | None = None
         self._notifier: _Notifier | None = None
         self._last_notice = 0.0
+        self._last_lookup = 0.0
 
     def notifier(self) -> _Notifier:
         # Made on first use by a view, on the UI thread, so its signal is delivered there.
@@ -310,6 +314,7 @@ class _FormulaStore:
 
     def lookup(self, tex: str, display: bool) -> Formula | _Pending | None:
         key = (tex, display)
+        self._last_lookup = time.monotonic()
         with self._lock:
             if key in self._done:
                 self._done.move_to_end(key)
@@ -369,9 +374,10 @@ class _FormulaStore:
 
     def _run(self, key: tuple[str, bool], first: bool) -> None:
         if first:
-            # Let the render that asked finish first: the UI thread would share the GIL with
-            # this pure-Python layout (the render took 2-8× as long).
-            time.sleep(_START_DELAY_S)
+            # Let the renders that ask finish first (a conversation opening renders many): the
+            # UI thread would share the GIL with this pure-Python layout (they took 2-8× as long).
+            while (wait := self._last_lookup + _START_DELAY_S - time.monotonic()) > 0:
+                time.sleep(wait)
         formula: Formula | None = None
         try:
             formula = _layout(*key)
@@ -501,7 +507,7 @@ def _padding(ascent: float, depth: float, line: _LineMetrics) -> tuple[float, fl
     # Space above moves the formula down, space below moves it up (both monotonic): bisect.
     above = offset < 0
     low, high = 0.0, 4 * (ascent + depth + line.ascent + line.descent)
-    for _ in range(40):
+    for _ in range(24):  # to 1/4000 of a pixel or so
         middle = (low + high) / 2
         pad = (middle, 0.0) if above else (0.0, middle)
         moved = _baseline_offset(ascent, depth, line, *pad)
@@ -845,7 +851,7 @@ def _fill_pending(
         if not known:
             still_pending = True
             continue
-        if time.perf_counter() > deadline:
+        if time.perf_counter() > deadline or len(edits) >= _FILL_MAX:
             still_pending = more = True
             break
         if formula is None:

@@ -102,8 +102,8 @@ def main() -> None:
     plain = reply(suffix, math=False)
 
     # The fill-in (formulas put in place, rasterised) is the UI thread's work once they are laid
-    # out; the longest processEvents() while the thread works is how long the UI stood still.
-    fill_ms = [0.0]
+    # out, a few formulas per event-loop turn (processEvents() here runs several turns at once).
+    fill_ms = [0.0, 0.0]  # in all, the longest turn
     fill = math_render._fill_pending
 
     def timed_fill(*args: object) -> bool:
@@ -111,17 +111,16 @@ def main() -> None:
         try:
             return fill(*args)  # type: ignore[arg-type]
         finally:
-            fill_ms[0] += (time.perf_counter() - begun) * 1000
+            took = (time.perf_counter() - begun) * 1000
+            fill_ms[0] += took
+            fill_ms[1] = max(fill_ms[1], took)
 
     math_render._fill_pending = timed_fill  # type: ignore[assignment]
     cpu = time.process_time()
     started = time.perf_counter()
     render_ms, widget = show(app, with_math)
-    longest = 0.0
     while images_in(widget) < len(FORMULAS):
-        tick = time.perf_counter()
         app.processEvents()
-        longest = max(longest, (time.perf_counter() - tick) * 1000)
         time.sleep(0.002)
         if time.perf_counter() - started > 120:
             raise SystemExit("formulas never drawn")
@@ -152,8 +151,8 @@ def main() -> None:
     )
     print(
         f"  first time, drawn:   {first_wall:8.1f} ms wall until all 20 are images, "
-        f"{first_cpu:.0f} ms CPU in all; UI thread: fill-in {fill_ms[0]:.1f} ms, "
-        f"longest event-loop turn meanwhile {longest:.1f} ms"
+        f"{first_cpu:.0f} ms CPU in all; UI thread: fill-in {fill_ms[0]:.1f} ms in all, "
+        f"{fill_ms[1]:.1f} ms its longest turn"
     )
 
 
