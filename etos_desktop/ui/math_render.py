@@ -2,15 +2,20 @@ r"""Math in chat replies, offline and without TeX: LaTeX → MathML → SVG → 
 
 ``latex2mathml`` turns the LaTeX into MathML and ``ziamath`` lays it out as SVG paths in its own
 STIX Two Math font (pure Python, no TeX, no system font); QtSvg rasterises that at the text's size,
-in the palette's text colour and at the screen's pixel ratio, when the message's document asks for
-the image (:class:`MathBrowserMixin`, mixed into the message view).
+in the palette's text colour and at the screen's pixel ratio, and the message view
+(:class:`MathBrowserMixin`, mixed into it) gives its document the images as resources.
 
-Laying a formula out is slow (pure Python: 5-60 ms each, tests/bench/text_speed.py), so it never
-runs on the UI thread's render: the Markdown renderer asks :func:`lookup`, which answers from the
-cache or queues the formula for the one layout thread and answers ``PENDING``. A pending formula
-is shown as its source, marked with an anchor; once the thread has laid it out, the views that show
-it replace the source with the image (or restyle it as code, if it turned out bad) in place,
-without rendering the message again. Rasterising is fast (~1 ms) and happens on the UI thread.
+Laying a formula out is slow (pure Python: 5-60 ms each, ~50 ms CPU a formula in
+tests/bench/math_speed.py), so it never runs on the UI thread's render: the Markdown renderer asks
+:func:`lookup`, which answers from the cache or queues the formula for the one layout thread and
+answers ``PENDING``. A pending formula is shown as its source, marked with an anchor; once the
+thread has laid it out, the views that show it replace the source with the image (or restyle it
+as code, if it turned out bad) in place, a few per event-loop turn, without rendering the message
+again. Rasterising (1-5 ms a formula, cached) happens on the UI thread.
+
+Qt places an inline image with ``vertical-align: middle`` by centring it in its line, so each
+formula is padded (transparent rows) to put its own baseline on the text's (:func:`_padding`), and
+the inline formulas of one paragraph are padded to one box, so a tall one does not move the rest.
 
 A formula is bad when latex2mathml or ziamath refuse it, when its braces do not balance, when it
 uses a command or environment latex2mathml does not know (it would print the name), or when it
