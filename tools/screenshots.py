@@ -184,6 +184,9 @@ async def _take(
         assert conversation.id is not None
         await app.controller.update_conversation(conversation.id, title=TITLES[content])
         await app.controller.wait_idle()
+        math_id = None if readme else await _math_conversation(app, server, content)
+        await app.controller.open_conversation(conversation.id)
+        await app.controller.wait_idle()
         stem = f"{language}-{content}"
         for theme in themes:
             app.apply_theme(theme)
@@ -240,6 +243,8 @@ async def _take(
 
             await _composer_shots(app, out, stem, theme)
             await _attachment_shots(app, server, out, stem, theme, content)
+            if math_id is not None:
+                await _math_shots(app, math_id, conversation.id, out, stem, theme)
         app.window.close()
         await app.shutdown()
         app.window.deleteLater()
@@ -264,6 +269,43 @@ async def _first_frame_shot(app: Any, out: Path, stem: str, theme: str, content:
     await _settle(0.4)
     app.window.grab().save(str(out / f"queued-at-start-{stem}-{theme}.png"))
     chat.composer.clear()  # an edit cancels the queued send: the showcase starts clean
+
+
+async def _math_conversation(app: Any, server: Any, content: str) -> int:
+    """A new conversation with a reply holding formulas, a bad one, a task list and a quote."""
+    from tests.helpers import showcase
+
+    app.window.new_action.trigger()
+    await app.controller.wait_idle()
+    await showcase.fill_math(app, server, content)
+    current = app.controller.current
+    assert current is not None
+    assert current.id is not None
+    return int(current.id)
+
+
+async def _math_shots(
+    app: Any, math_id: int, back_to: int, out: Path, stem: str, theme: str
+) -> None:
+    """The math reply at the usual size and at 800×600 (formulas laid out in the background)."""
+    from etos_desktop.ui import math_render
+
+    await app.controller.open_conversation(math_id)
+    await app.controller.wait_idle()
+    for size, label in ((WINDOW, "large"), ((800, 600), "800x600")):
+        app.window.resize(*size)
+        await _settle(0.3)
+        for _ in range(100):  # laid out on math_render's thread, then put in place
+            if math_render.wait_until_idle(0.0):
+                break
+            await _settle(0.05)
+        await _settle(0.5)
+        app.window.chat.scroll.verticalScrollBar().setValue(0)
+        await _settle(0.3)
+        app.window.grab().save(str(out / f"math-{label}-{stem}-{theme}.png"))
+    app.window.resize(*WINDOW)
+    await app.controller.open_conversation(back_to)
+    await app.controller.wait_idle()
 
 
 async def _composer_shots(app: Any, out: Path, stem: str, theme: str) -> None:

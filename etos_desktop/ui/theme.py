@@ -91,6 +91,8 @@ class CodePalette:
     border: str
     inline_code_background: str
     quote_text: str
+    #: The bar beside a block quote.
+    quote_bar: str
     tokens: tuple[tuple[str, str], ...]
 
     @property
@@ -108,6 +110,7 @@ LIGHT_CODE = CodePalette(
     border="#c8d1da",
     inline_code_background="#eceff3",
     quote_text="#2f343b",
+    quote_bar="#8c959f",
     tokens=(
         ("Comment", "italic #474d56"),
         ("Comment.Preproc", "noitalic #7a3000"),
@@ -148,6 +151,7 @@ DARK_CODE = CodePalette(
     border="#3d444d",
     inline_code_background="#2b3038",
     quote_text="#c0c6ce",
+    quote_bar="#6e7681",
     tokens=(
         ("Comment", "italic #a3acb8"),
         ("Comment.Preproc", "noitalic #ffa657"),
