@@ -6,6 +6,12 @@ plus character bigrams, so one- and two-character queries match and no dictionar
 result depends only on this code and Python's Unicode tables, so it is the same on every machine.
 Raw FTS5 would treat a run of Chinese characters as one token; the trigram tokenizer does worse
 than bigrams on Chinese benchmarks (DESIGN §5.3).
+
+Two full-text indexes hold this module's tokens: the memories' (``memory_fts``) and the
+messages' (``message_fts``). A change to what :func:`tokens` returns is a change of both indexes:
+a migration re-indexes the memories (as v6 did) and must empty the message index for the
+background indexer to fill again (``core/storage/message_fts.py``: its deletes recompute the
+tokens of the text they remove).
 """
 
 from __future__ import annotations
@@ -95,6 +101,70 @@ def tokens(text: str) -> list[str]:
 def index_text(text: str) -> str:
     """The space-separated token string stored in the full-text index for ``text``."""
     return " ".join(tokens(text))
+
+
+# A word of the original text with its inner apostrophes ("don't", "user's"), which
+# ``normalize`` folds into the word; the rest as ``_RUN_RE``.
+_SPAN_RE = re.compile(
+    rf"(?P<cjk>[{_CJK_CLASS}]+)"
+    rf"|(?P<word>(?:(?![{_CJK_CLASS}])[^\W_])+(?:['\u2019](?:(?![{_CJK_CLASS}])[^\W_])+)*)"
+)
+
+
+def token_spans(text: str) -> list[tuple[str, int, int]]:
+    """The tokens of ``text`` with where each stands in ``text`` itself (not its normalised form).
+
+    The tokens are those of :func:`tokens` (a word's come from the same normalising and
+    stemming), each with the ``(start, end)`` of the characters it was made from: a CJK
+    character's own, a bigram's two, a word's whole word. So a match found on tokens can be
+    highlighted in the text as written.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        ``(token, start, end)`` in text order.
+    """
+    spans: list[tuple[str, int, int]] = []
+    for match in _SPAN_RE.finditer(text):
+        start, end = match.span()
+        run = match.group("cjk")
+        if run is not None:
+            for i, ch in enumerate(run):
+                folded = normalize(ch)
+                spans.append((folded, start + i, start + i + 1))
+                if i + 1 < len(run):
+                    spans.append((folded + normalize(run[i + 1]), start + i, start + i + 2))
+        else:
+            spans.extend((token, start, end) for token in tokens(match.group(0)))
+    return spans
+
+
+def query_phrases(text: str) -> list[tuple[str, ...]]:
+    """A search query as phrases of index tokens: each CJK run one phrase, each word another.
+
+    A CJK run's tokens (characters and bigrams, in order) stand next to each other in the index
+    exactly where the run occurs in a text, so searching the run as a phrase finds it as a
+    substring, also in the middle of a sentence ("咖啡机" in "我的咖啡机坏了"). Words are
+    phrases of one token; stop words are dropped when the query has other phrases (as
+    :func:`query_terms` drops them).
+
+    Args:
+        text: The query as typed.
+
+    Returns:
+        Distinct phrases in text order; empty when the text has no letters, digits or CJK.
+    """
+    phrases: dict[tuple[str, ...], None] = {}
+    for match in _RUN_RE.finditer(normalize(text)):
+        run = match.group("cjk")
+        if run is not None:
+            phrases.setdefault(tuple(tokens(run)), None)
+        else:
+            phrases.setdefault((stem(_strip_diacritics(match.group("word"))),), None)
+    found = list(phrases)
+    content = [p for p in found if len(p) > 1 or p[0] not in STOP_TERMS]
+    return content or found
 
 
 def query_terms(text: str, limit: int = 128) -> list[str]:
