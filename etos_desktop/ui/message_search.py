@@ -54,6 +54,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListView,
+    QMainWindow,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -793,6 +794,8 @@ class MessageJump(QObject):
         bar.actionTriggered.connect(lambda _action: self._release())
         controller.conversation_loading.connect(lambda _cid: self.clear())
         controller.conversation_closed.connect(self.clear)
+        # A message sent takes the view to the bottom, as always: the held match lets go.
+        controller.user_message_saved.connect(lambda _row: self._release())
         controller.older_messages_loaded.connect(lambda _rows, _more: self._apply_all())
 
     # -- opening ------------------------------------------------------------------------------
@@ -1050,8 +1053,10 @@ class MessageSearchUi(QObject):
         self._search = search
         self._indexer = indexer
         self.jump = MessageJump(controller, self._chat)
+        self.jump.missing.connect(self._on_jump_missing)
         controller.conversation_opened.connect(self._on_controller_conversation_opened)
-        controller.reply_finished.connect(lambda _row: self._refind())
+        # A reply that ends may hold the text: counted again, the view left where it is.
+        controller.reply_finished.connect(lambda _row: self._refind(keep=True))
         if indexer is not None:
             self._unsubscribe = indexer.subscribe(self._on_indexer_progress)
         if self.dialog is not None:
@@ -1081,6 +1086,14 @@ class MessageSearchUi(QObject):
         self.dialog.delegate.companion = self._chat.companion_name
         self.dialog.show_search()
         return self.dialog
+
+    def _on_jump_missing(self, _message_id: int) -> None:
+        # Deleted since it was found, or hidden by an edit: said where the user looks next.
+        window = self._window
+        if isinstance(window, QMainWindow):
+            window.statusBar().showMessage(
+                self.tr("That message is no longer shown in its conversation."), 8000
+            )
 
     def _on_indexer_progress(self, progress: IndexCount | None) -> None:
         if self.dialog is not None:
@@ -1125,11 +1138,11 @@ class MessageSearchUi(QObject):
         if self.find_bar.isVisible() and self.find_bar.field.text():
             self._refind()
 
-    def _refind(self) -> None:
+    def _refind(self, *, keep: bool = False) -> None:
         if self.find_bar.isVisible():
-            self._on_find_bar_text_changed(self.find_bar.field.text())
+            self._on_find_bar_text_changed(self.find_bar.field.text(), keep=keep)
 
-    def _on_find_bar_text_changed(self, text: str) -> None:
+    def _on_find_bar_text_changed(self, text: str, *, keep: bool = False) -> None:
         self._find_generation += 1
         self._find_text = text
         controller = self._controller
@@ -1142,24 +1155,26 @@ class MessageSearchUi(QObject):
             return
         self.find_bar.set_searching()
         self._tasks.spawn(
-            self._find(self._find_generation, conversation.id or 0, text),
+            self._find(self._find_generation, conversation.id or 0, text, keep),
             self.tr("The conversation was not searched."),
         )
 
-    async def _find(self, generation: int, conversation_id: int, text: str) -> None:
+    async def _find(self, generation: int, conversation_id: int, text: str, keep: bool) -> None:
         assert self._search is not None
         found = await self._search.find_in_conversation(conversation_id, text)
         if generation != self._find_generation:
             return
         matches = [(message_id, k) for message_id, count in reversed(found) for k in range(count)]
+        current = self._matches[self._position] if self._matches else None
         self._matches = matches
-        self._position = 0
+        stay = keep and current in matches
+        self._position = matches.index(current) if stay and current is not None else 0
         if not matches:
             self.find_bar.set_count(None, 0)
             if self.jump is not None:
                 self.jump.set_marks({})
             return
-        await self._show_match(generation)
+        await self._show_match(generation, scroll=not stay)
 
     def _on_find_bar_stepped(self, direction: int) -> None:
         if not self._matches:
@@ -1171,7 +1186,7 @@ class MessageSearchUi(QObject):
             self.tr("The conversation was not searched."),
         )
 
-    async def _show_match(self, generation: int) -> None:
+    async def _show_match(self, generation: int, *, scroll: bool = True) -> None:
         jump = self.jump
         controller = self._controller
         if jump is None or controller is None or controller.current is None:
@@ -1179,11 +1194,13 @@ class MessageSearchUi(QObject):
         conversation_id = controller.current.id or 0
         message_id, occurrence = self._matches[self._position]
         self.find_bar.set_count(self._position + 1, len(self._matches))
-        if not await jump.load_until(conversation_id, message_id):
+        if scroll and not await jump.load_until(conversation_id, message_id):
             return
         if generation != self._find_generation:
             return
         jump.set_marks(self._find_marks(message_id, occurrence))
+        if not scroll:
+            return
         widget = self._chat.widget(message_id)
         current = jump.marked().get(message_id, [])
         index = min(occurrence, len(current) - 1) if current else -1

@@ -2791,6 +2791,10 @@ You can undo this only until you close Settings.</source>
 <context>
     <name>MessageSearchUi</name>
     <message>
+        <source>That message is no longer shown in its conversation.</source>
+        <translation>这条消息已不在它的对话中显示。</translation>
+    </message>
+    <message>
         <source>The message was not opened.</source>
         <translation>未能打开这条消息。</translation>
     </message>

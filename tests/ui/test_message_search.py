@@ -26,10 +26,10 @@ from etos_desktop.core.storage.message_fts import IndexCount
 from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.ui import theme
 from etos_desktop.ui.message_search import MessageSearchDialog, content_browser
-from tests.helpers.chat_app import idle, start_app, stop_app
+from tests.helpers.chat_app import idle, send, start_app, stop_app
 from tests.helpers.chat_view import assert_view_equals_reopen
 from tests.helpers.contrast import AA, contrast_ratio
-from tests.helpers.fake_openai_server import FakeOpenAIServer
+from tests.helpers.fake_openai_server import FakeOpenAIServer, Text
 from tests.helpers.message_index import make_v9_database
 from tests.helpers.qt_async import expect_signal
 from tests.helpers.ui_driver import click, find_dialog, type_text, wait_until
@@ -202,8 +202,32 @@ async def test_clicking_a_hit_opens_it_and_an_empty_result_says_so(
     assert [text[a:b] for a, b in marked] == ["espresso", "pump"]
 
 
+async def test_a_hit_deleted_meanwhile_says_so(seeded: tuple[EtosApp, dict[str, Any]]) -> None:
+    app, ids = seeded
+    dialog = app.window.message_search.open_search()
+    shown = expect_signal(dialog.results_shown)
+    await type_text(dialog.field, "espresso")
+    (result,) = await asyncio.wait_for(shown, TIMEOUT)
+    assert [hit.message_id for hit in result.hits] == [ids["target"]]
+    assert app.controller is not None
+    await app.controller.repo.delete_message(ids["target"])  # from another window, say
+    jump = app.window.message_search.jump
+    assert jump is not None
+    missing = expect_signal(jump.missing)
+    _press(dialog.field, Qt.Key.Key_Return)
+    await asyncio.wait_for(missing, TIMEOUT)
+    await idle(app)
+    assert app.controller.current is not None
+    assert app.controller.current.id == ids["old"]
+    assert (
+        app.window.statusBar().currentMessage()
+        == "That message is no longer shown in its conversation."
+    )
+    await assert_view_equals_reopen(app)
+
+
 async def test_ctrl_f_finds_in_the_open_conversation_beyond_the_loaded_messages(
-    seeded: tuple[EtosApp, dict[str, Any]],
+    seeded: tuple[EtosApp, dict[str, Any]], server: FakeOpenAIServer
 ) -> None:
     app, ids = seeded
     window = app.window
@@ -248,6 +272,19 @@ async def test_ctrl_f_finds_in_the_open_conversation_beyond_the_loaded_messages(
     await click(bar.older_button)
     await click(bar.older_button)
     await wait_until(lambda: bar.count.text() == "1 of 3", what="wrapped")
+    await click(bar.older_button)
+    await click(bar.older_button)
+    await wait_until(lambda: bar.count.text() == "3 of 3", what="the oldest again")
+
+    # A new message and its reply hold the text too: counted, the view stays on the match.
+    server.script(Text("Otters hold hands while they sleep."))
+    outcome = await send(app, "Tell me one thing about otters")
+    await wait_until(lambda: bar.count.text() == "5 of 5", what="the count with the new ones")
+    assert window.message_search.matches()[-1] == (oldest, 0)
+    # The chat shows the reply, as after any message; the find did not pull the view away.
+    assert visible_in_viewport(app, outcome[1].id)
+    assert not visible_in_viewport(app, oldest)
+    assert server.chat_requests()[-1].body["messages"][-1]["content"].endswith("otters")
 
     await type_text(bar.field, "no such words")
     await wait_until(lambda: bar.count.text() == "No matches", what="no matches")
