@@ -823,8 +823,7 @@ class MessageJump(QObject):
         widget = self._chat.widget(message_id)
         assert widget is not None
         self.clear()
-        self._searched = message_id
-        set_searched(widget, True)
+        self.mark_searched(message_id)
         if marks is not None:
             browser = content_browser(widget)
             if browser is not None:
@@ -909,6 +908,17 @@ class MessageJump(QObject):
         self._marks.update(marks)
         for message_id in marks:
             self._apply(message_id)
+
+    def mark_searched(self, message_id: int) -> None:
+        """Mark ``message_id`` as the message searched for (the one marked before is not)."""
+        previous, self._searched = self._searched, message_id
+        if previous is not None and previous != message_id:
+            widget = self._chat.widget(previous)
+            if widget is not None:
+                set_searched(widget, False)
+        widget = self._chat.widget(message_id)
+        if widget is not None:
+            set_searched(widget, True)
 
     def clear(self) -> None:
         """Unmark everything (another conversation opens, a new search)."""
@@ -1201,13 +1211,10 @@ class MessageSearchUi(QObject):
         jump.set_marks(self._find_marks(message_id, occurrence))
         if not scroll:
             return
-        widget = self._chat.widget(message_id)
         current = jump.marked().get(message_id, [])
         index = min(occurrence, len(current) - 1) if current else -1
         jump.scroll_to(message_id, current[index] if index >= 0 else None)
-        if widget is not None:
-            for other in self._chat.findChildren(type(widget)):
-                set_searched(other, other is widget)
+        jump.mark_searched(message_id)
 
     def _find_marks(self, current_id: int, occurrence: int) -> dict[int, _Marks]:
         """The find's text in every message shown, its current occurrence apart."""

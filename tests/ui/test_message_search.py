@@ -26,6 +26,7 @@ from etos_desktop.core.storage.message_fts import IndexCount
 from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.ui import theme
 from etos_desktop.ui.message_search import MessageSearchDialog, content_browser
+from etos_desktop.ui.message_widget import MessageWidget
 from tests.helpers.chat_app import idle, send, start_app, stop_app
 from tests.helpers.chat_view import assert_view_equals_reopen
 from tests.helpers.contrast import AA, contrast_ratio
@@ -292,6 +293,7 @@ async def test_ctrl_f_finds_in_the_open_conversation_beyond_the_loaded_messages(
     _press(bar.field, Qt.Key.Key_Escape)
     assert not bar.isVisible()
     assert jump.marked() == {}
+    assert not any(w.property("searchHit") for w in chat.findChildren(MessageWidget))
     assert QApplication.focusWidget() is chat.composer
     await assert_view_equals_reopen(app)
 
