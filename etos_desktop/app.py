@@ -33,6 +33,7 @@ from etos_desktop.ui.main_window import MainWindow
 from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
+    from etos_desktop.core.chat.search import MessageIndexer
     from etos_desktop.core.clock import Clock
     from etos_desktop.core.memory.access import MemoryAccess
     from etos_desktop.core.profile.access import ProfileAccess
@@ -202,6 +203,7 @@ class EtosApp:
         self.summaries: SummaryAccess | None = None
         self.profile: ProfileAccess | None = None
         self.jobs: BackgroundJobs | None = None
+        self.message_indexer: MessageIndexer | None = None
         self.changes_bridge: ChangesBridge | None = None
         self._clock = clock
         self._background_jobs = background_jobs
@@ -331,6 +333,7 @@ class EtosApp:
             self.window.sidebar.set_conversations(summaries, None)  # type: ignore[arg-type]
         await loop.run_in_executor(None, _import_heavy)
 
+        from etos_desktop.core.chat.search import MessageIndexer, MessageSearch
         from etos_desktop.core.chat.service import ChatService
         from etos_desktop.core.clock import SystemClock
         from etos_desktop.core.context.language import language_for_locale
@@ -370,7 +373,10 @@ class EtosApp:
         self.registry = ProviderRegistry(
             self.settings, self.secrets, self.env, self._provider_factory or make_provider
         )
-        repo = ChatRepository(self.db)
+        # Indexes the messages from before the search index once the window is up, and merges
+        # the index after deletes (core/chat/search.py); the repository keeps it in step.
+        self.message_indexer = MessageIndexer(self.db)
+        repo = ChatRepository(self.db, after_delete=self.message_indexer.note_deleted)
         attachments = AttachmentRepository(self.db, BlobStore(blob_root(self.data_dir)))
         # The one hub every data change is published on; the bridge re-emits it for the UI.
         changes = ChangeHub()
@@ -407,6 +413,9 @@ class EtosApp:
         if self._local_candidates is None:
             self._local_candidates = list(LOCAL_CANDIDATES)
         self.window.attach(self.controller)
+        self.window.message_search.attach(
+            self.controller, MessageSearch(self.db), self.message_indexer
+        )
         self._apply_render_interval()
         self.refresh_providers()
         # Kept as functions, so the notice is put into words again when the language changes.
@@ -445,6 +454,10 @@ class EtosApp:
         if not self.registry.is_configured():
             self.open_settings("providers", first_run=True)
         self.switch_embedder()
+        self._tasks.spawn(
+            self.message_indexer.run(),
+            QCoreApplication.translate("EtosApp", "Older messages were not indexed for search."),
+        )
         self.window.chat.warm_up()
         self.garbage_collector.freeze_startup_objects()
         if self.jobs is not None:
@@ -755,6 +768,7 @@ class EtosApp:
             unsubscribe()
         if self.changes_bridge is not None:
             self.changes_bridge.detach()
+        self.window.message_search.detach()
         if self.controller is not None:
             self.controller.stop()
             await self.controller.wait_idle()

@@ -1,7 +1,8 @@
 """Screenshots of ETOS Desktop on a real X server, in the light and the dark theme.
 
 The main window, the welcome of a new conversation, each Settings page, the context inspector,
-Help → About and Help → Keyboard shortcuts. It starts its own Xvfb and draws with Qt's xcb platform, runs the real app on a temporary data
+Help → About, Help → Keyboard shortcuts, and message search: the search dialog with results
+(and while it still indexes), the conversation it opened at the message, and the find bar. It starts its own Xvfb and draws with Qt's xcb platform, runs the real app on a temporary data
 folder against the test suite's local OpenAI-compatible server (``tests/helpers``), has the
 showcase conversation (``tests/helpers/showcase.py``: a reply with code, a table, a link and a
 quote, a saved memory, a failed reply) and photographs every window.
@@ -245,6 +246,9 @@ async def _take(
             await _attachment_shots(app, server, out, stem, theme, content)
             if math_id is not None:
                 await _math_shots(app, math_id, conversation.id, out, stem, theme)
+            await _search_shots(app, out, stem, theme, content)
+            await app.controller.open_conversation(conversation.id)
+            await app.controller.wait_idle()
         app.window.close()
         await app.shutdown()
         app.window.deleteLater()
@@ -590,6 +594,127 @@ async def _import_shots(qt_app: Any, themes: Sequence[str], out: Path, *, langua
         await app.shutdown()
         app.window.deleteLater()
         await _settle()
+
+
+#: Older conversations for the search pictures: (title, days ago, messages), by content language.
+SEARCH_CONVERSATIONS = {
+    "en": (
+        (
+            "Espresso machine repair",
+            40,
+            (
+                "My espresso machine leaks at the group head again.",
+                "A leak at the group head is usually the gasket: descale the machine, then "
+                "replace the gasket — it is a cheap part.",
+                "Thanks! Which gasket size fits a Gaggia Classic?",
+                "The Gaggia Classic takes an 8.5 mm group gasket.",
+            ),
+        ),
+        (
+            "Weekend in Lisbon",
+            120,
+            (
+                "Where should I have coffee in Lisbon?",
+                "Try a bica at a pastelaria; a bica is Lisbon's espresso, short and strong.",
+            ),
+        ),
+    ),
+    "zh": (
+        (
+            "咖啡机维修",
+            40,
+            (
+                "我的咖啡机冲煮头又漏水了。",
+                "冲煮头漏水多半是密封圈老化：先给咖啡机除垢，再换一个新的密封圈，很便宜。",
+                "谢谢！Gaggia Classic 用多大的密封圈？",
+                "Gaggia Classic 用 8.5 毫米的冲煮头密封圈。",
+            ),
+        ),
+        (
+            "里斯本周末",
+            120,
+            (
+                "在里斯本去哪里喝咖啡比较好？",
+                "去街角的糕点店点一杯 bica，它是里斯本的意式浓缩咖啡，短而浓。",
+            ),
+        ),
+    ),
+}
+SEARCH_QUERY = {"en": "espresso", "zh": "咖啡机"}
+FIND_TEXT = {"en": "gasket", "zh": "密封圈"}
+
+
+async def _search_shots(app: Any, out: Path, stem: str, theme: str, content: str) -> None:
+    """Search all messages (results, and the line while it indexes), the hit opened, Ctrl+F."""
+    from datetime import UTC, datetime, timedelta
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from sqlmodel import Session, select
+
+    from etos_desktop.core.storage.message_fts import IndexCount
+    from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+    from tests.helpers.qt_async import expect_signal
+    from tests.helpers.ui_driver import type_text
+
+    controller = app.controller
+    repo = controller.repo
+    if not getattr(app, "_search_seeded", False):
+        app._search_seeded = True
+        for title, days, texts in SEARCH_CONVERSATIONS[content]:
+            row = await repo.create_conversation(title)
+            for i, text in enumerate(texts):
+                await repo.add_message(row.id, "user" if i % 2 == 0 else "assistant", text)
+            when = datetime.now(UTC) - timedelta(days=days)
+
+            def backdate(session: Session, cid: int = row.id, when: datetime = when) -> None:
+                # Dated as if written then (the repository stamps the clock's time).
+                conversation = session.get(ConversationRow, cid)
+                conversation.created_at = conversation.updated_at = when
+                session.add(conversation)
+                for n, message in enumerate(
+                    session.exec(select(MessageRow).where(MessageRow.conversation_id == cid))
+                ):
+                    message.created_at = when + timedelta(minutes=n)
+                    session.add(message)
+                session.commit()
+
+            await app.db.run(backdate)
+        await controller.refresh_conversations()
+        await controller.wait_idle()
+    window = app.window
+    ui = window.message_search
+    for size, label in ((WINDOW, "large"), ((800, 600), "800x600")):
+        window.resize(*size)
+        await _settle()
+        dialog = ui.open_search()
+        dialog.resize(*((900, 620) if label == "large" else (640, 480)))
+        shown = expect_signal(dialog.results_shown)
+        await type_text(dialog.field, SEARCH_QUERY[content])
+        await asyncio.wait_for(shown, 15)
+        await _settle(0.4)
+        dialog.grab().save(str(out / f"search-{label}-{stem}-{theme}.png"))
+        if label == "large":
+            dialog.set_progress(IndexCount(12_000, 50_000))
+            await _settle(0.2)
+            dialog.grab().save(str(out / f"search-indexing-{stem}-{theme}.png"))
+            dialog.set_progress(None)
+            shown = expect_signal(dialog.results_shown)
+            await asyncio.wait_for(shown, 15)
+        opened = expect_signal(ui.jump.shown)
+        dialog.field.setFocus()
+        QTest.keyClick(dialog.field, Qt.Key.Key_Return)
+        await asyncio.wait_for(opened, 15)
+        await controller.wait_idle()
+        await _settle(0.6)
+        window.grab().save(str(out / f"search-opened-{label}-{stem}-{theme}.png"))
+        ui.open_find()
+        await type_text(ui.find_bar.field, FIND_TEXT[content])
+        await _settle(0.8)
+        window.grab().save(str(out / f"find-{label}-{stem}-{theme}.png"))
+        ui.find_bar.close_bar()
+    window.resize(*WINDOW)
+    await _settle()
 
 
 if __name__ == "__main__":

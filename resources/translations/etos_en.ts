@@ -284,6 +284,23 @@ You can undo this only until you close Settings.</numerusform>
     </message>
 </context>
 <context>
+    <name>MessageSearchDialog</name>
+    <message numerus="yes">
+        <source>More than %n message(s) found; scroll for more.</source>
+        <translation>
+            <numerusform>More than %n message found; scroll for more.</numerusform>
+            <numerusform>More than %n messages found; scroll for more.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message(s) found.</source>
+        <translation>
+            <numerusform>%n message found.</numerusform>
+            <numerusform>%n messages found.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>MessageWidget</name>
     <message numerus="yes">
         <source>Show the whole message (%n more characters)</source>

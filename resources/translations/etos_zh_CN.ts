@@ -1335,6 +1335,10 @@ Why it was chosen: {reason}</source>
         <translation>未能删除不再使用的附件文件。</translation>
     </message>
     <message>
+        <source>Older messages were not indexed for search.</source>
+        <translation>较早的消息未能建立搜索索引。</translation>
+    </message>
+    <message>
         <source>ETOS Desktop cannot start</source>
         <translation>ETOS Desktop 无法启动</translation>
     </message>
@@ -1424,6 +1428,45 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Files of &amp;type:</source>
         <translation>文件类型(&amp;T)：</translation>
+    </message>
+</context>
+<context>
+    <name>FindBar</name>
+    <message>
+        <source>No matches</source>
+        <translation>没有匹配</translation>
+    </message>
+    <message>
+        <source>{current} of {total}</source>
+        <translation>第 {current} 处，共 {total} 处</translation>
+    </message>
+    <message>
+        <source>Find in this conversation</source>
+        <translation>在本对话中查找</translation>
+    </message>
+    <message>
+        <source>Older match (Enter)</source>
+        <translation>更早的匹配（Enter）</translation>
+    </message>
+    <message>
+        <source>Older match</source>
+        <translation>更早的匹配</translation>
+    </message>
+    <message>
+        <source>Newer match (Shift+Enter)</source>
+        <translation>更新的匹配（Shift+Enter）</translation>
+    </message>
+    <message>
+        <source>Newer match</source>
+        <translation>更新的匹配</translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation>关闭（Esc）</translation>
+    </message>
+    <message>
+        <source>Close the find bar</source>
+        <translation>关闭查找栏</translation>
     </message>
 </context>
 <context>
@@ -1857,6 +1900,14 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Searc&amp;h conversations</source>
         <translation>搜索对话(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Search all &amp;messages…</source>
+        <translation>搜索全部消息(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;Find in this conversation…</source>
+        <translation>在本对话中查找(&amp;F)…</translation>
     </message>
     <message>
         <source>&amp;Write a message</source>
@@ -3001,6 +3052,80 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Open document {name}</source>
         <translation>打开文档 {name}</translation>
+    </message>
+</context>
+<context>
+    <name>MessageSearchDialog</name>
+    <message>
+        <source>Search all messages</source>
+        <translation>搜索全部消息</translation>
+    </message>
+    <message>
+        <source>Search every conversation</source>
+        <translation>在所有对话中搜索</translation>
+    </message>
+    <message>
+        <source>Messages found</source>
+        <translation>找到的消息</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>{author}: </source>
+        <translation>{author}：</translation>
+    </message>
+    <message>
+        <source>New conversation</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>The search failed.</source>
+        <translation>搜索失败。</translation>
+    </message>
+    <message>
+        <source>Indexing messages… {done} of {total}. Until it is done, results come from the messages indexed so far.</source>
+        <translation>正在为消息建立索引…已完成 {done} / {total}。完成之前，结果只来自已建立索引的消息。</translation>
+    </message>
+    <message>
+        <source>Type a word or a phrase to search every conversation.</source>
+        <translation>输入词语或短语，在所有对话中搜索。</translation>
+    </message>
+    <message>
+        <source>Search is available once ETOS Desktop has started.</source>
+        <translation>ETOS Desktop 启动完成后即可搜索。</translation>
+    </message>
+    <message>
+        <source>No message contains “{query}”.</source>
+        <translation>没有消息包含“{query}”。</translation>
+    </message>
+    <message numerus="yes">
+        <source>More than %n message(s) found; scroll for more.</source>
+        <translation>
+            <numerusform>找到超过 %n 条消息，向下滚动查看更多。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message(s) found.</source>
+        <translation>
+            <numerusform>找到 %n 条消息。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MessageSearchUi</name>
+    <message>
+        <source>That message is no longer shown in its conversation.</source>
+        <translation>这条消息已不在它的对话中显示。</translation>
+    </message>
+    <message>
+        <source>The message was not opened.</source>
+        <translation>未能打开这条消息。</translation>
+    </message>
+    <message>
+        <source>The conversation was not searched.</source>
+        <translation>未能在本对话中查找。</translation>
     </message>
 </context>
 <context>
@@ -4366,6 +4491,14 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Search conversations</source>
         <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Search the messages of every conversation</source>
+        <translation>搜索所有对话的消息</translation>
+    </message>
+    <message>
+        <source>Find in this conversation (Esc closes)</source>
+        <translation>在本对话中查找（Esc 关闭）</translation>
     </message>
     <message>
         <source>Write a message (focus the composer)</source>
