@@ -33,6 +33,7 @@ from etos_desktop.ui.main_window import MainWindow
 from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
+    from etos_desktop.core.chat.search import MessageIndexer
     from etos_desktop.core.clock import Clock
     from etos_desktop.core.memory.access import MemoryAccess
     from etos_desktop.core.profile.access import ProfileAccess
@@ -206,6 +207,7 @@ class EtosApp:
         self.profile: ProfileAccess | None = None
         self.jobs: BackgroundJobs | None = None
         self.sync: SyncRunner | None = None
+        self.message_indexer: MessageIndexer | None = None
         self.changes_bridge: ChangesBridge | None = None
         self._clock = clock
         self._background_jobs = background_jobs
@@ -335,6 +337,7 @@ class EtosApp:
             self.window.sidebar.set_conversations(summaries, None)  # type: ignore[arg-type]
         await loop.run_in_executor(None, _import_heavy)
 
+        from etos_desktop.core.chat.search import MessageIndexer, MessageSearch
         from etos_desktop.core.chat.service import ChatService
         from etos_desktop.core.clock import SystemClock
         from etos_desktop.core.context.language import language_for_locale
@@ -345,6 +348,11 @@ class EtosApp:
         from etos_desktop.core.providers.presets import LOCAL_CANDIDATES
         from etos_desktop.core.providers.registry import ProviderRegistry
         from etos_desktop.core.providers.secrets import SecretStore
+        from etos_desktop.core.storage.attachments import (
+            AttachmentRepository,
+            BlobStore,
+            blob_root,
+        )
         from etos_desktop.core.storage.database import Database
         from etos_desktop.core.storage.repositories import ChatRepository
         from etos_desktop.core.summaries.access import SummaryAccess
@@ -369,7 +377,11 @@ class EtosApp:
         self.registry = ProviderRegistry(
             self.settings, self.secrets, self.env, self._provider_factory or make_provider
         )
-        repo = ChatRepository(self.db)
+        # Indexes the messages from before the search index once the window is up, and merges
+        # the index after deletes (core/chat/search.py); the repository keeps it in step.
+        self.message_indexer = MessageIndexer(self.db)
+        repo = ChatRepository(self.db, after_delete=self.message_indexer.note_deleted)
+        attachments = AttachmentRepository(self.db, BlobStore(blob_root(self.data_dir)))
         # The one hub every data change is published on; the bridge re-emits it for the UI.
         changes = ChangeHub()
         self.changes_bridge = ChangesBridge(changes, self.window)
@@ -379,9 +391,12 @@ class EtosApp:
         self._apply_memory_limits()
         # Summary recall matches by meaning with whatever embedder memory search uses now.
         self.summaries = SummaryAccess(
-            self.db, clock=clock, embedding=lambda: (engine.embedder, engine.tuning)
+            self.db,
+            clock=clock,
+            embedding=lambda: (engine.embedder, engine.tuning),
+            changes=changes,
         )
-        self.profile = ProfileAccess(self.db, clock=clock)
+        self.profile = ProfileAccess(self.db, clock=clock, changes=changes)
         chat = ChatService(
             repo,
             self.registry,
@@ -392,8 +407,9 @@ class EtosApp:
             profile=self.profile,
             ui_language=lambda: language_for_locale(self.ui_locale.name()),
             changes=changes,
+            attachments=attachments,
         )
-        self.controller = ChatController(repo, chat)
+        self.controller = ChatController(repo, chat, attachments=attachments)
         if self._background_jobs:
             self._build_jobs(changes, clock)
             self._build_sync(changes, clock)
@@ -402,6 +418,9 @@ class EtosApp:
         if self._local_candidates is None:
             self._local_candidates = list(LOCAL_CANDIDATES)
         self.window.attach(self.controller)
+        self.window.message_search.attach(
+            self.controller, MessageSearch(self.db), self.message_indexer
+        )
         self._apply_render_interval()
         self.refresh_providers()
         # Kept as functions, so the notice is put into words again when the language changes.
@@ -422,6 +441,11 @@ class EtosApp:
                 lambda: "⚠ " + notices[0](), lambda: "\n".join(n() for n in notices)
             )
         await repo.delete_empty_conversations()
+        # Files no message names any more (a crash between a delete and their removal).
+        self._tasks.spawn(
+            attachments.sweep(),
+            QCoreApplication.translate("EtosApp", "Unused attachment files were not removed."),
+        )
         await self.controller.refresh_conversations()
         # The window opened on a new conversation; what the user began to write there since
         # the first frame stays there (a message sent is queued for it), so the last
@@ -435,6 +459,10 @@ class EtosApp:
         if not self.registry.is_configured():
             self.open_settings("providers", first_run=True)
         self.switch_embedder()
+        self._tasks.spawn(
+            self.message_indexer.run(),
+            QCoreApplication.translate("EtosApp", "Older messages were not indexed for search."),
+        )
         self.window.chat.warm_up()
         self.garbage_collector.freeze_startup_objects()
         if self.jobs is not None:
@@ -769,6 +797,7 @@ class EtosApp:
             unsubscribe()
         if self.changes_bridge is not None:
             self.changes_bridge.detach()
+        self.window.message_search.detach()
         if self.controller is not None:
             self.controller.stop()
             await self.controller.wait_idle()

@@ -185,6 +185,24 @@ async def choose_folder(parent: QWidget, caption: str, start: str = "") -> str |
     return await await_dialog(dialog, lambda result: _chosen(dialog, result), None)
 
 
+async def choose_open_paths(parent: QWidget, caption: str, name_filter: str) -> list[str]:
+    """Ask for existing files to open (several may be chosen): the OS's chooser, awaited.
+
+    Returns:
+        The chosen paths; empty when cancelled.
+    """
+    dialog = QFileDialog(parent, caption, start_folder(), name_filter)
+    dialog.setObjectName("openFilesDialog")
+    _label_in_ui_language(dialog)
+    dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+    def chosen(result: int) -> list[str]:
+        return dialog.selectedFiles() if result == QDialog.DialogCode.Accepted else []
+
+    return await await_dialog(dialog, chosen, [])
+
+
 def _chosen(dialog: QFileDialog, result: int) -> str | None:
     if result != QDialog.DialogCode.Accepted:
         return None

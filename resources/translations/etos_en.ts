@@ -115,6 +115,13 @@
 <context>
     <name>ImportPreviewDialog</name>
     <message numerus="yes">
+        <source>%n facts</source>
+        <translation>
+            <numerusform>%n fact</numerusform>
+            <numerusform>%n facts</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>%n more</source>
         <translation>
             <numerusform>%n more</numerusform>
@@ -273,6 +280,23 @@ You can undo this only until you close Settings.</numerusform>
         <translation>
             <numerusform>used %n time</numerusform>
             <numerusform>used %n times</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MessageSearchDialog</name>
+    <message numerus="yes">
+        <source>More than %n message(s) found; scroll for more.</source>
+        <translation>
+            <numerusform>More than %n message found; scroll for more.</numerusform>
+            <numerusform>More than %n messages found; scroll for more.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message(s) found.</source>
+        <translation>
+            <numerusform>%n message found.</numerusform>
+            <numerusform>%n messages found.</numerusform>
         </translation>
     </message>
 </context>

@@ -134,6 +134,105 @@
     </message>
 </context>
 <context>
+    <name>AttachmentChip</name>
+    <message>
+        <source>Image, {width} × {height}</source>
+        <translation>图片，{width} × {height}</translation>
+    </message>
+    <message>
+        <source>About {tokens} tokens</source>
+        <translation>约 {tokens} 个 token</translation>
+    </message>
+    <message>
+        <source>Remove from the message</source>
+        <translation>从消息中移除</translation>
+    </message>
+    <message>
+        <source>Remove {name}</source>
+        <translation>移除 {name}</translation>
+    </message>
+</context>
+<context>
+    <name>CardPreviewDialog</name>
+    <message>
+        <source>The card&apos;s text is {length} characters; a personality holds at most {limit}, so it was cut at {kept}.</source>
+        <translation>卡片的文字共 {length} 个字符；性格最多容纳 {limit} 个，已在第 {kept} 个字符处截断。</translation>
+    </message>
+    <message>
+        <source>The name was cut to {limit} characters.</source>
+        <translation>名字已截断为 {limit} 个字符。</translation>
+    </message>
+    <message>
+        <source>Something that looks like a password, key or ID number in {fields} was replaced with {marker}.</source>
+        <translation>{fields}中像密码、密钥或证件号码的内容已替换为 {marker}。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <comment>between the parts of a list</comment>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>Not used by ETOS Desktop: {fields}.</source>
+        <translation>ETOS Desktop 不使用：{fields}。</translation>
+    </message>
+    <message>
+        <source>The card has no picture: the avatar stays as it is.</source>
+        <translation>这张卡片没有图片：头像保持不变。</translation>
+    </message>
+    <message>
+        <source>The card&apos;s picture cannot be shown: the avatar stays as it is.</source>
+        <translation>无法显示卡片的图片：头像保持不变。</translation>
+    </message>
+    <message>
+        <source>It contains invisible characters, shown here as \u… escapes.</source>
+        <translation>其中含有不可见字符，这里以 \u… 转义显示。</translation>
+    </message>
+    <message>
+        <source>Using it replaces the name, personality and avatar on this page; press Save to keep them.</source>
+        <translation>使用后将替换本页的名字、性格和头像；按“保存”后生效。</translation>
+    </message>
+    <message>
+        <source>Import a character card</source>
+        <translation>导入角色卡</translation>
+    </message>
+    <message>
+        <source>Character card {version} · {container}</source>
+        <translation>角色卡 {version} · {container}</translation>
+    </message>
+    <message>
+        <source>by {creator}</source>
+        <translation>作者 {creator}</translation>
+    </message>
+    <message>
+        <source>version {version}</source>
+        <translation>版本 {version}</translation>
+    </message>
+    <message>
+        <source>tags: {tags}</source>
+        <translation>标签：{tags}</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名字</translation>
+    </message>
+    <message>
+        <source>Personality</source>
+        <translation>性格</translation>
+    </message>
+    <message>
+        <source>The card&apos;s picture</source>
+        <translation>卡片的图片</translation>
+    </message>
+    <message>
+        <source>Use as persona</source>
+        <translation>用作人设</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
     <name>ChatController</name>
     <message>
         <source>The conversation list was not refreshed.</source>
@@ -207,6 +306,10 @@
         <source>(empty)</source>
         <translation>（空）</translation>
     </message>
+    <message>
+        <source>about {tokens} tokens</source>
+        <translation>约 {tokens} 个 token</translation>
+    </message>
 </context>
 <context>
     <name>ChatPanel</name>
@@ -267,6 +370,14 @@
         <translation>取消</translation>
     </message>
     <message>
+        <source>Attach images or files (or drop them here, or paste an image)</source>
+        <translation>附加图片或文件（也可以拖到这里，或粘贴图片）</translation>
+    </message>
+    <message>
+        <source>Attach files</source>
+        <translation>附加文件</translation>
+    </message>
+    <message>
         <source>Loading…</source>
         <translation>加载中…</translation>
     </message>
@@ -325,6 +436,18 @@
     <message>
         <source>Too long to send: about {tokens} tokens, and {model} takes {room} for a message in this conversation. Shorten it, or pick a model with a larger context.</source>
         <translation>太长，无法发送：约 {tokens} 个 token，而在这个对话中 {model} 一条消息最多可接受 {room} 个。请缩短它，或选择上下文更大的模型。</translation>
+    </message>
+    <message>
+        <source>{model} does not accept images. Remove the images, pick a model that accepts them, or say in Settings → Providers that this one does.</source>
+        <translation>{model} 不接受图片。请移除图片、换一个接受图片的模型，或在“设置 → 服务商”中说明这个模型接受图片。</translation>
+    </message>
+    <message>
+        <source>Images and documents ({patterns});;All files (*)</source>
+        <translation>图片和文档 ({patterns});;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>The attachment was not opened.</source>
+        <translation>未能打开附件。</translation>
     </message>
     <message>
         <source>Resend edited message</source>
@@ -484,12 +607,40 @@ Why it was chosen: {reason}</source>
         <translation>在本次会话中本对话的第一条消息时取得（{time}），之后本次会话的每条消息都原样发送，以保持系统消息不变；30 分钟没有消息或应用重启后，会话结束。</translation>
     </message>
     <message>
+        <source>Earlier attachment: {name}</source>
+        <translation>之前的附件：{name}</translation>
+    </message>
+    <message>
+        <source>Attachment: {name}</source>
+        <translation>附件：{name}</translation>
+    </message>
+    <message>
+        <source>Sent as an image (an image_url part with a data URL).</source>
+        <translation>作为图片发送（带 data URL 的 image_url 部分）。</translation>
+    </message>
+    <message>
+        <source>Sent as a fenced document block before the message&apos;s words, labelled as material and not instructions.</source>
+        <translation>作为带标记的文档块放在消息文字之前发送，并注明是资料而不是指令。</translation>
+    </message>
+    <message>
+        <source>Not sent: a one-line note names it (an image older than the last three of your messages, or a model that takes no images).</source>
+        <translation>未发送：只用一行说明提到它（它是你最近三条消息之前的图片，或者模型不接受图片）。</translation>
+    </message>
+    <message>
+        <source>Not sent: its file is missing from the data folder.</source>
+        <translation>未发送：数据文件夹里找不到它的文件。</translation>
+    </message>
+    <message>
         <source>Your message, sent last.</source>
         <translation>你的消息，最后发送。</translation>
     </message>
     <message>
         <source>Sent last, after the memories that were put at its top (see Memories):</source>
         <translation>最后发送，开头放了记忆（见“记忆”）：</translation>
+    </message>
+    <message>
+        <source>Sent last, with its attachments (below) before your words:</source>
+        <translation>最后发送，附件（见下方）放在你的文字之前：</translation>
     </message>
     <message>
         <source>Sent last, exactly as you wrote it:</source>
@@ -872,6 +1023,13 @@ Why it was chosen: {reason}</source>
     </message>
 </context>
 <context>
+    <name>DocumentViewerDialog</name>
+    <message>
+        <source>The text the model was sent: about {tokens} tokens</source>
+        <translation>发送给模型的文字：约 {tokens} 个 token</translation>
+    </message>
+</context>
+<context>
     <name>ErrorText</name>
     <message>
         <source>The server rejected the API key. Check the key in Settings.</source>
@@ -954,8 +1112,56 @@ Why it was chosen: {reason}</source>
         <translation>出错了：{detail}</translation>
     </message>
     <message>
+        <source>{model} does not accept images, so nothing was sent. Remove the images or pick a model that accepts them; if this one does, say so in Settings → Providers.</source>
+        <translation>{model} 不接受图片，所以没有发送任何内容。请移除图片或换一个接受图片的模型；如果这个模型其实接受，请在“设置 → 服务商”中说明。</translation>
+    </message>
+    <message>
         <source>It no longer exists: it may have been deleted meanwhile.</source>
         <translation>它已不存在：可能刚刚被删除了。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: it is larger than {size} MB.</source>
+        <translation>未附加“{name}”：文件超过 {size} MB。</translation>
+    </message>
+    <message>
+        <source>At most {limit} files can go with one message.</source>
+        <translation>一条消息最多附带 {limit} 个文件。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: the file is empty.</source>
+        <translation>未附加“{name}”：文件是空的。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: it is not a text file, whatever its name says.</source>
+        <translation>未附加“{name}”：不管文件名怎么写，它都不是文本文件。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: only images (PNG, JPEG, GIF, WebP, BMP), PDFs and text files (text, Markdown, code, CSV, JSON…) can be attached.</source>
+        <translation>未附加“{name}”：只能附加图片（PNG、JPEG、GIF、WebP、BMP）、PDF 和文本文件（纯文本、Markdown、代码、CSV、JSON…）。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: it is not an image the app can read.</source>
+        <translation>未附加“{name}”：它不是本应用能读取的图片。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: the image has too many pixels.</source>
+        <translation>未附加“{name}”：图片像素太多。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: the PDF is protected by a password.</source>
+        <translation>未附加“{name}”：这个 PDF 设有密码保护。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: the PDF has no text to read (scanned pages?).</source>
+        <translation>未附加“{name}”：这个 PDF 里没有可读取的文字（是扫描件吗？）。</translation>
+    </message>
+    <message>
+        <source>Attachments are not available right now.</source>
+        <translation>现在无法使用附件。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: it could not be read.</source>
+        <translation>未附加“{name}”：无法读取该文件。</translation>
     </message>
     <message>
         <source>The data folder is read-only: nothing new could be saved. Your earlier data is unchanged.</source>
@@ -1125,6 +1331,14 @@ Why it was chosen: {reason}</source>
         <translation>摘要任务未能按新设置重新安排。</translation>
     </message>
     <message>
+        <source>Unused attachment files were not removed.</source>
+        <translation>未能删除不再使用的附件文件。</translation>
+    </message>
+    <message>
+        <source>Older messages were not indexed for search.</source>
+        <translation>较早的消息未能建立搜索索引。</translation>
+    </message>
+    <message>
         <source>Sync did not start.</source>
         <translation>同步没有启动。</translation>
     </message>
@@ -1221,6 +1435,45 @@ Why it was chosen: {reason}</source>
     </message>
 </context>
 <context>
+    <name>FindBar</name>
+    <message>
+        <source>No matches</source>
+        <translation>没有匹配</translation>
+    </message>
+    <message>
+        <source>{current} of {total}</source>
+        <translation>第 {current} 处，共 {total} 处</translation>
+    </message>
+    <message>
+        <source>Find in this conversation</source>
+        <translation>在本对话中查找</translation>
+    </message>
+    <message>
+        <source>Older match (Enter)</source>
+        <translation>更早的匹配（Enter）</translation>
+    </message>
+    <message>
+        <source>Older match</source>
+        <translation>更早的匹配</translation>
+    </message>
+    <message>
+        <source>Newer match (Shift+Enter)</source>
+        <translation>更新的匹配（Shift+Enter）</translation>
+    </message>
+    <message>
+        <source>Newer match</source>
+        <translation>更新的匹配</translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation>关闭（Esc）</translation>
+    </message>
+    <message>
+        <source>Close the find bar</source>
+        <translation>关闭查找栏</translation>
+    </message>
+</context>
+<context>
     <name>GeneralPage</name>
     <message>
         <source>The background jobs&apos; status was not read.</source>
@@ -1232,6 +1485,20 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Close</source>
         <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>ImageViewerDialog</name>
+    <message>
+        <source>{width} × {height} pixels, as sent to the model</source>
+        <translation>{width} × {height} 像素，即发送给模型的尺寸</translation>
+    </message>
+</context>
+<context>
+    <name>ImportFactsModel</name>
+    <message>
+        <source>Line {n}</source>
+        <translation>第 {n} 行</translation>
     </message>
 </context>
 <context>
@@ -1273,6 +1540,40 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Entry {n}: {why}</source>
         <translation>第 {n} 条：{why}</translation>
+    </message>
+    <message>
+        <source>Facts to import</source>
+        <translation>要导入的事实</translation>
+    </message>
+    <message>
+        <source>Untick what should not be kept. A line that reads like a remark about the list comes unticked; facts you already have are listed below and not imported again.</source>
+        <translation>取消勾选不想保留的条目。像是对列表本身的说明的行默认不勾选；你已有的事实列在下方，不会重复导入。</translation>
+    </message>
+    <message>
+        <source>{kind} · {facts}</source>
+        <translation>{kind} · {facts}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n facts</source>
+        <translation>
+            <numerusform>%n 条事实</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Line {n}</source>
+        <translation>第 {n} 行</translation>
+    </message>
+    <message>
+        <source>Already in your memories (not imported again)</source>
+        <translation>已在你的记忆中（不再重复导入）</translation>
+    </message>
+    <message>
+        <source>Line {n}: {why}</source>
+        <translation>第 {n} 行：{why}</translation>
+    </message>
+    <message>
+        <source>Left out</source>
+        <translation>未导入的行</translation>
     </message>
     <message>
         <source>, </source>
@@ -1609,6 +1910,14 @@ Why it was chosen: {reason}</source>
         <translation>搜索对话(&amp;H)</translation>
     </message>
     <message>
+        <source>Search all &amp;messages…</source>
+        <translation>搜索全部消息(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;Find in this conversation…</source>
+        <translation>在本对话中查找(&amp;F)…</translation>
+    </message>
+    <message>
         <source>&amp;Write a message</source>
         <translation>写消息(&amp;W)</translation>
     </message>
@@ -1807,6 +2116,34 @@ Why it was chosen: {reason}</source>
     <message>
         <source>invalid {field}</source>
         <translation>{field}无效</translation>
+    </message>
+    <message>
+        <source>ChatGPT memory list</source>
+        <translation>ChatGPT 记忆列表</translation>
+    </message>
+    <message>
+        <source>Claude memory</source>
+        <translation>Claude 记忆</translation>
+    </message>
+    <message>
+        <source>Markdown list</source>
+        <translation>Markdown 列表</translation>
+    </message>
+    <message>
+        <source>Text list</source>
+        <translation>文本列表</translation>
+    </message>
+    <message>
+        <source>Line {n}: the same as line {first}</source>
+        <translation>第 {n} 行：与第 {first} 行相同</translation>
+    </message>
+    <message>
+        <source>Line {n}: a table row</source>
+        <translation>第 {n} 行：表格行</translation>
+    </message>
+    <message>
+        <source>Line {n}: a heading or a note</source>
+        <translation>第 {n} 行：标题或说明</translation>
     </message>
     <message>
         <source>Text</source>
@@ -2177,6 +2514,14 @@ Why it was chosen: {reason}</source>
         <translation>从 JSON 导入…</translation>
     </message>
     <message>
+        <source>Import a memory list (ChatGPT, Claude, text)…</source>
+        <translation>导入记忆列表（ChatGPT、Claude、文本）…</translation>
+    </message>
+    <message>
+        <source>A list of facts, one per line or bullet: what ChatGPT or Claude gives when asked to list everything it remembers about you, or a Markdown or text file.</source>
+        <translation>一份事实列表，每行或每个项目符号一条：让 ChatGPT 或 Claude 列出它记得的关于你的一切时给出的内容，或一个 Markdown、文本文件。</translation>
+    </message>
+    <message>
         <source>Export as JSON…</source>
         <translation>导出为 JSON…</translation>
     </message>
@@ -2319,6 +2664,10 @@ You can undo this only until you close Settings.</source>
         <translation>
             <numerusform>已找回 %n 条记忆。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Lists of facts (*.txt *.md *.markdown);;All files (*)</source>
+        <translation>事实列表 (*.txt *.md *.markdown);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Export memories as JSON</source>
@@ -2663,6 +3012,14 @@ You can undo this only until you close Settings.</source>
         <translation>文件已损坏：其中有两条记忆编号相同。</translation>
     </message>
     <message>
+        <source>The file cannot be read: it is neither a memory export nor a text list of facts, or it is damaged.</source>
+        <translation>无法读取文件：它既不是记忆导出文件，也不是文本形式的事实列表，或者已损坏。</translation>
+    </message>
+    <message>
+        <source>The file holds no facts to import: only headings or empty lines.</source>
+        <translation>文件中没有可导入的事实：只有标题或空行。</translation>
+    </message>
+    <message>
         <source>The file is damaged: its list of memories cannot be read.</source>
         <translation>文件已损坏：无法读取其中的记忆列表。</translation>
     </message>
@@ -2684,6 +3041,99 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>{n} characters</source>
         <translation>{n} 个字符</translation>
+    </message>
+</context>
+<context>
+    <name>MessageAttachments</name>
+    <message>
+        <source>Open image {name}</source>
+        <translation>打开图片 {name}</translation>
+    </message>
+    <message>
+        <source>{name} ({width} × {height}) — click to open</source>
+        <translation>{name}（{width} × {height}）— 点击打开</translation>
+    </message>
+    <message>
+        <source>{name} · about {tokens} tokens</source>
+        <translation>{name} · 约 {tokens} 个 token</translation>
+    </message>
+    <message>
+        <source>Open document {name}</source>
+        <translation>打开文档 {name}</translation>
+    </message>
+</context>
+<context>
+    <name>MessageSearchDialog</name>
+    <message>
+        <source>Search all messages</source>
+        <translation>搜索全部消息</translation>
+    </message>
+    <message>
+        <source>Search every conversation</source>
+        <translation>在所有对话中搜索</translation>
+    </message>
+    <message>
+        <source>Messages found</source>
+        <translation>找到的消息</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>{author}: </source>
+        <translation>{author}：</translation>
+    </message>
+    <message>
+        <source>New conversation</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>The search failed.</source>
+        <translation>搜索失败。</translation>
+    </message>
+    <message>
+        <source>Indexing messages… {done} of {total}. Until it is done, results come from the messages indexed so far.</source>
+        <translation>正在为消息建立索引…已完成 {done} / {total}。完成之前，结果只来自已建立索引的消息。</translation>
+    </message>
+    <message>
+        <source>Type a word or a phrase to search every conversation.</source>
+        <translation>输入词语或短语，在所有对话中搜索。</translation>
+    </message>
+    <message>
+        <source>Search is available once ETOS Desktop has started.</source>
+        <translation>ETOS Desktop 启动完成后即可搜索。</translation>
+    </message>
+    <message>
+        <source>No message contains “{query}”.</source>
+        <translation>没有消息包含“{query}”。</translation>
+    </message>
+    <message numerus="yes">
+        <source>More than %n message(s) found; scroll for more.</source>
+        <translation>
+            <numerusform>找到超过 %n 条消息，向下滚动查看更多。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message(s) found.</source>
+        <translation>
+            <numerusform>找到 %n 条消息。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MessageSearchUi</name>
+    <message>
+        <source>That message is no longer shown in its conversation.</source>
+        <translation>这条消息已不在它的对话中显示。</translation>
+    </message>
+    <message>
+        <source>The message was not opened.</source>
+        <translation>未能打开这条消息。</translation>
+    </message>
+    <message>
+        <source>The conversation was not searched.</source>
+        <translation>未能在本对话中查找。</translation>
     </message>
 </context>
 <context>
@@ -2821,6 +3271,101 @@ You can undo this only until you close Settings.</source>
     </message>
 </context>
 <context>
+    <name>PersonaCards</name>
+    <message>
+        <source>The file is too large to be a character card.</source>
+        <translation>文件太大，不可能是角色卡。</translation>
+    </message>
+    <message>
+        <source>This file is not a character card: a card is a PNG image or a JSON file made by SillyTavern or another app for character cards.</source>
+        <translation>这个文件不是角色卡：角色卡是由 SillyTavern 或其他角色卡应用制作的 PNG 图片或 JSON 文件。</translation>
+    </message>
+    <message>
+        <source>The PNG file is damaged: its parts do not check out.</source>
+        <translation>PNG 文件已损坏：其数据块校验不通过。</translation>
+    </message>
+    <message>
+        <source>This PNG image holds no character card (no “chara” or “ccv3” text).</source>
+        <translation>这张 PNG 图片里没有角色卡（没有“chara”或“ccv3”文本）。</translation>
+    </message>
+    <message>
+        <source>The card&apos;s text is larger than a character card&apos;s can be.</source>
+        <translation>卡片的文字超出了角色卡可能的大小。</translation>
+    </message>
+    <message>
+        <source>The card inside the image is damaged: it is not base64 text.</source>
+        <translation>图片中的角色卡已损坏：它不是 base64 文本。</translation>
+    </message>
+    <message>
+        <source>The card is damaged: its text is not readable JSON.</source>
+        <translation>角色卡已损坏：其文字不是可读的 JSON。</translation>
+    </message>
+    <message>
+        <source>The card is damaged: its JSON is nested far too deep.</source>
+        <translation>角色卡已损坏：其 JSON 嵌套过深。</translation>
+    </message>
+    <message>
+        <source>The card is damaged: its JSON is not an object.</source>
+        <translation>角色卡已损坏：其 JSON 不是对象。</translation>
+    </message>
+    <message>
+        <source>The card is of a kind the app cannot read (“{spec}”); it reads Character Card V1, V2 and V3.</source>
+        <translation>这种角色卡（“{spec}”）本应用无法读取；支持 Character Card V1、V2 和 V3。</translation>
+    </message>
+    <message>
+        <source>The card is damaged: its field “{field}” has the wrong type.</source>
+        <translation>角色卡已损坏：字段“{field}”的类型不对。</translation>
+    </message>
+    <message>
+        <source>The card has no name.</source>
+        <translation>角色卡没有名字。</translation>
+    </message>
+    <message>
+        <source>The card&apos;s picture is too large ({limit} pixels a side at most).</source>
+        <translation>卡片的图片太大（每边最多 {limit} 像素）。</translation>
+    </message>
+    <message>
+        <source>the name</source>
+        <translation>名字</translation>
+    </message>
+    <message>
+        <source>the description</source>
+        <translation>描述</translation>
+    </message>
+    <message>
+        <source>the personality</source>
+        <translation>性格</translation>
+    </message>
+    <message>
+        <source>the scenario</source>
+        <translation>场景</translation>
+    </message>
+    <message>
+        <source>the system prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>the first message</source>
+        <translation>开场白</translation>
+    </message>
+    <message>
+        <source>other greetings</source>
+        <translation>其他问候语</translation>
+    </message>
+    <message>
+        <source>example dialogue</source>
+        <translation>示例对话</translation>
+    </message>
+    <message>
+        <source>post-history instructions</source>
+        <translation>历史后指令</translation>
+    </message>
+    <message>
+        <source>the lorebook</source>
+        <translation>世界书</translation>
+    </message>
+</context>
+<context>
     <name>PersonaOverrideDialog</name>
     <message>
         <source>Persona for this conversation</source>
@@ -2890,6 +3435,26 @@ You can undo this only until you close Settings.</source>
         <translation>留空的项使用灰色显示的默认值。</translation>
     </message>
     <message>
+        <source>Character card</source>
+        <translation>角色卡</translation>
+    </message>
+    <message>
+        <source>Import character card…</source>
+        <translation>导入角色卡…</translation>
+    </message>
+    <message>
+        <source>Fill this page from a character card: a PNG or JSON file from SillyTavern or another app for character cards (V1, V2 or V3). A preview shows it first.</source>
+        <translation>用角色卡填写本页：来自 SillyTavern 或其他角色卡应用的 PNG 或 JSON 文件（V1、V2 或 V3）。导入前会先显示预览。</translation>
+    </message>
+    <message>
+        <source>Export as card…</source>
+        <translation>导出为角色卡…</translation>
+    </message>
+    <message>
+        <source>Save this persona as a character card (V2): a PNG with the avatar, or JSON.</source>
+        <translation>把这个人设保存为角色卡（V2）：带头像的 PNG，或 JSON。</translation>
+    </message>
+    <message>
         <source>This file is not an image the app can show.</source>
         <translation>这个文件不是应用能显示的图片。</translation>
     </message>
@@ -2912,6 +3477,46 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Built-in avatar</source>
         <translation>内置头像</translation>
+    </message>
+    <message>
+        <source>The character card was not imported.</source>
+        <translation>角色卡未导入。</translation>
+    </message>
+    <message>
+        <source>The persona was not exported.</source>
+        <translation>人设未导出。</translation>
+    </message>
+    <message>
+        <source>Import a character card</source>
+        <translation>导入角色卡</translation>
+    </message>
+    <message>
+        <source>Character cards (*.png *.json);;All files (*)</source>
+        <translation>角色卡 (*.png *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>The file could not be read: {error}</source>
+        <translation>无法读取文件：{error}</translation>
+    </message>
+    <message>
+        <source>The card “{name}” is on this page: press Save to use it.</source>
+        <translation>角色卡“{name}”已填入本页：按“保存”后使用。</translation>
+    </message>
+    <message>
+        <source>Character card, PNG (*.png)</source>
+        <translation>角色卡，PNG (*.png)</translation>
+    </message>
+    <message>
+        <source>Character card, JSON (*.json)</source>
+        <translation>角色卡，JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Export the persona as a character card</source>
+        <translation>把人设导出为角色卡</translation>
+    </message>
+    <message>
+        <source>Exported “{name}” as a character card to {path}.</source>
+        <translation>已将“{name}”作为角色卡导出到 {path}。</translation>
     </message>
 </context>
 <context>
@@ -3316,6 +3921,10 @@ You can undo this only until you close Settings.</source>
         <translation>上下文窗口</translation>
     </message>
     <message>
+        <source>Images</source>
+        <translation>图片</translation>
+    </message>
+    <message>
         <source>Choose or type a model</source>
         <translation>选择或输入模型</translation>
     </message>
@@ -3346,6 +3955,10 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>The context window of the chat model. Leave it at the built-in size unless the server runs the model with a different window; it applies to this model name in every provider.</source>
         <translation>对话模型的上下文窗口。除非服务器以不同的窗口运行该模型，否则保持内置大小即可；设置对所有服务商中同名的模型都生效。</translation>
+    </message>
+    <message>
+        <source>Whether the chat model accepts images. Automatic follows the app&apos;s list of known models; it applies to this model name in every provider.</source>
+        <translation>对话模型是否接受图片。“自动”按应用内置的已知模型列表判断；设置对所有服务商中同名的模型都生效。</translation>
     </message>
     <message>
         <source>Single system message only</source>
@@ -3402,6 +4015,26 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Show</source>
         <translation>显示</translation>
+    </message>
+    <message>
+        <source>Automatic (accepts images)</source>
+        <translation>自动（接受图片）</translation>
+    </message>
+    <message>
+        <source>Automatic (text only)</source>
+        <translation>自动（仅文字）</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>This model accepts images</source>
+        <translation>这个模型接受图片</translation>
+    </message>
+    <message>
+        <source>This model does not accept images</source>
+        <translation>这个模型不接受图片</translation>
     </message>
     <message>
         <source>Built-in size ({size} tokens)</source>
@@ -3894,6 +4527,14 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Search conversations</source>
         <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Search the messages of every conversation</source>
+        <translation>搜索所有对话的消息</translation>
+    </message>
+    <message>
+        <source>Find in this conversation (Esc closes)</source>
+        <translation>在本对话中查找（Esc 关闭）</translation>
     </message>
     <message>
         <source>Write a message (focus the composer)</source>

@@ -68,6 +68,10 @@ ALLOWED_WORDS = frozenset(
         "OneDrive",
         "iCloud",
         "Nextcloud",
+        "ChatGPT",  # the apps whose memory lists and character cards are imported
+        "Claude",
+        "SillyTavern",
+        "PNG",
     }
 )
 _ALLOWED = (

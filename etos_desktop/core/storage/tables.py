@@ -350,3 +350,34 @@ class SyncStateRow(SQLModel, table=True):
 
     key: str = Field(primary_key=True)
     value: bytes
+
+
+class MessageAttachmentRow(SQLModel, table=True):
+    """A file attached to a user message (DESIGN §12): what it was and where its bytes are.
+
+    The bytes are a content-addressed file in the data folder (``storage.attachments``),
+    named by ``sha256``: an image as it is sent (oriented, downscaled, re-encoded), a document
+    as the text that is sent (UTF-8). Rows go with their message (and so their conversation);
+    a file no row names any more is removed.
+    """
+
+    __tablename__ = "message_attachment"
+
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: int = Field(foreign_key="message.id", index=True, ondelete="CASCADE")
+    #: Its place among the message's attachments.
+    position: int = 0
+    #: ``image`` or ``document``.
+    kind: str
+    #: The file's name as the user had it (shown, and given to the model).
+    name: str
+    #: An image: the stored image's type. A document: the original's (``application/pdf``).
+    mime: str
+    #: The original file's size in bytes.
+    size: int
+    sha256: str = Field(index=True)
+    #: A document's token estimate; an image's is the fixed estimate per image part.
+    tokens: int = 0
+    width: int | None = None
+    height: int | None = None
+    created_at: datetime
