@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from etos_desktop.core.storage.database import Database
     from etos_desktop.core.summaries.access import SummaryAccess
     from etos_desktop.services.jobs import BackgroundJobs
+    from etos_desktop.services.sync_runner import SyncRunner
     from etos_desktop.ui.changes_bridge import ChangesBridge
     from etos_desktop.ui.chat_controller import ChatController
 
@@ -58,6 +59,8 @@ HEAVY_MODULES = (
     "etos_desktop.core.chat.service",
     # The scheduler (APScheduler) too: it is never imported before the first frame.
     "etos_desktop.services.jobs",
+    # Sync (pycrdt, cryptography): its page exists whether sync is on or not.
+    "etos_desktop.services.sync_runner",
     # Imported by the scheduler's start; on the UI thread it waited for the import lock held
     # by these imports (a 74 ms stall measured right after start-up).
     "apscheduler.executors.asyncio",
@@ -203,6 +206,7 @@ class EtosApp:
         self.summaries: SummaryAccess | None = None
         self.profile: ProfileAccess | None = None
         self.jobs: BackgroundJobs | None = None
+        self.sync: SyncRunner | None = None
         self.message_indexer: MessageIndexer | None = None
         self.changes_bridge: ChangesBridge | None = None
         self._clock = clock
@@ -408,6 +412,7 @@ class EtosApp:
         self.controller = ChatController(repo, chat, attachments=attachments)
         if self._background_jobs:
             self._build_jobs(changes, clock)
+            self._build_sync(changes, clock)
         self._follow_settings()
         self._probe = openai_provider.probe_local_servers
         if self._local_candidates is None:
@@ -468,6 +473,12 @@ class EtosApp:
                 self.jobs.start(),
                 QCoreApplication.translate("EtosApp", "The background jobs did not start."),
             )
+        if self.sync is not None:
+            # Its first pass runs now, on its own thread (it waits for nothing of the jobs').
+            self._tasks.spawn(
+                self.sync.start(),
+                QCoreApplication.translate("EtosApp", "Sync did not start."),
+            )
 
     def _build_jobs(self, changes: ChangeHub, clock: Clock) -> None:
         """The background jobs (after the heavy imports)."""
@@ -491,6 +502,23 @@ class EtosApp:
             memory=self.memory,
             backup_dir=paths.backups_dir(self.data_dir),
             profile=self.profile,
+        )
+
+    def _build_sync(self, changes: ChangeHub, clock: Clock) -> None:
+        """The sync runner, on the background jobs' scheduler (after the heavy imports)."""
+        from etos_desktop.services.sync_runner import SyncRunner
+
+        assert self.db is not None
+        assert self.secrets is not None
+        assert self.jobs is not None
+        self.sync = SyncRunner(
+            db=self.db,
+            settings=self.settings,
+            secrets=self.secrets,
+            changes=changes,
+            scheduler=self.jobs.scheduler,
+            clock=clock,
+            memory=self.memory,
         )
 
     def _on_changes_changed(self, change: DataChange) -> None:
@@ -718,6 +746,7 @@ class EtosApp:
                 jobs=self.jobs,
                 changes=self.changes_bridge,
                 clock=self._clock,
+                sync=self.sync,
                 parent=self.window,
             )
             dialog.finished.connect(self._on_dialog_finished)
@@ -775,6 +804,9 @@ class EtosApp:
         self._reembed_cancel.set()
         self._tasks.cancel_all()
         await self._tasks.wait_idle()
+        if self.sync is not None:
+            # A running pass ends on its thread first: it writes the database.
+            await self.sync.shutdown()
         if self.jobs is not None:
             # A running job is cancelled at its next await; its writes are single shielded
             # transactions, finished before the database closes.

@@ -1,8 +1,9 @@
 """Screenshots of ETOS Desktop on a real X server, in the light and the dark theme.
 
-The main window, the welcome of a new conversation, each Settings page, the context inspector,
-Help → About, Help → Keyboard shortcuts, and message search: the search dialog with results
-(and while it still indexes), the conversation it opened at the message, and the find bar. It starts its own Xvfb and draws with Qt's xcb platform, runs the real app on a temporary data
+The main window, the welcome of a new conversation, each Settings page (Settings → Sync also at
+800×600 off, on with another device, and with an error), the context inspector, Help → About,
+Help → Keyboard shortcuts, and message search: the search dialog with results (and while it
+still indexes), the conversation it opened at the message, and the find bar. It starts its own Xvfb and draws with Qt's xcb platform, runs the real app on a temporary data
 folder against the test suite's local OpenAI-compatible server (``tests/helpers``), has the
 showcase conversation (``tests/helpers/showcase.py``: a reply with code, a table, a link and a
 quote, a saved memory, a failed reply) and photographs every window.
@@ -56,10 +57,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--only",
-        choices=("all", "attachments", "imports"),
+        choices=("all", "attachments", "imports", "sync"),
         default="all",
         help="take every picture, or only the attachments' (composer, message, viewer, "
-        "refusal), or only the memory list and character card import previews",
+        "refusal), or only the memory list and character card import previews, or only "
+        "Settings → Sync at 800×600 (off, on, an error)",
     )
     return parser.parse_args(argv)
 
@@ -175,7 +177,8 @@ async def _take(
         app.window.resize(*WINDOW)
         app.window.show()
         only_attachments = getattr(args, "only", "all") == "attachments"
-        if not readme and not only_attachments:
+        only_sync = getattr(args, "only", "all") == "sync"
+        if not readme and not only_attachments and not only_sync:
             await _first_frame_shot(app, out, f"{language}-{content}", themes[0], content)
         await app.start()
         await showcase.fill(app, server, content)
@@ -194,6 +197,12 @@ async def _take(
             await _settle()
             if only_attachments:
                 await _attachment_shots(app, server, out, stem, theme, content)
+                continue
+            if only_sync:
+                dialog = app.open_settings("sync")
+                await _sync_shots(app, dialog, out, stem, theme)
+                dialog.reject()
+                await _settle()
                 continue
             if readme:
                 # From the question on: the reply's code, table, quote and link show.
@@ -224,6 +233,7 @@ async def _take(
                 await dialog.wait_idle()
                 await _settle()
                 dialog.grab().save(str(out / f"settings-{name}-{stem}-{theme}.png"))
+            await _sync_shots(app, dialog, out, stem, theme)
             dialog.reject()
             await _settle()
 
@@ -338,6 +348,75 @@ async def _composer_shots(app: Any, out: Path, stem: str, theme: str) -> None:
     app.window.resize(*WINDOW)
     app.settings.set_model_context("fake-chat", None)
     await _settle()
+
+
+async def _sync_shots(app: Any, dialog: Any, out: Path, stem: str, theme: str) -> None:
+    """Settings → Sync at 800×600: off, on after a pass with another device, and an error.
+
+    The other device is a second data folder synced through the core (``SyncService``); the
+    sync folder is a temporary one, kept for the app's run.
+    """
+    from etos_desktop.core.memory.engine import MemoryEngine
+    from etos_desktop.core.settings import paths
+    from etos_desktop.core.storage.database import Database
+    from etos_desktop.core.sync.service import SyncService
+    from etos_desktop.core.sync.transport import FolderTransport
+
+    runner = app.sync
+    if runner is None:
+        return
+    if not hasattr(app, "_shots_sync_dir"):
+        app._shots_sync_dir = tempfile.TemporaryDirectory(prefix="etos-sync-")
+    root = Path(app._shots_sync_dir.name)
+    folder = root / "Syncthing" / "ETOS"
+    folder.mkdir(parents=True, exist_ok=True)
+    passphrase = "lantern harbour market 47"
+    dialog.resize(800, 600)
+    dialog.show_page("sync")
+    page = dialog.sync_page
+    if runner.status().enabled:
+        await runner.turn_off()
+    page._fill_setup(runner.status().location)
+    page._render()
+    await _settle(0.4)
+    dialog.grab().save(str(out / f"settings-sync-off-800x600-{stem}-{theme}.png"))
+
+    laptop_dir = root / "laptop"
+    laptop_db = Database(paths.database_path(laptop_dir), paths.backups_dir(laptop_dir))
+    laptop_db.open()
+    laptop = MemoryEngine(laptop_db)
+    try:
+        text = "我住在杭州" if stem.endswith("zh") else "I moved to Hangzhou in March"
+        laptop.save(f"{text} ({theme})")
+        service = SyncService(
+            laptop_db, FolderTransport(folder), passphrase, device_name="ThinkPad"
+        )
+        await asyncio.to_thread(service.sync_once)
+        # Set up on the page, as the user does.
+        page.kind_combo.setCurrentIndex(page.kind_combo.findData("folder"))
+        page.folder_edit.setText(str(folder))
+        page.passphrase_edit.setText(passphrase)
+        page.confirm_edit.setText(passphrase)
+        page.name_edit.setText("Desktop")
+        page.turn_on_button.click()
+        await page.wait_idle()
+        await runner.wait_idle()
+        await asyncio.to_thread(service.sync_once)
+    finally:
+        laptop.close()
+        laptop_db.close()
+    page._render()
+    await _settle(0.4)
+    dialog.grab().save(str(out / f"settings-sync-on-800x600-{stem}-{theme}.png"))
+
+    hidden = root / "unplugged"
+    folder.rename(hidden)
+    await runner.sync_now()
+    page._render()
+    await _settle(0.4)
+    dialog.grab().save(str(out / f"settings-sync-error-800x600-{stem}-{theme}.png"))
+    hidden.rename(folder)
+    await runner.sync_now()
 
 
 def _sample_picture(path: Path) -> None:
