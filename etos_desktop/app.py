@@ -217,6 +217,9 @@ class EtosApp:
         # Background work of the app itself (choosing the embedder…): failures are shown in the
         # status bar with what was not done, and logged once.
         self._tasks = TaskSet(report=self._on_task_failed)
+        # Work that lives as long as the app (the message indexer's loop): apart, so that
+        # waiting for the app's background work to end does not wait for the app to quit.
+        self._resident = TaskSet(report=self._on_task_failed)
         self._reembed_cancel = threading.Event()
         # Created by ``run_app`` on the running loop: asyncio is imported after the first frame.
         self.closed: Any = None
@@ -459,7 +462,7 @@ class EtosApp:
         if not self.registry.is_configured():
             self.open_settings("providers", first_run=True)
         self.switch_embedder()
-        self._tasks.spawn(
+        self._resident.spawn(
             self.message_indexer.run(),
             QCoreApplication.translate("EtosApp", "Older messages were not indexed for search."),
         )
@@ -803,7 +806,9 @@ class EtosApp:
             await self.controller.wait_idle()
         self._reembed_cancel.set()
         self._tasks.cancel_all()
+        self._resident.cancel_all()
         await self._tasks.wait_idle()
+        await self._resident.wait_idle()
         if self.sync is not None:
             # A running pass ends on its thread first: it writes the database.
             await self.sync.shutdown()
