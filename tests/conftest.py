@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,15 @@ import pytest
 # in a child pytest on a real X server (Xvfb) and asks for the xcb platform through ETOS_TEST_QPA.
 os.environ["QT_QPA_PLATFORM"] = os.environ.get("ETOS_TEST_QPA", "offscreen")
 os.environ.setdefault("QT_LOGGING_RULES", "qt.qpa.*=false")
+
+# The run starts ~60 Python processes that import the same modules (the xdist workers, the app,
+# the CLI and the translation tool in subprocesses, child pytests). Under PYTHONDONTWRITEBYTECODE
+# (or -B) each one compiled the package, and pytest rewrote and compiled every test module
+# again: collecting the suite took 21 s of CPU in each worker, 9 s with the .pyc files. So the
+# test processes write the usual __pycache__ folders (ignored by git) and read them back.
+if sys.dont_write_bytecode:
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 @pytest.fixture(autouse=True)
