@@ -71,10 +71,10 @@ def usual_umask() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def use_embedder() -> Any:
-    """The embedded USE model, loaded once for the whole run (≈1 s, ≈120 MB)."""
-    from etos_desktop.core.providers.embedders import UseEmbedder
+    """The embedded USE model, loaded once per test process (the apps tests start share it)."""
+    from tests.helpers.embedders import shared_use
 
-    embedder = UseEmbedder()
+    embedder = shared_use()
     embedder.load()
     return embedder
 
