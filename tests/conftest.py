@@ -106,7 +106,13 @@ def _needs_qt(path: Path) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark ``gui`` every test that needs Qt, so ``pytest -m "not gui"`` is the fast loop."""
+    """Mark ``gui`` every test that needs Qt, so ``pytest -m "not gui"`` is the fast loop.
+
+    The ``slow`` tests (subprocesses, 2-15 s each) go first: collected in file order, the
+    automatic-language walk under zh_CN (a child pytest) was among the last tests, and one
+    xdist worker ran it alone at the end while the other had finished.
+    """
     for item in items:
         if _needs_qt(Path(str(item.path))):
             item.add_marker(pytest.mark.gui)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
