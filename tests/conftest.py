@@ -47,6 +47,23 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
     return tmp_path / "data"
 
 
+_STORAGE_TESTS = Path(__file__).parent / "core" / "storage"
+
+
+@pytest.fixture(autouse=True)
+def migrated_template(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """New database files start as a copy of one migrated once (``tests/helpers/migrated.py``).
+
+    Not for the storage tests (``tests/core/storage``): they test the migrations themselves.
+    """
+    if Path(str(request.node.path)).is_relative_to(_STORAGE_TESTS):
+        return
+    from etos_desktop.core.storage import database
+    from tests.helpers.migrated import migrate_from_template
+
+    monkeypatch.setattr(database, "migrate", migrate_from_template)
+
+
 @pytest.fixture
 def server() -> Iterator[Any]:
     """A local OpenAI-compatible server without a key check (tests that need one override it)."""
