@@ -154,6 +154,9 @@ class EtosApp:
             the start-up benchmark turns them off to measure what they cost.
         translations: Loads the translators for a UI locale (tests pass their own); default
             Qt's own and the app's ``.qm`` files (``load_translations``).
+        use_factory: Builds the built-in USE embedder when memory search chooses it (tests
+            pass one that hands out a model loaded once per process); default a new
+            ``UseEmbedder``.
     """
 
     def __init__(
@@ -166,6 +169,7 @@ class EtosApp:
         clock: Clock | None = None,
         background_jobs: bool = True,
         translations: Callable[[QLocale], Sequence[QTranslator]] | None = None,
+        use_factory: Callable[[], Any] | None = None,
     ) -> None:
         self.qt_app = qt_app
         self.env = dict(env)
@@ -212,6 +216,7 @@ class EtosApp:
         self._clock = clock
         self._background_jobs = background_jobs
         self._embedder_task: Any = None
+        self._use_factory = use_factory
         self._unsubscribe: list[Callable[[], None]] = []
         self._reschedule_queued = False
         # Background work of the app itself (choosing the embedder…): failures are shown in the
@@ -631,7 +636,11 @@ class EtosApp:
         """
         import asyncio
 
-        from etos_desktop.core.providers.embedders import EndpointSettings, choose_embedder
+        from etos_desktop.core.providers.embedders import (
+            EndpointSettings,
+            UseEmbedder,
+            choose_embedder,
+        )
 
         if self.memory is None or self.registry is None:
             return
@@ -648,8 +657,10 @@ class EtosApp:
                 default.embedding_model,
                 default.base_url,
             )
+        use_factory = self._use_factory or UseEmbedder
         choice = await loop.run_in_executor(
-            None, lambda: choose_embedder(endpoint, loop=loop, load_use=True)
+            None,
+            lambda: choose_embedder(endpoint, loop=loop, use_factory=use_factory, load_use=True),
         )
         for skipped in choice.skipped:
             log.info(

@@ -48,6 +48,9 @@ def test_tray_icon_on_a_real_tray_host(tray_display: str, tmp_path: Path) -> Non
             "pytest",
             str(ROOT / "tests" / "e2e" / "tray_scenario.py"),
             "-q",
+            # One test: xdist workers (-n auto in addopts) would each start and collect.
+            "-n",
+            "0",
             "-p",
             "no:cacheprovider",
             "--timeout=120",

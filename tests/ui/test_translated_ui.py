@@ -270,6 +270,9 @@ def test_automatic_language_under_a_chinese_locale(tmp_path: Path) -> None:
             "pytest",
             f"{__file__}::test_nothing_is_left_in_english_under_chinese[auto]",
             "-q",
+            # One test: xdist workers (-n auto in addopts) would each start and collect.
+            "-n",
+            "0",
             "-p",
             "no:cacheprovider",
             "--basetemp",
