@@ -22,6 +22,7 @@ def job_name(name: JobName) -> str:
         JobName.PROFILE: QCoreApplication.translate("JobText", "User profile"),
         JobName.CONSOLIDATION: QCoreApplication.translate("JobText", "Memory consolidation"),
         JobName.BACKUP: QCoreApplication.translate("JobText", "Database backup"),
+        JobName.CHECKINS: QCoreApplication.translate("JobText", "Check-ins"),
     }[name]
 
 
@@ -74,6 +75,10 @@ def job_error_text(stored: str | None) -> str:
             QCoreApplication.translate(
                 "JobText", "The model's profile broke the rules for profiles."
             ),
+        )
+    if code == "checkin_rejected":
+        return QCoreApplication.translate(
+            "JobText", "The model answered with nothing, so no check-in was shown."
         )
     if code == "profile_stale":
         return QCoreApplication.translate(
