@@ -25,6 +25,7 @@ All but titles run one at a time. A failure is logged and recorded, never raised
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta, tzinfo
@@ -139,10 +140,11 @@ class BackgroundJobs:
             changes=changes,
             lane=self._lane,
         )
+        checkins = CheckinAccess(db)
         self._checkin_jobs = CheckinJobs(
-            checkins=CheckinAccess(db),
+            checkins=checkins,
             writer=CheckinWriter(
-                CheckinAccess(db),
+                checkins,
                 providers,
                 settings,
                 clock,
@@ -295,8 +297,12 @@ class BackgroundJobs:
         return await self._checkin_jobs.derive()
 
     async def checkin_decision(self) -> CheckinDecision:
-        """When the next check-in comes, or why none will (the rule, as things are now)."""
-        return await self._checkin_jobs.decide()
+        """When the next check-in comes (its job's time once scheduled), or why none will."""
+        decision = await self._checkin_jobs.decide()
+        scheduled = self.next_checkin_at()
+        if decision.at is not None and scheduled is not None:
+            return dataclasses.replace(decision, at=scheduled)
+        return decision
 
     async def checkin_personas(self) -> list[Persona]:
         """Who may check in, the most recently used first."""

@@ -31,6 +31,7 @@ from etos_desktop.ui.message_widget import MessageWidget
 from etos_desktop.ui.settings.checkins_section import CheckinsSection
 from etos_desktop.ui.settings.general_page import GeneralPage
 from tests.helpers.chat_app import first_frame_app, idle, send, stop_app
+from tests.helpers.chat_view import assert_view_equals_reopen, chat_view
 from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Text, background
 from tests.helpers.qt_async import expect_signal
 from tests.helpers.ui_driver import click, wait_until
@@ -145,7 +146,7 @@ def sidebar_rows(app: EtosApp) -> list[tuple[str, bool]]:
     ]
 
 
-def chat_view(app: EtosApp) -> tuple[Any, ...]:
+def checkin_view(app: EtosApp) -> tuple[Any, ...]:
     """What the open conversation shows: the mark at its top and its messages."""
     chat = app.window.chat
     widgets = [w for w in chat.findChildren(MessageWidget) if w.isVisibleTo(chat)]
@@ -221,11 +222,13 @@ async def test_done_when_a_check_in_fires_at_the_set_time_marked_notified_and_in
         app.tray.icon.messageClicked.emit()
         await asyncio.wait_for(opened, TIMEOUT)
         await idle(app)
-        view = chat_view(app)
+        view = checkin_view(app)
         assert view[0] is True
         assert view[1].startswith("👋 Mia started this conversation: a check-in, ")
         assert view[2] == [("assistant", GREETING)]
         assert view[3] == [False]  # nothing to regenerate: it answers no message
+        live = await assert_view_equals_reopen(app)
+        assert live.title == "Check-in"
 
         # The inspector shows the request behind it.
         greeting = next(w for w in app.window.chat.findChildren(MessageWidget) if w.isVisible())
@@ -254,7 +257,8 @@ async def test_done_when_a_check_in_fires_at_the_set_time_marked_notified_and_in
         assert sidebar_rows(app) == list_then
         await app.controller.open_conversation(app.window.sidebar.model.conversation(0).id)
         await idle(app)
-        assert chat_view(app) == view
+        assert checkin_view(app) == view
+        assert chat_view(app.window.chat) == live
         assert app.jobs.next_checkin_at() == local(6, 9)
         dialog, _page, section = await open_general(app)
         assert section.enabled_check.isChecked()
@@ -262,6 +266,16 @@ async def test_done_when_a_check_in_fires_at_the_set_time_marked_notified_and_in
         assert section.status_label.text() == "Next check-in: 2026-01-06 09:00"
         dialog.reject()
         await dialog.wait_idle()
+
+        # The user answers: the greeting is the start of the history the chat sends.
+        server.script(Text("Wonderful, enjoy Gion!"))
+        outcome = await send(app, "Yes, booked it yesterday!")
+        assert outcome[0] == "finished"
+        body = [r.body for r in server.chat_requests() if r.body.get("stream")][-1]
+        assert [m["role"] for m in body["messages"]] == ["system", "assistant", "user"]
+        assert body["messages"][1]["content"] == GREETING
+        assert body["messages"][0]["content"].startswith("Your name is Mia.")
+        await assert_view_equals_reopen(app)
     finally:
         await stop_app(app)
 
