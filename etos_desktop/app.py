@@ -39,6 +39,7 @@ from etos_desktop.ui.main_window import MainWindow
 from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
+    from etos_desktop.core.chat.search import MessageIndexer
     from etos_desktop.core.clock import Clock
     from etos_desktop.core.memory.access import MemoryAccess
     from etos_desktop.core.profile.access import ProfileAccess
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from etos_desktop.core.storage.database import Database
     from etos_desktop.core.summaries.access import SummaryAccess
     from etos_desktop.services.jobs import BackgroundJobs
+    from etos_desktop.services.sync_runner import SyncRunner
     from etos_desktop.ui.changes_bridge import ChangesBridge
     from etos_desktop.ui.chat_controller import ChatController
 
@@ -63,6 +65,8 @@ HEAVY_MODULES = (
     "etos_desktop.core.chat.service",
     # The scheduler (APScheduler) too: it is never imported before the first frame.
     "etos_desktop.services.jobs",
+    # Sync (pycrdt, cryptography): its page exists whether sync is on or not.
+    "etos_desktop.services.sync_runner",
     # Imported by the scheduler's start; on the UI thread it waited for the import lock held
     # by these imports (a 74 ms stall measured right after start-up).
     "apscheduler.executors.asyncio",
@@ -208,6 +212,8 @@ class EtosApp:
         self.summaries: SummaryAccess | None = None
         self.profile: ProfileAccess | None = None
         self.jobs: BackgroundJobs | None = None
+        self.sync: SyncRunner | None = None
+        self.message_indexer: MessageIndexer | None = None
         self.changes_bridge: ChangesBridge | None = None
         self._clock = clock
         self._background_jobs = background_jobs
@@ -218,6 +224,9 @@ class EtosApp:
         # Background work of the app itself (choosing the embedder…): failures are shown in the
         # status bar with what was not done, and logged once.
         self._tasks = TaskSet(report=self._on_task_failed)
+        # Work that lives as long as the app (the message indexer's loop): apart, so that
+        # waiting for the app's background work to end does not wait for the app to quit.
+        self._resident = TaskSet(report=self._on_task_failed)
         self._reembed_cancel = threading.Event()
         # Created by ``run_app`` on the running loop: asyncio is imported after the first frame.
         self.closed: Any = None
@@ -339,6 +348,7 @@ class EtosApp:
             self.window.sidebar.set_conversations(summaries, None)  # type: ignore[arg-type]
         await loop.run_in_executor(None, _import_heavy)
 
+        from etos_desktop.core.chat.search import MessageIndexer, MessageSearch
         from etos_desktop.core.chat.service import ChatService
         from etos_desktop.core.clock import SystemClock
         from etos_desktop.core.context.language import language_for_locale
@@ -378,7 +388,10 @@ class EtosApp:
         self.registry = ProviderRegistry(
             self.settings, self.secrets, self.env, self._provider_factory or make_provider
         )
-        repo = ChatRepository(self.db)
+        # Indexes the messages from before the search index once the window is up, and merges
+        # the index after deletes (core/chat/search.py); the repository keeps it in step.
+        self.message_indexer = MessageIndexer(self.db)
+        repo = ChatRepository(self.db, after_delete=self.message_indexer.note_deleted)
         attachments = AttachmentRepository(self.db, BlobStore(blob_root(self.data_dir)))
         # The one hub every data change is published on; the bridge re-emits it for the UI.
         changes = ChangeHub()
@@ -410,11 +423,15 @@ class EtosApp:
         self.controller = ChatController(repo, chat, attachments=attachments)
         if self._background_jobs:
             self._build_jobs(changes, clock)
+            self._build_sync(changes, clock)
         self._follow_settings()
         self._probe = openai_provider.probe_local_servers
         if self._local_candidates is None:
             self._local_candidates = list(LOCAL_CANDIDATES)
         self.window.attach(self.controller)
+        self.window.message_search.attach(
+            self.controller, MessageSearch(self.db), self.message_indexer
+        )
         self._apply_render_interval()
         self.refresh_providers()
         # Kept as functions, so the notice is put into words again when the language changes.
@@ -453,6 +470,10 @@ class EtosApp:
         if not self.registry.is_configured():
             self.open_settings("providers", first_run=True)
         self.switch_embedder()
+        self._resident.spawn(
+            self.message_indexer.run(),
+            QCoreApplication.translate("EtosApp", "Older messages were not indexed for search."),
+        )
         self.window.chat.warm_up()
         self.garbage_collector.freeze_startup_objects()
         if self.jobs is not None:
@@ -462,6 +483,12 @@ class EtosApp:
             self._tasks.spawn(
                 self.jobs.start(),
                 QCoreApplication.translate("EtosApp", "The background jobs did not start."),
+            )
+        if self.sync is not None:
+            # Its first pass runs now, on its own thread (it waits for nothing of the jobs').
+            self._tasks.spawn(
+                self.sync.start(),
+                QCoreApplication.translate("EtosApp", "Sync did not start."),
             )
 
     def _build_jobs(self, changes: ChangeHub, clock: Clock) -> None:
@@ -486,6 +513,23 @@ class EtosApp:
             memory=self.memory,
             backup_dir=paths.backups_dir(self.data_dir),
             profile=self.profile,
+        )
+
+    def _build_sync(self, changes: ChangeHub, clock: Clock) -> None:
+        """The sync runner, on the background jobs' scheduler (after the heavy imports)."""
+        from etos_desktop.services.sync_runner import SyncRunner
+
+        assert self.db is not None
+        assert self.secrets is not None
+        assert self.jobs is not None
+        self.sync = SyncRunner(
+            db=self.db,
+            settings=self.settings,
+            secrets=self.secrets,
+            changes=changes,
+            scheduler=self.jobs.scheduler,
+            clock=clock,
+            memory=self.memory,
         )
 
     def _on_changes_changed(self, change: DataChange) -> None:
@@ -750,6 +794,7 @@ class EtosApp:
                 jobs=self.jobs,
                 changes=self.changes_bridge,
                 clock=self._clock,
+                sync=self.sync,
                 parent=self.window,
             )
             dialog.finished.connect(self._on_dialog_finished)
@@ -800,12 +845,18 @@ class EtosApp:
             unsubscribe()
         if self.changes_bridge is not None:
             self.changes_bridge.detach()
+        self.window.message_search.detach()
         if self.controller is not None:
             self.controller.stop()
             await self.controller.wait_idle()
         self._reembed_cancel.set()
         self._tasks.cancel_all()
+        self._resident.cancel_all()
         await self._tasks.wait_idle()
+        await self._resident.wait_idle()
+        if self.sync is not None:
+            # A running pass ends on its thread first: it writes the database.
+            await self.sync.shutdown()
         if self.jobs is not None:
             # A running job is cancelled at its next await; its writes are single shielded
             # transactions, finished before the database closes.

@@ -1,7 +1,9 @@
 """Screenshots of ETOS Desktop on a real X server, in the light and the dark theme.
 
-The main window, the welcome of a new conversation, each Settings page, the context inspector,
-Help → About and Help → Keyboard shortcuts. It starts its own Xvfb and draws with Qt's xcb platform, runs the real app on a temporary data
+The main window, the welcome of a new conversation, each Settings page (Settings → Sync also at
+800×600 off, on with another device, and with an error), the context inspector, Help → About,
+Help → Keyboard shortcuts, and message search: the search dialog with results (and while it
+still indexes), the conversation it opened at the message, and the find bar. It starts its own Xvfb and draws with Qt's xcb platform, runs the real app on a temporary data
 folder against the test suite's local OpenAI-compatible server (``tests/helpers``), has the
 showcase conversation (``tests/helpers/showcase.py``: a reply with code, a table, a link and a
 quote, a saved memory, a failed reply) and photographs every window.
@@ -55,11 +57,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--only",
-        choices=("all", "attachments", "imports", "checkins"),
+        choices=("all", "attachments", "imports", "sync", "checkins"),
         default="all",
         help="take every picture, or only the attachments' (composer, message, viewer, "
-        "refusal), or only the memory list and character card import previews, or only the "
-        "check-ins' (the Settings group, the marked conversation in the list and the chat)",
+        "refusal), or only the memory list and character card import previews, or only "
+        "Settings → Sync at 800×600 (off, on, an error), or only the check-ins' (the Settings "
+        "group, the marked conversation in the list and the chat, the inspector)",
     )
     return parser.parse_args(argv)
 
@@ -178,7 +181,8 @@ async def _take(
         app.window.resize(*WINDOW)
         app.window.show()
         only_attachments = getattr(args, "only", "all") == "attachments"
-        if not readme and not only_attachments:
+        only_sync = getattr(args, "only", "all") == "sync"
+        if not readme and not only_attachments and not only_sync:
             await _first_frame_shot(app, out, f"{language}-{content}", themes[0], content)
         await app.start()
         await showcase.fill(app, server, content)
@@ -188,12 +192,21 @@ async def _take(
         assert conversation.id is not None
         await app.controller.update_conversation(conversation.id, title=TITLES[content])
         await app.controller.wait_idle()
+        math_id = None if readme else await _math_conversation(app, server, content)
+        await app.controller.open_conversation(conversation.id)
+        await app.controller.wait_idle()
         stem = f"{language}-{content}"
         for theme in themes:
             app.apply_theme(theme)
             await _settle()
             if only_attachments:
                 await _attachment_shots(app, server, out, stem, theme, content)
+                continue
+            if only_sync:
+                dialog = app.open_settings("sync")
+                await _sync_shots(app, dialog, out, stem, theme)
+                dialog.reject()
+                await _settle()
                 continue
             if readme:
                 # From the question on: the reply's code, table, quote and link show.
@@ -224,6 +237,7 @@ async def _take(
                 await dialog.wait_idle()
                 await _settle()
                 dialog.grab().save(str(out / f"settings-{name}-{stem}-{theme}.png"))
+            await _sync_shots(app, dialog, out, stem, theme)
             dialog.reject()
             await _settle()
 
@@ -244,6 +258,11 @@ async def _take(
 
             await _composer_shots(app, out, stem, theme)
             await _attachment_shots(app, server, out, stem, theme, content)
+            if math_id is not None:
+                await _math_shots(app, math_id, conversation.id, out, stem, theme)
+            await _search_shots(app, out, stem, theme, content)
+            await app.controller.open_conversation(conversation.id)
+            await app.controller.wait_idle()
         app.window.close()
         await app.shutdown()
         app.window.deleteLater()
@@ -268,6 +287,43 @@ async def _first_frame_shot(app: Any, out: Path, stem: str, theme: str, content:
     await _settle(0.4)
     app.window.grab().save(str(out / f"queued-at-start-{stem}-{theme}.png"))
     chat.composer.clear()  # an edit cancels the queued send: the showcase starts clean
+
+
+async def _math_conversation(app: Any, server: Any, content: str) -> int:
+    """A new conversation with a reply holding formulas, a bad one, a task list and a quote."""
+    from tests.helpers import showcase
+
+    app.window.new_action.trigger()
+    await app.controller.wait_idle()
+    await showcase.fill_math(app, server, content)
+    current = app.controller.current
+    assert current is not None
+    assert current.id is not None
+    return int(current.id)
+
+
+async def _math_shots(
+    app: Any, math_id: int, back_to: int, out: Path, stem: str, theme: str
+) -> None:
+    """The math reply at the usual size and at 800×600 (formulas laid out in the background)."""
+    from etos_desktop.ui import math_render
+
+    await app.controller.open_conversation(math_id)
+    await app.controller.wait_idle()
+    for size, label in ((WINDOW, "large"), ((800, 600), "800x600")):
+        app.window.resize(*size)
+        await _settle(0.3)
+        for _ in range(100):  # laid out on math_render's thread, then put in place
+            if math_render.wait_until_idle(0.0):
+                break
+            await _settle(0.05)
+        await _settle(0.5)
+        app.window.chat.scroll.verticalScrollBar().setValue(0)
+        await _settle(0.3)
+        app.window.grab().save(str(out / f"math-{label}-{stem}-{theme}.png"))
+    app.window.resize(*WINDOW)
+    await app.controller.open_conversation(back_to)
+    await app.controller.wait_idle()
 
 
 async def _composer_shots(app: Any, out: Path, stem: str, theme: str) -> None:
@@ -296,6 +352,75 @@ async def _composer_shots(app: Any, out: Path, stem: str, theme: str) -> None:
     app.window.resize(*WINDOW)
     app.settings.set_model_context("fake-chat", None)
     await _settle()
+
+
+async def _sync_shots(app: Any, dialog: Any, out: Path, stem: str, theme: str) -> None:
+    """Settings → Sync at 800×600: off, on after a pass with another device, and an error.
+
+    The other device is a second data folder synced through the core (``SyncService``); the
+    sync folder is a temporary one, kept for the app's run.
+    """
+    from etos_desktop.core.memory.engine import MemoryEngine
+    from etos_desktop.core.settings import paths
+    from etos_desktop.core.storage.database import Database
+    from etos_desktop.core.sync.service import SyncService
+    from etos_desktop.core.sync.transport import FolderTransport
+
+    runner = app.sync
+    if runner is None:
+        return
+    if not hasattr(app, "_shots_sync_dir"):
+        app._shots_sync_dir = tempfile.TemporaryDirectory(prefix="etos-sync-")
+    root = Path(app._shots_sync_dir.name)
+    folder = root / "Syncthing" / "ETOS"
+    folder.mkdir(parents=True, exist_ok=True)
+    passphrase = "lantern harbour market 47"
+    dialog.resize(800, 600)
+    dialog.show_page("sync")
+    page = dialog.sync_page
+    if runner.status().enabled:
+        await runner.turn_off()
+    page._fill_setup(runner.status().location)
+    page._render()
+    await _settle(0.4)
+    dialog.grab().save(str(out / f"settings-sync-off-800x600-{stem}-{theme}.png"))
+
+    laptop_dir = root / "laptop"
+    laptop_db = Database(paths.database_path(laptop_dir), paths.backups_dir(laptop_dir))
+    laptop_db.open()
+    laptop = MemoryEngine(laptop_db)
+    try:
+        text = "我住在杭州" if stem.endswith("zh") else "I moved to Hangzhou in March"
+        laptop.save(f"{text} ({theme})")
+        service = SyncService(
+            laptop_db, FolderTransport(folder), passphrase, device_name="ThinkPad"
+        )
+        await asyncio.to_thread(service.sync_once)
+        # Set up on the page, as the user does.
+        page.kind_combo.setCurrentIndex(page.kind_combo.findData("folder"))
+        page.folder_edit.setText(str(folder))
+        page.passphrase_edit.setText(passphrase)
+        page.confirm_edit.setText(passphrase)
+        page.name_edit.setText("Desktop")
+        page.turn_on_button.click()
+        await page.wait_idle()
+        await runner.wait_idle()
+        await asyncio.to_thread(service.sync_once)
+    finally:
+        laptop.close()
+        laptop_db.close()
+    page._render()
+    await _settle(0.4)
+    dialog.grab().save(str(out / f"settings-sync-on-800x600-{stem}-{theme}.png"))
+
+    hidden = root / "unplugged"
+    folder.rename(hidden)
+    await runner.sync_now()
+    page._render()
+    await _settle(0.4)
+    dialog.grab().save(str(out / f"settings-sync-error-800x600-{stem}-{theme}.png"))
+    hidden.rename(folder)
+    await runner.sync_now()
 
 
 def _sample_picture(path: Path) -> None:
@@ -693,6 +818,127 @@ async def _checkin_shots(qt_app: Any, themes: Sequence[str], out: Path, *, langu
         await app.shutdown()
         app.window.deleteLater()
         await _settle()
+
+
+#: Older conversations for the search pictures: (title, days ago, messages), by content language.
+SEARCH_CONVERSATIONS = {
+    "en": (
+        (
+            "Espresso machine repair",
+            40,
+            (
+                "My espresso machine leaks at the group head again.",
+                "A leak at the group head is usually the gasket: descale the machine, then "
+                "replace the gasket — it is a cheap part.",
+                "Thanks! Which gasket size fits a Gaggia Classic?",
+                "The Gaggia Classic takes an 8.5 mm group gasket.",
+            ),
+        ),
+        (
+            "Weekend in Lisbon",
+            120,
+            (
+                "Where should I have coffee in Lisbon?",
+                "Try a bica at a pastelaria; a bica is Lisbon's espresso, short and strong.",
+            ),
+        ),
+    ),
+    "zh": (
+        (
+            "咖啡机维修",
+            40,
+            (
+                "我的咖啡机冲煮头又漏水了。",
+                "冲煮头漏水多半是密封圈老化：先给咖啡机除垢，再换一个新的密封圈，很便宜。",
+                "谢谢！Gaggia Classic 用多大的密封圈？",
+                "Gaggia Classic 用 8.5 毫米的冲煮头密封圈。",
+            ),
+        ),
+        (
+            "里斯本周末",
+            120,
+            (
+                "在里斯本去哪里喝咖啡比较好？",
+                "去街角的糕点店点一杯 bica，它是里斯本的意式浓缩咖啡，短而浓。",
+            ),
+        ),
+    ),
+}
+SEARCH_QUERY = {"en": "espresso", "zh": "咖啡机"}
+FIND_TEXT = {"en": "gasket", "zh": "密封圈"}
+
+
+async def _search_shots(app: Any, out: Path, stem: str, theme: str, content: str) -> None:
+    """Search all messages (results, and the line while it indexes), the hit opened, Ctrl+F."""
+    from datetime import UTC, datetime, timedelta
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from sqlmodel import Session, select
+
+    from etos_desktop.core.storage.message_fts import IndexCount
+    from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+    from tests.helpers.qt_async import expect_signal
+    from tests.helpers.ui_driver import type_text
+
+    controller = app.controller
+    repo = controller.repo
+    if not getattr(app, "_search_seeded", False):
+        app._search_seeded = True
+        for title, days, texts in SEARCH_CONVERSATIONS[content]:
+            row = await repo.create_conversation(title)
+            for i, text in enumerate(texts):
+                await repo.add_message(row.id, "user" if i % 2 == 0 else "assistant", text)
+            when = datetime.now(UTC) - timedelta(days=days)
+
+            def backdate(session: Session, cid: int = row.id, when: datetime = when) -> None:
+                # Dated as if written then (the repository stamps the clock's time).
+                conversation = session.get(ConversationRow, cid)
+                conversation.created_at = conversation.updated_at = when
+                session.add(conversation)
+                for n, message in enumerate(
+                    session.exec(select(MessageRow).where(MessageRow.conversation_id == cid))
+                ):
+                    message.created_at = when + timedelta(minutes=n)
+                    session.add(message)
+                session.commit()
+
+            await app.db.run(backdate)
+        await controller.refresh_conversations()
+        await controller.wait_idle()
+    window = app.window
+    ui = window.message_search
+    for size, label in ((WINDOW, "large"), ((800, 600), "800x600")):
+        window.resize(*size)
+        await _settle()
+        dialog = ui.open_search()
+        dialog.resize(*((900, 620) if label == "large" else (640, 480)))
+        shown = expect_signal(dialog.results_shown)
+        await type_text(dialog.field, SEARCH_QUERY[content])
+        await asyncio.wait_for(shown, 15)
+        await _settle(0.4)
+        dialog.grab().save(str(out / f"search-{label}-{stem}-{theme}.png"))
+        if label == "large":
+            dialog.set_progress(IndexCount(12_000, 50_000))
+            await _settle(0.2)
+            dialog.grab().save(str(out / f"search-indexing-{stem}-{theme}.png"))
+            dialog.set_progress(None)
+            shown = expect_signal(dialog.results_shown)
+            await asyncio.wait_for(shown, 15)
+        opened = expect_signal(ui.jump.shown)
+        dialog.field.setFocus()
+        QTest.keyClick(dialog.field, Qt.Key.Key_Return)
+        await asyncio.wait_for(opened, 15)
+        await controller.wait_idle()
+        await _settle(0.6)
+        window.grab().save(str(out / f"search-opened-{label}-{stem}-{theme}.png"))
+        ui.open_find()
+        await type_text(ui.find_bar.field, FIND_TEXT[content])
+        await _settle(0.8)
+        window.grab().save(str(out / f"find-{label}-{stem}-{theme}.png"))
+        ui.find_bar.close_bar()
+    window.resize(*WINDOW)
+    await _settle()
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ class JobName(StrEnum):
     PROFILE = "profile"
     CONSOLIDATION = "consolidation"
     BACKUP = "backup"
+    SYNC = "sync"
     CHECKINS = "checkins"
 
 

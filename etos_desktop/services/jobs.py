@@ -461,6 +461,9 @@ class BackgroundJobs:
         next_runs = {name: self.scheduler.run_time(name.value) for name in JobName}
         next_runs[JobName.SUMMARIES] = self._summary_jobs.next_run()
         next_runs[JobName.TITLES] = None
-        unavailable = () if self._profile is not None else (JobName.PROFILE,)
+        unavailable = [] if self._profile is not None else [JobName.PROFILE]
+        if not self._settings.get_bool("sync.enabled"):
+            # Sync's passes are run by services/sync_runner.py, on this scheduler.
+            unavailable.append(JobName.SYNC)
         rows = await self.runs.all()
         return job_statuses(rows, next_runs, self._recorder.running, unavailable)

@@ -1021,6 +1021,16 @@ class ChatPanel(QWidget):
     def widget_count(self) -> int:
         return len(self._widgets)
 
+    def loading_older(self) -> bool:
+        """Whether an older page was asked for and is not shown yet."""
+        return self._fetching_older
+
+    def add_bar(self, bar: QWidget) -> None:
+        """Show ``bar`` between the header and the messages (the find bar)."""
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(1, bar)
+
     def widget(self, message_id: int) -> MessageWidget | None:
         return self._widgets.get(message_id)
 

@@ -161,6 +161,10 @@ def describe(error: EtosError) -> ErrorText:
         )
     if code == "storage":
         return ErrorText(_storage_words(error), "")
+    if code.startswith("sync"):
+        from etos_desktop.ui.sync_text import sync_error_words
+
+        return ErrorText(sync_error_words(error), "")
     return ErrorText(
         QCoreApplication.translate("ErrorText", "Something went wrong: {detail}").format(
             detail=error.detail[:200] or code

@@ -51,6 +51,7 @@ from etos_desktop.core.text.cleaning import neutralise_bidi
 from etos_desktop.ui import theme
 from etos_desktop.ui.avatar import avatar_pixmap
 from etos_desktop.ui.labels import plain_tooltip
+from etos_desktop.ui.math_render import MathBrowserMixin
 
 __all__ = ["MemoryNote", "MessageWidget"]
 
@@ -126,7 +127,7 @@ def _render_pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="etos-render")
 
 
-def _append_document(target: QTextBrowser, source: QTextBrowser) -> None:
+def _append_document(target: _ContentBrowser, source: _ContentBrowser) -> None:
     """Append ``source``'s document to ``target``'s, laid out as if rendered as one.
 
     A source that starts with a paragraph, heading or rule needs a new block for it; one that
@@ -143,7 +144,10 @@ def _append_document(target: QTextBrowser, source: QTextBrowser) -> None:
     cursor.movePosition(QTextCursor.MoveOperation.End)
     if not makes_own_block:
         cursor.insertBlock(first.blockFormat(), first.charFormat())
+    target.take_formula_images(source)
     cursor.insertFragment(QTextDocumentFragment(document))
+    if source.math_watching:
+        target.watch_pending_math()  # formulas still being laid out came along
 
 
 def _renumber_copy_links(html: str, offset: int) -> str:
@@ -226,8 +230,11 @@ def has_long_run(text: str, length: int = _LONG_RUN_CHARS) -> bool:
     return False
 
 
-class _ContentBrowser(QTextBrowser):
-    """A read-only QTextBrowser without scrollbars whose height follows its document."""
+class _ContentBrowser(MathBrowserMixin, QTextBrowser):
+    """A read-only QTextBrowser without scrollbars whose height follows its document.
+
+    Its formulas (images, copied as their LaTeX, put in place once laid out) are math_render's.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -1467,6 +1467,14 @@ Why it was chosen: {reason}</source>
         <translation>未能删除不再使用的附件文件。</translation>
     </message>
     <message>
+        <source>Older messages were not indexed for search.</source>
+        <translation>较早的消息未能建立搜索索引。</translation>
+    </message>
+    <message>
+        <source>Sync did not start.</source>
+        <translation>同步没有启动。</translation>
+    </message>
+    <message>
         <source>{name} checked in: see the conversation list</source>
         <translation>{name}来问候你了：请看对话列表</translation>
     </message>
@@ -1564,6 +1572,45 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Files of &amp;type:</source>
         <translation>文件类型(&amp;T)：</translation>
+    </message>
+</context>
+<context>
+    <name>FindBar</name>
+    <message>
+        <source>No matches</source>
+        <translation>没有匹配</translation>
+    </message>
+    <message>
+        <source>{current} of {total}</source>
+        <translation>第 {current} 处，共 {total} 处</translation>
+    </message>
+    <message>
+        <source>Find in this conversation</source>
+        <translation>在本对话中查找</translation>
+    </message>
+    <message>
+        <source>Older match (Enter)</source>
+        <translation>更早的匹配（Enter）</translation>
+    </message>
+    <message>
+        <source>Older match</source>
+        <translation>更早的匹配</translation>
+    </message>
+    <message>
+        <source>Newer match (Shift+Enter)</source>
+        <translation>更新的匹配（Shift+Enter）</translation>
+    </message>
+    <message>
+        <source>Newer match</source>
+        <translation>更新的匹配</translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation>关闭（Esc）</translation>
+    </message>
+    <message>
+        <source>Close the find bar</source>
+        <translation>关闭查找栏</translation>
     </message>
 </context>
 <context>
@@ -1744,6 +1791,10 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Database backup</source>
         <translation>数据库备份</translation>
+    </message>
+    <message>
+        <source>Sync across devices</source>
+        <translation>多设备同步</translation>
     </message>
     <message>
         <source>Check-ins</source>
@@ -2005,6 +2056,14 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Searc&amp;h conversations</source>
         <translation>搜索对话(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Search all &amp;messages…</source>
+        <translation>搜索全部消息(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;Find in this conversation…</source>
+        <translation>在本对话中查找(&amp;F)…</translation>
     </message>
     <message>
         <source>&amp;Write a message</source>
@@ -3152,6 +3211,80 @@ You can undo this only until you close Settings.</source>
     </message>
 </context>
 <context>
+    <name>MessageSearchDialog</name>
+    <message>
+        <source>Search all messages</source>
+        <translation>搜索全部消息</translation>
+    </message>
+    <message>
+        <source>Search every conversation</source>
+        <translation>在所有对话中搜索</translation>
+    </message>
+    <message>
+        <source>Messages found</source>
+        <translation>找到的消息</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>{author}: </source>
+        <translation>{author}：</translation>
+    </message>
+    <message>
+        <source>New conversation</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>The search failed.</source>
+        <translation>搜索失败。</translation>
+    </message>
+    <message>
+        <source>Indexing messages… {done} of {total}. Until it is done, results come from the messages indexed so far.</source>
+        <translation>正在为消息建立索引…已完成 {done} / {total}。完成之前，结果只来自已建立索引的消息。</translation>
+    </message>
+    <message>
+        <source>Type a word or a phrase to search every conversation.</source>
+        <translation>输入词语或短语，在所有对话中搜索。</translation>
+    </message>
+    <message>
+        <source>Search is available once ETOS Desktop has started.</source>
+        <translation>ETOS Desktop 启动完成后即可搜索。</translation>
+    </message>
+    <message>
+        <source>No message contains “{query}”.</source>
+        <translation>没有消息包含“{query}”。</translation>
+    </message>
+    <message numerus="yes">
+        <source>More than %n message(s) found; scroll for more.</source>
+        <translation>
+            <numerusform>找到超过 %n 条消息，向下滚动查看更多。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message(s) found.</source>
+        <translation>
+            <numerusform>找到 %n 条消息。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MessageSearchUi</name>
+    <message>
+        <source>That message is no longer shown in its conversation.</source>
+        <translation>这条消息已不在它的对话中显示。</translation>
+    </message>
+    <message>
+        <source>The message was not opened.</source>
+        <translation>未能打开这条消息。</translation>
+    </message>
+    <message>
+        <source>The conversation was not searched.</source>
+        <translation>未能在本对话中查找。</translation>
+    </message>
+</context>
+<context>
     <name>MessageWidget</name>
     <message>
         <source>Copied</source>
@@ -4266,6 +4399,10 @@ You can undo this only until you close Settings.</source>
         <translation>摘要</translation>
     </message>
     <message>
+        <source>Sync</source>
+        <translation>同步</translation>
+    </message>
+    <message>
         <source>Saving…</source>
         <translation>正在保存…</translation>
     </message>
@@ -4461,6 +4598,30 @@ You can undo this only until you close Settings.</source>
         <translation>保留多少份每日数据库备份，超出后删除最旧的。</translation>
     </message>
     <message>
+        <source>Whether this device syncs its memories with your other devices through a folder or a WebDAV server.</source>
+        <translation>这台设备是否通过一个文件夹或 WebDAV 服务器，与你的其他设备同步记忆。</translation>
+    </message>
+    <message>
+        <source>Where the sync files are kept: a folder that a sync service keeps in step, or a WebDAV server.</source>
+        <translation>同步文件放在哪里：由同步服务保持一致的文件夹，或 WebDAV 服务器。</translation>
+    </message>
+    <message>
+        <source>The folder on this computer that holds the sync files.</source>
+        <translation>这台电脑上存放同步文件的文件夹。</translation>
+    </message>
+    <message>
+        <source>The address of the sync folder on the WebDAV server.</source>
+        <translation>WebDAV 服务器上同步文件夹的地址。</translation>
+    </message>
+    <message>
+        <source>The user name on the WebDAV server; its password is kept in the system keyring.</source>
+        <translation>WebDAV 服务器上的用户名；密码保存在系统密钥环中。</translation>
+    </message>
+    <message>
+        <source>The name your other devices show for this one in a memory&apos;s history; when empty, the computer&apos;s name is used.</source>
+        <translation>你的其他设备在记忆的历史中显示的这台设备的名字；留空则使用电脑的名字。</translation>
+    </message>
+    <message>
         <source>Interface</source>
         <translation>界面</translation>
     </message>
@@ -4546,6 +4707,14 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Search conversations</source>
         <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Search the messages of every conversation</source>
+        <translation>搜索所有对话的消息</translation>
+    </message>
+    <message>
+        <source>Find in this conversation (Esc closes)</source>
+        <translation>在本对话中查找（Esc 关闭）</translation>
     </message>
     <message>
         <source>Write a message (focus the composer)</source>
@@ -5013,6 +5182,404 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>(untitled)</source>
         <translation>（无标题）</translation>
+    </message>
+</context>
+<context>
+    <name>SyncPage</name>
+    <message>
+        <source>Keep your memories the same on your other computers. Each device writes its own encrypted files into a folder that a sync service keeps in step, or onto a WebDAV server; the folder or the server sees only encrypted data.</source>
+        <translation>让你的其他电脑拥有同样的记忆。每台设备把自己的加密文件写进一个由同步服务保持一致的文件夹，或写到 WebDAV 服务器上；文件夹或服务器只能看到加密后的数据。</translation>
+    </message>
+    <message>
+        <source>Sync</source>
+        <translation>同步</translation>
+    </message>
+    <message>
+        <source>Set up sync</source>
+        <translation>设置同步</translation>
+    </message>
+    <message>
+        <source>This device</source>
+        <translation>这台设备</translation>
+    </message>
+    <message>
+        <source>Syncs with</source>
+        <translation>同步位置</translation>
+    </message>
+    <message>
+        <source>Last sync</source>
+        <translation>上次同步</translation>
+    </message>
+    <message>
+        <source>Next sync</source>
+        <translation>下次同步</translation>
+    </message>
+    <message>
+        <source>Other devices</source>
+        <translation>其他设备</translation>
+    </message>
+    <message>
+        <source>Not sent yet</source>
+        <translation>尚未发送</translation>
+    </message>
+    <message>
+        <source>Conflicts</source>
+        <translation>冲突</translation>
+    </message>
+    <message>
+        <source>Files skipped</source>
+        <translation>跳过的文件</translation>
+    </message>
+    <message>
+        <source>Passphrase</source>
+        <translation>同步口令</translation>
+    </message>
+    <message>
+        <source>Use this passphrase</source>
+        <translation>使用这个口令</translation>
+    </message>
+    <message>
+        <source>Sync now</source>
+        <translation>立即同步</translation>
+    </message>
+    <message>
+        <source>Turn off…</source>
+        <translation>关闭…</translation>
+    </message>
+    <message>
+        <source>The passphrase is kept in this computer&apos;s keyring and is the same on every device. It cannot be changed for a folder in use: to use another, turn sync off on every device and set it up again with a new, empty folder.</source>
+        <translation>同步口令保存在这台电脑的密钥环中，每台设备都相同。正在使用的文件夹不能更换口令：要换用新口令，请在每台设备上关闭同步，然后用一个新的空文件夹重新设置。</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>A folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>A WebDAV server</source>
+        <translation>WebDAV 服务器</translation>
+    </message>
+    <message>
+        <source>A folder that Syncthing, Dropbox, OneDrive, iCloud or a Nextcloud client keeps the same on your computers (or a USB stick), or a folder on a WebDAV server such as Jianguoyun or Nextcloud.</source>
+        <translation>由 Syncthing、Dropbox、OneDrive、iCloud 或 Nextcloud 客户端在你的各台电脑上保持一致的文件夹（或 U 盘），或坚果云、Nextcloud 等 WebDAV 服务器上的文件夹。</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>用户名</translation>
+    </message>
+    <message>
+        <source>Password</source>
+        <translation>密码</translation>
+    </message>
+    <message>
+        <source>Kept in the system keyring. Jianguoyun and Nextcloud give an app password for this in their security settings.</source>
+        <translation>保存在系统密钥环中。坚果云和 Nextcloud 在各自的安全设置里提供用于此处的应用密码。</translation>
+    </message>
+    <message>
+        <source>Passphrase again</source>
+        <translation>再次输入口令</translation>
+    </message>
+    <message>
+        <source>Everything is encrypted with it before it leaves this computer. Use the same one on every device: at least 8 characters, a few unrelated words are best. It is kept in the keyring and cannot be recovered, so write it down.</source>
+        <translation>所有数据在离开这台电脑之前都用它加密。每台设备请使用同一个口令：至少 8 个字符，几个互不相关的词最好。它保存在密钥环中，无法找回，请把它记下来。</translation>
+    </message>
+    <message>
+        <source>Turn on sync</source>
+        <translation>开启同步</translation>
+    </message>
+    <message>
+        <source>Device name</source>
+        <translation>设备名称</translation>
+    </message>
+    <message>
+        <source>Never</source>
+        <translation>从未</translation>
+    </message>
+    <message>
+        <source>Now</source>
+        <translation>现在</translation>
+    </message>
+    <message>
+        <source>When the passphrase is entered</source>
+        <translation>输入口令之后</translation>
+    </message>
+    <message>
+        <source>After the next change</source>
+        <translation>下次更改之后</translation>
+    </message>
+    <message>
+        <source>None yet: set sync up on your other devices with the same folder and passphrase.</source>
+        <translation>还没有：请在你的其他设备上用同一个文件夹和口令设置同步。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n local changes</source>
+        <translation>
+            <numerusform>%n 项本机更改</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n merged since the app started; the other versions are in those memories&apos; histories</source>
+        <translation>
+            <numerusform>自应用启动以来合并了 %n 处；另一个版本保存在这些记忆的历史中</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>First sync: {stage}</source>
+        <translation>首次同步：{stage}</translation>
+    </message>
+    <message>
+        <source>First sync: sending this device&apos;s memories and bringing in the other devices&apos;. A large store takes a while; the app stays usable.</source>
+        <translation>首次同步：正在发送这台设备的记忆，并取回其他设备的记忆。记忆很多时需要一些时间；应用可以照常使用。</translation>
+    </message>
+    <message>
+        <source>Syncing…</source>
+        <translation>正在同步…</translation>
+    </message>
+    <message>
+        <source>The sync passphrase is no longer in this computer&apos;s keyring. Enter it again to go on syncing.</source>
+        <translation>这台电脑的密钥环里已经没有同步口令了。请再次输入，以继续同步。</translation>
+    </message>
+    <message>
+        <source>Sync is on.</source>
+        <translation>同步已开启。</translation>
+    </message>
+    <message>
+        <source>Synced at {time}.</source>
+        <translation>已于 {time} 同步。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new memories from other devices.</source>
+        <translation>
+            <numerusform>来自其他设备的新记忆 %n 条。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n memories changed on other devices.</source>
+        <translation>
+            <numerusform>在其他设备上修改的记忆 %n 条。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n memories deleted on other devices.</source>
+        <translation>
+            <numerusform>在其他设备上删除的记忆 %n 条。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Sent: %n changes of this device.</source>
+        <translation>
+            <numerusform>已发送这台设备的 %n 项更改。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n memories from other devices were not taken: they break this device&apos;s limits (the details are in the log).</source>
+        <translation>
+            <numerusform>有 %n 条来自其他设备的记忆没有采用：它们超出了这台设备的限制（详情见日志）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Everything was already the same.</source>
+        <translation>各处已经一致。</translation>
+    </message>
+    <message>
+        <source>Bringing in the other devices&apos; files: {done} of {total}…</source>
+        <translation>正在取回其他设备的文件：{done} / {total}…</translation>
+    </message>
+    <message>
+        <source>Reading this device&apos;s memories…</source>
+        <translation>正在读取这台设备的记忆…</translation>
+    </message>
+    <message>
+        <source>Sending this device&apos;s changes…</source>
+        <translation>正在发送这台设备的更改…</translation>
+    </message>
+    <message>
+        <source>Bringing in the other devices&apos; files…</source>
+        <translation>正在取回其他设备的文件…</translation>
+    </message>
+    <message>
+        <source>Writing what arrived…</source>
+        <translation>正在写入收到的内容…</translation>
+    </message>
+    <message>
+        <source>Tidying the sync folder…</source>
+        <translation>正在整理同步文件夹…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n files could not be used:</source>
+        <translation>
+            <numerusform>有 %n 个文件无法使用：</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>and {count} more</source>
+        <translation>另有 {count} 个</translation>
+    </message>
+    <message>
+        <source>No folder was chosen.</source>
+        <translation>没有选择文件夹。</translation>
+    </message>
+    <message>
+        <source>Choose the sync folder</source>
+        <translation>选择同步文件夹</translation>
+    </message>
+    <message>
+        <source>Sync was not turned on.</source>
+        <translation>同步没有开启。</translation>
+    </message>
+    <message>
+        <source>Choose the sync folder.</source>
+        <translation>请选择同步文件夹。</translation>
+    </message>
+    <message>
+        <source>Enter the address of the folder on the server.</source>
+        <translation>请输入服务器上文件夹的地址。</translation>
+    </message>
+    <message>
+        <source>The passphrase needs at least {count} characters.</source>
+        <translation>口令至少需要 {count} 个字符。</translation>
+    </message>
+    <message>
+        <source>The two passphrases are not the same.</source>
+        <translation>两次输入的口令不一致。</translation>
+    </message>
+    <message>
+        <source>This folder does not exist. Choose an existing folder.</source>
+        <translation>这个文件夹不存在。请选择一个已有的文件夹。</translation>
+    </message>
+    <message>
+        <source>The address starts with https:// (or http://) and holds no user name or password: those go in their own fields.</source>
+        <translation>地址以 https://（或 http://）开头，不含用户名和密码：它们填在各自的栏里。</translation>
+    </message>
+    <message>
+        <source>Sync did not run.</source>
+        <translation>同步没有进行。</translation>
+    </message>
+    <message>
+        <source>Sync was not turned off.</source>
+        <translation>同步没有关闭。</translation>
+    </message>
+    <message>
+        <source>Turn sync off</source>
+        <translation>关闭同步</translation>
+    </message>
+    <message>
+        <source>This device stops syncing, and the sync passphrase is removed from its keyring. Nothing is deleted: your memories stay here, and the sync folder keeps its files for your other devices.</source>
+        <translation>这台设备将停止同步，同步口令会从它的密钥环中移除。不会删除任何东西：你的记忆留在这里，同步文件夹也为你的其他设备保留它的文件。</translation>
+    </message>
+    <message>
+        <source>Turn off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>The passphrase was not changed.</source>
+        <translation>口令没有更改。</translation>
+    </message>
+</context>
+<context>
+    <name>SyncText</name>
+    <message>
+        <source>The passphrase does not open this sync folder: it was set up with another one. Nothing was changed on this device. Enter the passphrase your other devices use.</source>
+        <translation>这个口令打不开这个同步文件夹：它是用另一个口令设置的。这台设备上没有任何更改。请输入你的其他设备使用的口令。</translation>
+    </message>
+    <message>
+        <source>This folder holds another program&apos;s sync.json, not ETOS Desktop&apos;s. Choose another folder. Nothing was changed on this device.</source>
+        <translation>这个文件夹里的 sync.json 属于别的程序，不是 ETOS Desktop 的。请选择另一个文件夹。这台设备上没有任何更改。</translation>
+    </message>
+    <message>
+        <source>The sync folder was set up by a newer version of ETOS Desktop. Update this one to sync with it. Nothing was changed on this device.</source>
+        <translation>这个同步文件夹是由更新版本的 ETOS Desktop 设置的。请更新这里的程序后再同步。这台设备上没有任何更改。</translation>
+    </message>
+    <message>
+        <source>The sync folder&apos;s sync.json disappeared while it was being read. Try again.</source>
+        <translation>读取同步文件夹的 sync.json 时它消失了。请再试一次。</translation>
+    </message>
+    <message>
+        <source>The sync folder&apos;s sync.json file is damaged, so its files cannot be opened. Nothing was changed on this device.</source>
+        <translation>同步文件夹的 sync.json 文件已损坏，所以它的文件无法打开。这台设备上没有任何更改。</translation>
+    </message>
+    <message>
+        <source>The server cannot be reached. Check the address and the network; sync tries again in a few minutes.</source>
+        <translation>无法连接服务器。请检查地址和网络；同步会在几分钟后重试。</translation>
+    </message>
+    <message>
+        <source>The server refused the user name or the password. Check them with the server&apos;s settings (Jianguoyun: an app password).</source>
+        <translation>服务器拒绝了用户名或密码。请对照服务器的设置检查（坚果云：应用密码）。</translation>
+    </message>
+    <message>
+        <source>The disk of the sync folder, or the server&apos;s storage, is full. Free some space; nothing was lost, and sync tries again in a few minutes.</source>
+        <translation>同步文件夹所在的磁盘或服务器的存储空间已满。请腾出一些空间；没有丢失任何东西，同步会在几分钟后重试。</translation>
+    </message>
+    <message>
+        <source>ETOS Desktop may not write in the sync folder. Check the folder&apos;s permissions.</source>
+        <translation>ETOS Desktop 没有权限写入同步文件夹。请检查这个文件夹的权限。</translation>
+    </message>
+    <message>
+        <source>The sync folder {folder} is missing. Is its drive connected? Sync waits for it and goes on when it is back.</source>
+        <translation>同步文件夹 {folder} 不见了。它所在的磁盘连接好了吗？同步会等它回来后继续。</translation>
+    </message>
+    <message>
+        <source>The sync folder is missing. Sync goes on when it is back.</source>
+        <translation>同步文件夹不见了。它回来后同步会继续。</translation>
+    </message>
+    <message>
+        <source>The sync folder could not be read or written. Sync tries again in a few minutes.</source>
+        <translation>无法读写同步文件夹。同步会在几分钟后重试。</translation>
+    </message>
+    <message>
+        <source>Sync did not work ({code}).</source>
+        <translation>同步没有成功（{code}）。</translation>
+    </message>
+    <message>
+        <source>cut short (a sync service may still be copying it)</source>
+        <translation>不完整（同步服务可能还在复制它）</translation>
+    </message>
+    <message>
+        <source>not a sync file of this folder</source>
+        <translation>不是这个文件夹的同步文件</translation>
+    </message>
+    <message>
+        <source>written by a newer version of ETOS Desktop</source>
+        <translation>由更新版本的 ETOS Desktop 写入</translation>
+    </message>
+    <message>
+        <source>encrypted with another passphrase, or damaged</source>
+        <translation>用另一个口令加密，或已损坏</translation>
+    </message>
+    <message>
+        <source>damaged</source>
+        <translation>已损坏</translation>
+    </message>
+    <message>
+        <source>gone before it could be read</source>
+        <translation>读取前已消失</translation>
+    </message>
+    <message>
+        <source>could not be read</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <source>{reason}; tried again next time</source>
+        <translation>{reason}；下次会重试</translation>
     </message>
 </context>
 <context>

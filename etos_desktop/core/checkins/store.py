@@ -1,8 +1,8 @@
 """Check-in rows and the conversations they start, on the DB thread: functions of a session.
 
 Each runs on the database's one worker thread (through :class:`~.access.CheckinAccess`). A
-shown check-in is written in one transaction — the conversation, its first message, the trace
-of the request behind it and the check-in's row — so a crash never leaves a greeting that does
+shown check-in is written in one transaction — the conversation, its first message (and its
+entry in the message search index), the trace of the request behind it and the check-in's row — so a crash never leaves a greeting that does
 not count, nor a counted one that is not there.
 """
 
@@ -22,7 +22,7 @@ from etos_desktop.core.checkins.records import (
     Persona,
     persona_key,
 )
-from etos_desktop.core.storage import traces
+from etos_desktop.core.storage import message_fts, traces
 from etos_desktop.core.storage.tables import (
     CheckinRow,
     ContextTraceRow,
@@ -140,6 +140,8 @@ def write_shown(
     session.add(message)
     session.flush()
     assert message.id is not None
+    # Found by message search like any message (the repositories' writes do the same).
+    message_fts.add(session, [(message.id, text)])
     session.add(ContextTraceRow(message_id=message.id, created_at=now, trace_json=trace_json))
     session.flush()
     traces.link(session, message.id, trace_json)

@@ -418,6 +418,66 @@ SETTINGS: tuple[SettingSpec, ...] = (
         minimum=1,
         maximum=365,
     ),
+    # Sync (DESIGN §11): where this device syncs and what it is called. Per device, never
+    # synced themselves; the passphrase and the WebDAV password are in the keyring, not here.
+    SettingSpec(
+        "sync.enabled",
+        bool,
+        False,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "Whether this device syncs its memories with your other devices through a folder or "
+            "a WebDAV server.",
+        ),
+    ),
+    SettingSpec(
+        "sync.transport",
+        str,
+        "folder",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "Where the sync files are kept: a folder that a sync service keeps in step, or a "
+            "WebDAV server.",
+        ),
+        choices=("folder", "webdav"),
+    ),
+    SettingSpec(
+        "sync.folder",
+        str,
+        "",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema", "The folder on this computer that holds the sync files."
+        ),
+        maximum=4096,
+    ),
+    SettingSpec(
+        "sync.webdav_url",
+        str,
+        "",
+        QT_TRANSLATE_NOOP("SettingsSchema", "The address of the sync folder on the WebDAV server."),
+        maximum=2048,
+    ),
+    SettingSpec(
+        "sync.webdav_user",
+        str,
+        "",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The user name on the WebDAV server; its password is kept in the system keyring.",
+        ),
+        maximum=256,
+    ),
+    SettingSpec(
+        "sync.device_name",
+        str,
+        "",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The name your other devices show for this one in a memory's history; when empty, "
+            "the computer's name is used.",
+        ),
+        maximum=64,
+    ),
 )
 
 #: The specs by key.

@@ -22,6 +22,7 @@ from etos_desktop.core.checkins.writing import (
 )
 from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.profile.records import Profile
+from etos_desktop.core.storage import message_fts
 from etos_desktop.core.storage.tables import CheckinRow, ConversationRow
 from etos_desktop.core.summaries.records import Summary
 from tests.helpers.stack import Stack, chat_stack
@@ -166,6 +167,8 @@ async def test_a_shown_check_in_is_one_transaction_and_its_day_outlives_the_conv
         "Strict.",
     )
     assert await stack.repo.get_trace(mid) == '{"version": 1}'
+    # Found by message search like the user's own messages.
+    assert await stack.db.run(lambda s: message_fts.indexed_ids(s, [mid])) == {mid}
     state = await checkins.state()
     assert (state.last_attempt_at, state.last_shown_at) == (now, now)
     await stack.repo.delete_conversation(cid)
