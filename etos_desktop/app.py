@@ -23,7 +23,13 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from etos_desktop import __version__
-from etos_desktop.core.changes import ChangeHub, ConversationChanged, DataChange, Layer
+from etos_desktop.core.changes import (
+    ChangeHub,
+    CheckinShown,
+    ConversationChanged,
+    DataChange,
+    Layer,
+)
 from etos_desktop.core.errors import EtosError, redact
 from etos_desktop.core.settings import key_groups, paths
 from etos_desktop.core.settings.store import EMBEDDINGS_ENDPOINT_KEY, SettingsStore
@@ -219,6 +225,7 @@ class EtosApp:
         self._use_factory = use_factory
         self._unsubscribe: list[Callable[[], None]] = []
         self._reschedule_queued = False
+        self._checkins_queued = False
         # Background work of the app itself (choosing the embedder…): failures are shown in the
         # status bar with what was not done, and logged once.
         self._tasks = TaskSet(report=self._on_task_failed)
@@ -300,6 +307,7 @@ class EtosApp:
         tray = TrayIcon(self.window, self.window.windowIcon(), self.qt_app)
         tray.new_conversation_requested.connect(self.window.new_action.trigger)
         tray.quit_requested.connect(self.window.close)
+        tray.checkin_open_requested.connect(self._open_checkin)
         tray.show()
         return tray
 
@@ -535,6 +543,27 @@ class EtosApp:
         if change.touches(Layer.MEMORIES):
             # Saved by the chat, or edited in Settings: the welcome's count follows.
             self.window.refresh_memory_count()
+        if isinstance(change, CheckinShown):
+            self._on_checkin_shown(change)
+
+    def _on_checkin_shown(self, change: CheckinShown) -> None:
+        """The companion started a conversation: say so where the user will see it."""
+        if self.tray is not None:
+            self.tray.notify_checkin(change.conversation_id, change.companion, change.text)
+            return
+        # No tray on this desktop: the status bar, and the window asks for attention.
+        self.window.statusBar().showMessage(
+            QCoreApplication.translate(
+                "EtosApp", "{name} checked in: see the conversation list"
+            ).format(name=change.companion),
+            60000,
+        )
+        QApplication.alert(self.window)
+
+    def _open_checkin(self, conversation_id: int) -> None:
+        """A check-in's notification was clicked: open its conversation."""
+        if self.controller is not None:
+            self.controller.open_conversation(conversation_id)
 
     # -- following the settings ---------------------------------------------------------------
 
@@ -558,6 +587,7 @@ class EtosApp:
             (key_groups.RETRIEVAL_TUNING, self.retune_memory),
             (key_groups.MEMORY_LIMITS, self._apply_memory_limits),
             (key_groups.JOB_SCHEDULE, self._reschedule_jobs),
+            (key_groups.CHECKIN_SCHEDULE, self._reschedule_checkins),
         )
         for keys, action in table:
             self._unsubscribe.append(self.settings.subscribe(lambda _key, a=action: a(), keys))
@@ -587,6 +617,21 @@ class EtosApp:
                     "EtosApp", "Summaries were not rescheduled for the new settings."
                 ),
             )
+
+    def _reschedule_checkins(self) -> None:
+        # Like _reschedule_jobs: once after a Save's keys.
+        if self.jobs is not None and not self._checkins_queued:
+            self._checkins_queued = True
+            self._tasks.spawn(
+                self._reschedule_checkins_now(self.jobs),
+                QCoreApplication.translate(
+                    "EtosApp", "Check-ins were not rescheduled for the new settings."
+                ),
+            )
+
+    async def _reschedule_checkins_now(self, jobs: BackgroundJobs) -> None:
+        self._checkins_queued = False
+        await jobs.checkins_changed()
 
     async def _reschedule(self, jobs: BackgroundJobs) -> None:
         self._reschedule_queued = False
@@ -860,7 +905,8 @@ class EtosApp:
         self._translators.clear()
         QLocale.setDefault(self._initial_locale)
         if self.tray is not None:
-            self.tray.hide()
+            # Gone with the window: its menu has no parent, and would hear the next language.
+            self.tray.close()
         if self.instance is not None:
             self.instance.release()
         if self._follows_color_scheme:

@@ -57,11 +57,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--only",
-        choices=("all", "attachments", "imports", "sync"),
+        choices=("all", "attachments", "imports", "sync", "checkins"),
         default="all",
         help="take every picture, or only the attachments' (composer, message, viewer, "
         "refusal), or only the memory list and character card import previews, or only "
-        "Settings → Sync at 800×600 (off, on, an error)",
+        "Settings → Sync at 800×600 (off, on, an error), or only the check-ins' (the Settings "
+        "group, the marked conversation in the list and the chat, the inspector)",
     )
     return parser.parse_args(argv)
 
@@ -131,6 +132,9 @@ async def _take_all(qt_app: Any, args: argparse.Namespace) -> int:
         return 0
     if args.only == "imports":
         await _import_shots(qt_app, themes, out, language=args.language)
+        return 0
+    if args.only == "checkins":
+        await _checkin_shots(qt_app, themes, out, language=args.language)
         return 0
     for content in contents:
         await _take(qt_app, args, content, themes, out, readme=False, language=args.language)
@@ -668,6 +672,147 @@ async def _import_shots(qt_app: Any, themes: Sequence[str], out: Path, *, langua
             await _settle(0.3)
             dialog.grab().save(str(out / f"persona-after-card-{language}-{theme}.png"))
             dialog.reject()
+            await _settle()
+        app.window.close()
+        await app.shutdown()
+        app.window.deleteLater()
+        await _settle()
+
+
+_CHECKIN_TEXTS = {
+    "en": {
+        "user": "Can you help me plan three days in Kyoto in April? I'd like a ryokan near Gion.",
+        "reply": "Gladly! Gion is lovely in April: temples in the morning, the old streets at dusk.",
+        "summary": (
+            "The user planned three days in Kyoto in April and compared ryokans near Gion; they "
+            "wanted temples in the mornings and decided to book before the end of the week."
+        ),
+        "profile": "## Identity\n- Lena, a teacher in Graz\n\n## Interests\n- Travel in Japan",
+        "greeting": (
+            "Good morning, Lena! Did you manage to book the ryokan near Gion? If you like, we "
+            "can sketch the first day in Kyoto together."
+        ),
+    },
+    "zh": {
+        "user": "帮我规划一下四月去京都的三天行程？想住在祇园附近的日式旅馆。",
+        "reply": "好呀！四月的祇园很美：上午去寺庙，傍晚逛老街。",
+        "summary": "用户在规划四月去京都的三天行程，比较了祇园附近的几家日式旅馆，想上午去寺庙，决定本周内订好。",
+        "profile": "## 身份\n- 小林，杭州的一名老师\n\n## 兴趣\n- 去日本旅行",
+        "greeting": "早上好，小林！祇园附近的旅馆订好了吗？要是愿意，我们可以一起排一排京都的第一天。",
+    },
+}
+
+
+async def _checkin_shots(qt_app: Any, themes: Sequence[str], out: Path, *, language: str) -> None:
+    """A check-in: the Settings group, and the marked conversation in the list and the chat."""
+    from datetime import UTC, datetime
+
+    from PySide6.QtWidgets import QScrollArea, QToolButton
+
+    from etos_desktop.app import EtosApp
+    from etos_desktop.core.clock import FakeClock
+    from etos_desktop.core.settings import paths
+    from etos_desktop.core.settings.store import SettingsStore
+    from etos_desktop.services.scheduler import local_zone
+    from etos_desktop.ui.context_dialog import ContextDialog
+    from tests.helpers.chat_app import idle, send
+    from tests.helpers.fake_openai_server import FakeOpenAIServer, Text, background
+    from tests.helpers.stack import fast_provider_factory
+    from tests.helpers.ui_driver import click, wait_until
+
+    texts = _CHECKIN_TEXTS[language]
+    clock = FakeClock(datetime(2026, 1, 5, 7, 30, tzinfo=local_zone()).astimezone(UTC))
+    with tempfile.TemporaryDirectory(prefix="etos-data-") as data, FakeOpenAIServer() as server:
+        env = {
+            "ETOS_DATA_DIR": data,
+            "OPENAI_BASE_URL": server.base_url,
+            "OPENAI_MODEL": "fake-chat",
+        }
+        settings = SettingsStore(paths.settings_path(Path(data)))
+        settings.load()
+        for key, value in (
+            ("ui.language", language),
+            ("memory.embedder", "keywords"),
+            ("chat.auto_title", False),
+            ("checkins.enabled", True),
+            ("checkins.mode", "daily"),
+        ):
+            settings.set(key, value)
+        settings.save()
+        app = EtosApp(
+            qt_app,
+            env,
+            local_candidates=[],
+            provider_factory=fast_provider_factory([]),
+            clock=clock,
+        )
+        app.window.resize(*WINDOW)
+        app.window.show()
+        await app.start()
+        assert app.jobs is not None
+        assert app.summaries is not None
+        assert app.profile is not None
+        await app.jobs.wait_started()
+        server.script(Text(texts["reply"]))
+        await send(app, texts["user"])
+        assert app.controller is not None
+        assert app.controller.current is not None
+        await app.controller.update_conversation(
+            app.controller.current.id or 0, title="Kyoto" if language == "en" else "京都之行"
+        )
+        await app.summaries.write_summary(
+            conversation_id=app.controller.current.id,
+            content=texts["summary"],
+            language=language,
+            covers_until=0,
+            user_turns=6,
+            source="scheduled",
+        )
+        await app.profile.save(texts["profile"], ())
+        clock.advance(minutes=90)
+        server.script_when(background, Text(texts["greeting"]))
+        await app.jobs.scheduler.fire("checkins")
+        await idle(app)
+        await wait_until(lambda: app.window.sidebar.model.rowCount() == 2, what="the check-in")
+        first = app.window.sidebar.model.conversation(0)
+        assert first is not None
+        assert first.started_by == "companion"
+        await app.controller.open_conversation(first.id or 0)
+        await idle(app)
+        [started] = await app.controller.repo.current_history(first.id or 0)
+        first_message = started.id or 0
+        for theme in themes:
+            app.apply_theme(theme)
+            await _settle()
+            for size, tag in (((800, 600), "800x600"), (WINDOW, "large")):
+                app.window.resize(*size)
+                await _settle(0.5)
+                app.window.grab().save(str(out / f"checkin-chat-{language}-{theme}-{tag}.png"))
+            greeting = app.window.chat.widget(first_message)
+            assert greeting is not None
+            await click(greeting.findChild(QToolButton, "contextButton"))
+            inspector = await wait_until(
+                lambda: next(
+                    (d for d in app.window.findChildren(ContextDialog) if d.isVisible()), None
+                )
+            )
+            inspector.resize(800, 600)
+            await _settle(0.4)
+            inspector.grab().save(str(out / f"checkin-inspector-{language}-{theme}-800x600.png"))
+            inspector.close()
+            dialog = app.open_settings("general")
+            page = dialog.page("general")
+            await dialog.wait_idle()
+            for size, tag in (((800, 600), "800x600"), ((940, 620), "large")):
+                dialog.resize(*size)
+                await _settle(0.4)
+                scroll = page.findChild(QScrollArea)
+                section = page.checkins_section
+                scroll.verticalScrollBar().setValue(section.y() - 8)
+                await _settle(0.3)
+                dialog.grab().save(str(out / f"checkin-settings-{language}-{theme}-{tag}.png"))
+            dialog.reject()
+            await dialog.wait_idle()
             await _settle()
         app.window.close()
         await app.shutdown()

@@ -138,6 +138,25 @@ class ConversationChanged(DataChange):
 
 
 @dataclass(frozen=True)
+class CheckinShown(DataChange):
+    """The companion started a conversation: a check-in (``core/checkins``) was written.
+
+    Published by the background jobs after the conversation and its first message committed;
+    the app shows a notification that opens it.
+
+    Attributes:
+        conversation_id: The new conversation.
+        companion: The name of the companion that wrote it.
+        text: Its first message.
+    """
+
+    layers: ClassVar[frozenset[Layer]] = frozenset({Layer.CONVERSATIONS})
+    conversation_id: int
+    companion: str
+    text: str
+
+
+@dataclass(frozen=True)
 class JobsChanged(DataChange):
     """A background job started, ended or was scheduled (its status in Settings)."""
 

@@ -40,6 +40,7 @@ from etos_desktop.core.text.cleaning import neutralise_bidi
 from etos_desktop.ui import attachments as attached
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.avatar import avatar_pixmap
+from etos_desktop.ui.checkin_mark import CheckinMark
 from etos_desktop.ui.error_text import describe, failure_text, retry_reason_text, status_text
 from etos_desktop.ui.labels import ElidedLabel, make_plain, plain_tooltip
 from etos_desktop.ui.message_widget import MemoryNote, MessageWidget, wrap_mode_for
@@ -632,9 +633,13 @@ class ChatPanel(QWidget):
         bottom_row.addWidget(self.bottom, 1)
         bottom_row.addStretch(0)
 
+        # A conversation the companion started (a check-in) says so at its top.
+        self.checkin_mark = CheckinMark(lambda: self.companion_name, self)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 8, 8, 8)
         layout.addLayout(header)
+        layout.addWidget(self.checkin_mark)
         layout.addWidget(self.scroll, 1)
         layout.addLayout(bottom_row)
 
@@ -710,6 +715,7 @@ class ChatPanel(QWidget):
         if name == self.companion_name:
             return
         self.companion_name = name
+        self.checkin_mark.retranslate()
         for widget in self._widgets.values():
             if widget.is_assistant:
                 widget.set_author(name)
@@ -757,7 +763,7 @@ class ChatPanel(QWidget):
             self.empty_label.setText(self.tr("Loading…"))
         self._update_send_button()
         if self._untitled:
-            self.title.setText(self.tr("New conversation"))
+            self.title.setText(self.checkin_mark.untitled() or self.tr("New conversation"))
         if self.provider_combo.count():
             self.provider_combo.setItemText(0, self.tr("Default provider"))
         if self.model_combo.count():
@@ -844,6 +850,7 @@ class ChatPanel(QWidget):
         self.banner.hide()
         self._temporary_conversation = conversation is not None and conversation.temporary
         self._conversation_persona = None
+        self.checkin_mark.show_for(conversation)
         if conversation is None:
             self._untitled = True
             self.title.setText(self.tr("New conversation"))
@@ -905,8 +912,11 @@ class ChatPanel(QWidget):
         """Show the conversation's title, model, temporary state and companion's name."""
         self._conversation_persona = conversation.persona_name
         self._show_companion_name()
+        self.checkin_mark.show_for(conversation)
         self._untitled = not conversation.title
-        self.title.setText(conversation.title or self.tr("New conversation"))
+        self.title.setText(
+            conversation.title or self.checkin_mark.untitled() or self.tr("New conversation")
+        )
         self._temporary_conversation = conversation.temporary
         self._show_model(conversation.provider_id, conversation.model)
         self.temporary.blockSignals(True)
@@ -962,6 +972,9 @@ class ChatPanel(QWidget):
         if row.role == "assistant" and row.reply_to_id is not None:
             self._reply_of[message_id] = row.reply_to_id
             self._reply_widget_for_user[row.reply_to_id] = message_id
+        elif row.role == "assistant":
+            # A message the companion began with (a check-in) answers nothing to regenerate.
+            widget.set_regenerate_available(False)
         self._widgets[message_id] = widget
         # Index 0 is the "load earlier" button; the last two items are the placeholder and stretch.
         position = 1 if at_top else self.message_layout.count() - 2

@@ -298,7 +298,9 @@ class ContextDialog(QDialog):
 
         mine = self._add(
             self.tree,
-            self.tr("Your message"),
+            self.tr("The app's request (not written by you)")
+            if trace.app_request
+            else self.tr("Your message"),
             trace.current_tokens,
             self._current_text(trace),
         )
@@ -428,6 +430,9 @@ class ContextDialog(QDialog):
         return words.get(attachment.sent, attachment.sent)
 
     def _current_text(self, trace: ContextTrace) -> str:
+        if trace.app_request:
+            note = self.tr("Sent last, in your place, by the app that asked for the check-in:")
+            return f"{note}\n\n{trace.app_request}"
         if self._user_text is None:
             return self.tr("Your message, sent last.")
         if trace.placement == "user" and self._retrieved(trace):
@@ -439,6 +444,12 @@ class ContextDialog(QDialog):
         return f"{note}\n\n{self._user_text}"
 
     def _memory_status(self, trace: ContextTrace, temporary: bool) -> str:
+        if trace.app_request:
+            return self.tr(
+                "A check-in: your companion started this conversation. This is the background "
+                "request that wrote its first message, with the profile and recent summaries it "
+                "was written from; memories are not sent with a check-in."
+            )
         if temporary:
             return self.tr(
                 "Memory was off: this is a temporary conversation, so nothing was read from or "

@@ -23,6 +23,7 @@ def job_name(name: JobName) -> str:
         JobName.CONSOLIDATION: QCoreApplication.translate("JobText", "Memory consolidation"),
         JobName.BACKUP: QCoreApplication.translate("JobText", "Database backup"),
         JobName.SYNC: QCoreApplication.translate("JobText", "Sync across devices"),
+        JobName.CHECKINS: QCoreApplication.translate("JobText", "Check-ins"),
     }[name]
 
 
@@ -75,6 +76,10 @@ def job_error_text(stored: str | None) -> str:
             QCoreApplication.translate(
                 "JobText", "The model's profile broke the rules for profiles."
             ),
+        )
+    if code == "checkin_rejected":
+        return QCoreApplication.translate(
+            "JobText", "The model answered with nothing, so no check-in was shown."
         )
     if code == "profile_stale":
         return QCoreApplication.translate(

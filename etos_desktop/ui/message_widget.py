@@ -360,6 +360,7 @@ class MessageWidget(QFrame):
         self._version_count = 1
         self._retryable = True
         self._remember_available = True
+        self._regenerable = True
         self._copied_shown = False
 
         self.setObjectName("userMessage" if self.is_user else "assistantMessage")
@@ -647,6 +648,11 @@ class MessageWidget(QFrame):
     def avatar_size(self) -> int:
         """The avatar's side in pixels: two lines of text, so it follows the font size."""
         return 2 * self.fontMetrics().height()
+
+    def set_regenerate_available(self, available: bool) -> None:
+        """Offer Regenerate or not (a message the companion began with answers nothing)."""
+        self._regenerable = available
+        self._regenerate_button.setVisible(self.is_assistant and available)
 
     def set_remember_available(self, available: bool) -> None:
         """Offer Remember… or not (a temporary conversation writes nothing to memory)."""
@@ -995,7 +1001,7 @@ class MessageWidget(QFrame):
         # A stopped or failed reply offers one way to try again (Retry, which writes a new
         # version as Regenerate does), and none when trying again cannot help (issue 19).
         failed = self._status in ("interrupted", "error")
-        self._regenerate_button.setVisible(self.is_assistant and not failed)
+        self._regenerate_button.setVisible(self.is_assistant and self._regenerable and not failed)
         self._status_row.setVisible(bool(text))
 
     def _update_versions(self) -> None:

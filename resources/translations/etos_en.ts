@@ -12,6 +12,16 @@
     </message>
 </context>
 <context>
+    <name>CheckinsSection</name>
+    <message numerus="yes">
+        <source>{name} (its own persona in %n conversation(s))</source>
+        <translation>
+            <numerusform>{name} (its own persona in %n conversation)</numerusform>
+            <numerusform>{name} (its own persona in %n conversations)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ContextDialog</name>
     <message numerus="yes">
         <source>Conversation history: {kept} of %n message(s)</source>

@@ -471,6 +471,126 @@
     </message>
 </context>
 <context>
+    <name>CheckinMark</name>
+    <message>
+        <source>Check-in</source>
+        <translation>问候</translation>
+    </message>
+    <message>
+        <source>Started by your companion (a check-in you turned on in Settings)</source>
+        <translation>由你的陪伴者发起（你在设置中打开的主动问候）</translation>
+    </message>
+    <message>
+        <source>{mark} {name} started this conversation: a check-in, {when}</source>
+        <translation>{mark} {name}发起了这段对话：一次主动问候，{when}</translation>
+    </message>
+</context>
+<context>
+    <name>CheckinsSection</name>
+    <message>
+        <source>Check-ins</source>
+        <translation>主动问候</translation>
+    </message>
+    <message>
+        <source>Let the companion start a conversation now and then</source>
+        <translation>让陪伴者不时主动开启对话</translation>
+    </message>
+    <message>
+        <source>Off unless you turn it on. At most one a day, never during the quiet hours, never while memory is off. Written by the background model from your profile and recent summaries, and shown as a new conversation and a notification.</source>
+        <translation>只有你打开后才会启用。每天最多一次，免打扰时段内不会出现，记忆关闭时也不会出现。由后台模型根据你的用户画像和最近的摘要来写，以新对话和通知的形式出现。</translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation>时机</translation>
+    </message>
+    <message>
+        <source>After some days without a conversation</source>
+        <translation>连续几天没有对话之后</translation>
+    </message>
+    <message>
+        <source>Every day at a set time</source>
+        <translation>每天的固定时间</translation>
+    </message>
+    <message>
+        <source>Days without a conversation</source>
+        <translation>没有对话的天数</translation>
+    </message>
+    <message>
+        <source>Time of day</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Quiet hours</source>
+        <translation>免打扰时段</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>从</translation>
+    </message>
+    <message>
+        <source>to</source>
+        <translation>到</translation>
+    </message>
+    <message>
+        <source>A check-in due during the quiet hours waits until they end.</source>
+        <translation>落在免打扰时段内的问候会等到时段结束后再出现。</translation>
+    </message>
+    <message>
+        <source>Quiet hours begin</source>
+        <translation>免打扰时段开始</translation>
+    </message>
+    <message>
+        <source>Quiet hours end</source>
+        <translation>免打扰时段结束</translation>
+    </message>
+    <message>
+        <source>Who may check in</source>
+        <translation>谁可以主动问候</translation>
+    </message>
+    <message>
+        <source> day(s)</source>
+        <translation> 天</translation>
+    </message>
+    <message>
+        <source>{name} (the Persona page)</source>
+        <translation>{name}（“人设”页）</translation>
+    </message>
+    <message numerus="yes">
+        <source>{name} (its own persona in %n conversation(s))</source>
+        <translation>
+            <numerusform>{name}（%n 个对话自己的人设）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Check-ins are off.</source>
+        <translation>主动问候已关闭。</translation>
+    </message>
+    <message>
+        <source>Next check-in: {when}</source>
+        <translation>下次问候：{when}</translation>
+    </message>
+    <message>
+        <source>Save to turn check-ins on.</source>
+        <translation>保存后即可开启主动问候。</translation>
+    </message>
+    <message>
+        <source>No check-in while memory is off (the Memory page).</source>
+        <translation>记忆关闭时不会主动问候（见“记忆”页）。</translation>
+    </message>
+    <message>
+        <source>No check-in until a model provider is set up.</source>
+        <translation>设置好模型服务商之前不会主动问候。</translation>
+    </message>
+    <message>
+        <source>No check-in: every companion&apos;s switch is off.</source>
+        <translation>不会主动问候：所有陪伴者的开关都已关闭。</translation>
+    </message>
+    <message>
+        <source>The first check-in waits for a first conversation.</source>
+        <translation>第一次问候要等到有了第一次对话之后。</translation>
+    </message>
+</context>
+<context>
     <name>ContextDialog</name>
     <message>
         <source>What was sent</source>
@@ -571,6 +691,10 @@ Why it was chosen: {reason}</source>
         <translation>记忆 — 未发送</translation>
     </message>
     <message>
+        <source>The app&apos;s request (not written by you)</source>
+        <translation>应用发出的请求（不是你写的）</translation>
+    </message>
+    <message>
         <source>Your message</source>
         <translation>你的消息</translation>
     </message>
@@ -631,6 +755,10 @@ Why it was chosen: {reason}</source>
         <translation>未发送：数据文件夹里找不到它的文件。</translation>
     </message>
     <message>
+        <source>Sent last, in your place, by the app that asked for the check-in:</source>
+        <translation>最后发送，由发起这次问候的应用代你写出：</translation>
+    </message>
+    <message>
         <source>Your message, sent last.</source>
         <translation>你的消息，最后发送。</translation>
     </message>
@@ -645,6 +773,10 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Sent last, exactly as you wrote it:</source>
         <translation>最后发送，与你写的完全一致：</translation>
+    </message>
+    <message>
+        <source>A check-in: your companion started this conversation. This is the background request that wrote its first message, with the profile and recent summaries it was written from; memories are not sent with a check-in.</source>
+        <translation>主动问候：这段对话由你的陪伴者发起。这里是写出第一条消息的后台请求，以及写它时依据的用户画像和最近的摘要；主动问候不会发送记忆。</translation>
     </message>
     <message>
         <source>Memory was off: this is a temporary conversation, so nothing was read from or saved to memory.</source>
@@ -1343,6 +1475,14 @@ Why it was chosen: {reason}</source>
         <translation>同步没有启动。</translation>
     </message>
     <message>
+        <source>{name} checked in: see the conversation list</source>
+        <translation>{name}来问候你了：请看对话列表</translation>
+    </message>
+    <message>
+        <source>Check-ins were not rescheduled for the new settings.</source>
+        <translation>未能按新设置重新安排主动问候。</translation>
+    </message>
+    <message>
         <source>ETOS Desktop cannot start</source>
         <translation>ETOS Desktop 无法启动</translation>
     </message>
@@ -1657,6 +1797,10 @@ Why it was chosen: {reason}</source>
         <translation>多设备同步</translation>
     </message>
     <message>
+        <source>Check-ins</source>
+        <translation>主动问候</translation>
+    </message>
+    <message>
         <source>The model&apos;s summary was too long and could not be cut at a sentence.</source>
         <translation>模型写的摘要太长，且无法在句末截断。</translation>
     </message>
@@ -1679,6 +1823,10 @@ Why it was chosen: {reason}</source>
     <message>
         <source>The model&apos;s summary broke the rules for summaries.</source>
         <translation>模型写的摘要不符合摘要的规则。</translation>
+    </message>
+    <message>
+        <source>The model answered with nothing, so no check-in was shown.</source>
+        <translation>模型没有给出任何内容，所以没有显示问候。</translation>
     </message>
     <message>
         <source>An unexpected error ({kind}); details are in the log.</source>
@@ -4414,6 +4562,38 @@ You can undo this only until you close Settings.</source>
         <translation>每天更新用户画像的时刻（本地时间，整点）。</translation>
     </message>
     <message>
+        <source>Whether the companion may start a conversation now and then: a short check-in written from your profile and recent conversation summaries, at most one a day.</source>
+        <translation>是否允许陪伴者不时主动开启对话：根据你的用户画像和最近的对话摘要写一条简短的问候，每天最多一次。</translation>
+    </message>
+    <message>
+        <source>When the companion checks in: after some days without a conversation, or every day at a set time.</source>
+        <translation>陪伴者何时主动问候：连续几天没有对话之后，或每天的固定时间。</translation>
+    </message>
+    <message>
+        <source>The local time of the daily check-in, in minutes after midnight.</source>
+        <translation>每日问候的本地时间，以午夜后的分钟数表示。</translation>
+    </message>
+    <message>
+        <source>How many days without a conversation pass before the companion checks in.</source>
+        <translation>连续多少天没有对话后，陪伴者会主动问候。</translation>
+    </message>
+    <message>
+        <source>Whether the companion stays quiet during the quiet hours; a check-in due then waits until they end.</source>
+        <translation>陪伴者在免打扰时段内是否保持安静；落在这段时间的问候会等到时段结束。</translation>
+    </message>
+    <message>
+        <source>The local time the quiet hours begin, in minutes after midnight.</source>
+        <translation>免打扰时段开始的本地时间，以午夜后的分钟数表示。</translation>
+    </message>
+    <message>
+        <source>The local time the quiet hours end, in minutes after midnight.</source>
+        <translation>免打扰时段结束的本地时间，以午夜后的分钟数表示。</translation>
+    </message>
+    <message>
+        <source>The companions that never check in, as a JSON list of their names; an empty name stands for the companion of the Persona page.</source>
+        <translation>从不主动问候的陪伴者，以名字的 JSON 列表表示；空名字代表“人设”页的陪伴者。</translation>
+    </message>
+    <message>
         <source>How many daily database backups are kept before the oldest is removed.</source>
         <translation>保留多少份每日数据库备份，超出后删除最旧的。</translation>
     </message>
@@ -5404,6 +5584,10 @@ You can undo this only until you close Settings.</source>
 </context>
 <context>
     <name>TrayIcon</name>
+    <message>
+        <source>{name} checked in</source>
+        <translation>{name}来问候你了</translation>
+    </message>
     <message>
         <source>ETOS Desktop</source>
         <translation>ETOS Desktop</translation>

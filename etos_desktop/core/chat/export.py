@@ -108,17 +108,20 @@ def conversation_to_json(
         items = attached.get(entry["id"])
         if items:
             entry["attachments"] = [_attachment_json(item) for item in items]
+    about: dict[str, Any] = {
+        "id": conversation.id,
+        "title": conversation.title,
+        "created_at": conversation.created_at.isoformat(),
+        "updated_at": conversation.updated_at.isoformat(),
+        "model": conversation.model,
+    }
+    if conversation.started_by:
+        about["started_by"] = conversation.started_by  # "companion": a check-in started it
     return {
         "format": "etos-desktop-conversation",
         "format_version": EXPORT_FORMAT,
         "app_version": __version__,
-        "conversation": {
-            "id": conversation.id,
-            "title": conversation.title,
-            "created_at": conversation.created_at.isoformat(),
-            "updated_at": conversation.updated_at.isoformat(),
-            "model": conversation.model,
-        },
+        "conversation": about,
         "messages": entries,
     }
 

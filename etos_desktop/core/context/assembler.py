@@ -274,6 +274,9 @@ class ContextTrace:
     memory_fit_budget: int = 0
     #: The files attached to the messages sent (filled in by the chat service).
     attachments: tuple[TraceAttachment, ...] = ()
+    #: The current message when the app wrote it for a request of its own (a check-in's,
+    #: ``core/checkins``); "" when it is the user's message.
+    app_request: str = ""
 
     def to_json(self) -> str:
         """Serialise the trace for the database.
@@ -340,6 +343,9 @@ class ContextTrace:
                 for a in self.attachments
             ],
         }
+        if self.app_request:
+            # Only then: the traces of the user's own requests stay as they were written.
+            data["app_request"] = self.app_request
         return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
     @classmethod
@@ -436,6 +442,7 @@ class ContextTrace:
                     )
                     for a in data.get("attachments", [])
                 ),
+                app_request=str(data.get("app_request", "")),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"malformed context trace: {exc}") from exc

@@ -67,3 +67,21 @@ JOB_SCHEDULE = check_keys(
         "profile.refresh_hour",
     }
 )
+
+#: What the companion's check-ins are scheduled by (``core/checkins/rule.py``): their own
+#: settings, memory (never while it is off) and whether a provider is set up.
+CHECKIN_SCHEDULE = check_keys(
+    {
+        PROVIDERS_KEY,
+        DEFAULT_PROVIDER_KEY,
+        "memory.enabled",
+        "checkins.enabled",
+        "checkins.mode",
+        "checkins.time",
+        "checkins.after_days",
+        "checkins.quiet_hours",
+        "checkins.quiet_start",
+        "checkins.quiet_end",
+        "checkins.personas_off",
+    }
+)

@@ -322,6 +322,92 @@ SETTINGS: tuple[SettingSpec, ...] = (
         maximum=23,
     ),
     SettingSpec(
+        "checkins.enabled",
+        bool,
+        False,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "Whether the companion may start a conversation now and then: a short check-in written "
+            "from your profile and recent conversation summaries, at most one a day.",
+        ),
+    ),
+    SettingSpec(
+        "checkins.mode",
+        str,
+        "silence",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "When the companion checks in: after some days without a conversation, or every day at "
+            "a set time.",
+        ),
+        choices=("silence", "daily"),
+    ),
+    SettingSpec(
+        "checkins.time",
+        int,
+        9 * 60,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The local time of the daily check-in, in minutes after midnight.",
+        ),
+        minimum=0,
+        maximum=24 * 60 - 1,
+    ),
+    SettingSpec(
+        "checkins.after_days",
+        int,
+        3,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "How many days without a conversation pass before the companion checks in.",
+        ),
+        minimum=1,
+        maximum=60,
+    ),
+    SettingSpec(
+        "checkins.quiet_hours",
+        bool,
+        True,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "Whether the companion stays quiet during the quiet hours; a check-in due then waits "
+            "until they end.",
+        ),
+    ),
+    SettingSpec(
+        "checkins.quiet_start",
+        int,
+        22 * 60,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The local time the quiet hours begin, in minutes after midnight.",
+        ),
+        minimum=0,
+        maximum=24 * 60 - 1,
+    ),
+    SettingSpec(
+        "checkins.quiet_end",
+        int,
+        8 * 60,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The local time the quiet hours end, in minutes after midnight.",
+        ),
+        minimum=0,
+        maximum=24 * 60 - 1,
+    ),
+    SettingSpec(
+        "checkins.personas_off",
+        str,
+        "",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The companions that never check in, as a JSON list of their names; an empty name "
+            "stands for the companion of the Persona page.",
+        ),
+        maximum=20000,
+    ),
+    SettingSpec(
         "backup.keep_count",
         int,
         7,

@@ -386,6 +386,31 @@ def _v11_attachments(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v12_checkins(conn: sqlite3.Connection) -> None:
+    # v12 (check-ins, issue 23): who started a conversation, and the check-ins made or tried.
+    # Self-contained and safe to run again (tests rewind ``user_version`` to rerun steps).
+    columns = {str(row[1]) for row in conn.execute("PRAGMA table_info(conversation)")}
+    if "started_by" not in columns:
+        conn.execute("ALTER TABLE conversation ADD COLUMN started_by TEXT")
+    _run_script(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS checkin (
+            id INTEGER PRIMARY KEY,
+            gid TEXT NOT NULL,
+            created_at DATETIME NOT NULL,
+            outcome TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            persona TEXT NOT NULL DEFAULT '',
+            conversation_id INTEGER REFERENCES conversation (id) ON DELETE SET NULL,
+            error TEXT
+        );
+        CREATE UNIQUE INDEX IF NOT EXISTS ix_checkin_gid ON checkin (gid);
+        CREATE INDEX IF NOT EXISTS ix_checkin_created_at ON checkin (created_at);
+        """,
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversations, messages, traces", _v1_chat),
     Migration(2, "long-term memory: memories, revisions, vectors, full-text index", _v2_memory),
@@ -404,6 +429,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "sync bookkeeping", _v9_sync_state),
     Migration(10, "full-text index of messages", _v10_message_index),
     Migration(11, "attachments", _v11_attachments),
+    Migration(12, "check-ins", _v12_checkins),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

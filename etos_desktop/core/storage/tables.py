@@ -46,6 +46,8 @@ class ConversationRow(SQLModel, table=True):
     #: Per-conversation persona override; ``None`` means the global persona.
     persona_name: str | None = None
     persona_prompt: str | None = None
+    #: Who started it: ``None`` the user, ``"companion"`` a check-in (``core/checkins``, v12).
+    started_by: str | None = None
 
 
 class MessageRow(SQLModel, table=True):
@@ -292,6 +294,32 @@ class JobRunRow(SQLModel, table=True):
     next_run_at: datetime | None = None
     runs: int = 0
     failures: int = 0
+
+
+class CheckinRow(SQLModel, table=True):
+    """One check-in the companion made or tried (``core/checkins``, migration v12).
+
+    The rule reads the newest rows (at most one check-in a day); a shown one names the
+    conversation it started (``None`` once that is deleted: the day still counts). The global
+    id lets sync carry the shown ones to the other devices, so the day counts there too.
+    """
+
+    __tablename__ = "checkin"
+
+    id: int | None = Field(default=None, primary_key=True)
+    gid: str = Field(default_factory=new_gid, unique=True)
+    created_at: datetime = Field(index=True)
+    #: ``"shown"`` (a conversation was started) or ``"failed"`` (nothing was shown).
+    outcome: str
+    #: What made it due: ``"daily"`` (the time of day) or ``"silence"`` (days without one).
+    reason: str
+    #: The persona that spoke: ``""`` the one in Settings, else a conversation's own name.
+    persona: str = ""
+    conversation_id: int | None = Field(
+        default=None, foreign_key="conversation.id", ondelete="SET NULL"
+    )
+    #: The failure's code (never a server's text).
+    error: str | None = None
 
 
 class UserProfileRow(SQLModel, table=True):
