@@ -361,6 +361,18 @@ class FakeOpenAIServer:
         with self._lock:
             return [r for r in self.requests if r.method == "POST" and r.path == "/v1/embeddings"]
 
+    async def wait_for_chat_requests(self, n: int, timeout: float = 5.0) -> int:
+        """Await until ``n`` chat requests are recorded (or ``timeout``); return how many are.
+
+        A client that gives up quickly (a short first-token timeout on a loaded machine) can
+        be done before the server's thread has read and recorded its request.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while len(self.chat_requests()) < n and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+        return len(self.chat_requests())
+
     @property
     def chunks_sent(self) -> int:
         """Content (or tool-call) chunks written for the most recent stream."""
