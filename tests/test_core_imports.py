@@ -111,7 +111,7 @@ CORE = Path(etos_desktop.core.__file__).parent
 #: One package per memory layer: none imports another.
 LAYERS = frozenset({"memory", "summaries", "profile"})
 #: What stands above the layers and composes them: no layer imports it.
-ABOVE = frozenset({"transfer", "chat"})
+ABOVE = frozenset({"transfer", "chat", "checkins"})
 #: What the layers stand on, the toolkits they share among it: no layer, nothing above one.
 BELOW = frozenset({"text", "retrieval", "storage", "context", "providers", "settings"})
 
