@@ -38,6 +38,9 @@ class WebDavServer:
             "lock_storage": True,
         }
         self._server = wsgi.Server(("127.0.0.1", 0), WsgiDAVApp(config))
+        # The serving loop notices stop() at its next wake-up, every 0.5 s by default: each
+        # test with a server then waited ~0.5 s at its end doing nothing.
+        self._server.expiration_interval = 0.05
         self._thread: threading.Thread | None = None
         self.url = ""
 

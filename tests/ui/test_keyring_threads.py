@@ -19,6 +19,7 @@ from etos_desktop.app import EtosApp
 from etos_desktop.core.providers.config import ProviderConfig
 from etos_desktop.core.settings import paths
 from etos_desktop.core.settings.store import SettingsStore
+from tests.helpers.chat_app import stop_app
 from tests.helpers.fake_openai_server import FakeOpenAIServer
 from tests.helpers.keyrings import ThreadRecordingKeyring
 from tests.helpers.qt_async import expect_signal
@@ -73,8 +74,7 @@ async def test_the_saved_key_is_read_at_start_up_on_another_thread_and_used(
         assert server.chat_requests()[0].headers["authorization"] == "Bearer sk-saved-key-0001"
         assert [c.username for c in backend.reads()] == ["p1"]  # read once, remembered
     finally:
-        app.window.close()
-        await app.shutdown()
+        await stop_app(app)
     assert backend.on_main_thread() == []
 
 
@@ -111,6 +111,5 @@ async def test_a_provider_added_after_start_up_reads_its_key_on_another_thread(
     finally:
         if app._settings_dialog is not None:
             app._settings_dialog.close()
-        app.window.close()
-        await app.shutdown()
+        await stop_app(app)
     assert backend.on_main_thread() == []

@@ -573,8 +573,7 @@ async def test_first_run_opens_provider_settings_and_offers_local_server(
     finally:
         if app._settings_dialog is not None:
             app._settings_dialog.close()
-        app.window.close()
-        await app.shutdown()
+        await stop_app(app)
 
 
 async def test_rate_limit_retry_shows_status_line(etos: EtosApp, server: FakeOpenAIServer):
