@@ -33,6 +33,10 @@ What is measured, for each store size:
   search alone), then ``vector`` and ``keyword`` (a message searched in several modes embeds
   once). p50 / p95 / max per mode, plus the encoding alone (``embed_query`` where the embedder
   has it: today's USE encodes queries on one BLAS thread).
+* **same results** (``--check-order``) — before the timing of each size, every query is searched
+  on both sides in each mode (hybrid, vector, keyword), floor on and off, ``k = 10``, and the
+  result lists (ids in order, and their scores) are compared: a speed change must not change
+  what search returns. The count of identical lists is printed, and the first differences.
 * **bulk load with embedding** (``--embed-load N``) — ``add_many`` of N new texts with the real
   USE embedder, in memories per second, next to the embedder alone on the same texts (all the
   passages a memory gets), which bounds it.
@@ -92,6 +96,9 @@ from etos_desktop.core.clock import FakeClock  # noqa: E402
 MODES = ("hybrid", "hybrid warm", "vector", "keyword")
 K = 5
 SIDES = ("today", "baseline")
+#: ``--check-order``: the modes and the result count compared between the sides.
+CHECK_MODES = ("hybrid", "vector", "keyword")
+CHECK_K = 10
 
 
 def rss_bytes() -> int:
@@ -328,6 +335,16 @@ class Runner:
         engine.search(query, k=K, mode=mode.split()[0])
         return time.perf_counter() - started
 
+    def results(self, queries: list[str]) -> list[list[list[float]]]:
+        """``[id, score]`` of every hit, per query, mode and floor (``--check-order``)."""
+        out = []
+        for query in queries:
+            for mode in CHECK_MODES:
+                for floor in (True, False):
+                    hits = self.engine.search(query, k=CHECK_K, mode=mode, apply_floor=floor)
+                    out.append([[hit.id, hit.score] for hit in hits])
+        return out
+
     def encode(self, query: str) -> float:
         """Seconds encoding one query takes (the model alone, on the engine's query path)."""
         encode = getattr(self.use, "embed_query", self.use.embed)
@@ -518,15 +535,51 @@ def report(
         print(line)
 
 
+def check_order(sides: dict[str, Any], queries: list[str]) -> None:
+    """Compare both sides' result lists for every query, mode and floor; print the count."""
+    today, base = (
+        sides["today"].results(queries=queries),
+        sides["baseline"].results(queries=queries),
+    )
+    labels = [(q, m, f) for q in queries for m in CHECK_MODES for f in ("floor", "no floor")]
+    same_ids = sum([h[0] for h in a] == [h[0] for h in b] for a, b in zip(today, base, strict=True))
+    same = sum(a == b for a, b in zip(today, base, strict=True))
+    print(
+        f"  same results: {same_ids} of {len(labels)} result lists have the same ids in the same "
+        f"order, {same} also the same scores (k = {CHECK_K}; {len(queries)} queries × "
+        f"{'/'.join(CHECK_MODES)} × floor on/off)"
+    )
+    shown = 0
+    for (query, mode, floor), a, b in zip(labels, today, base, strict=True):
+        if a != b and shown < 5:
+            shown += 1
+            print(f"    differs: {mode}, {floor}, {query[:60]!r}")
+            print(f"      today    {[(h[0], round(h[1], 6)) for h in a[:5]]}")
+            print(f"      baseline {[(h[0], round(h[1], 6)) for h in b[:5]]}")
+
+
 def run_size(
-    sides: dict[str, Any], label: str, n: int, synthetic: bool, queries: list[str], rounds: int
+    sides: dict[str, Any],
+    label: str,
+    n: int,
+    synthetic: bool,
+    queries: list[str],
+    rounds: int,
+    check: bool = False,
 ) -> None:
     """Load both sides' stores of one size, time the queries, report, close."""
     at_start = load_average()
     figures = {
         side: runner.load(label=label, n=n, synthetic=synthetic) for side, runner in sides.items()
     }
-    samples = measure(sides, queries, rounds)
+    if check and "baseline" in sides:
+        print(f"\n== {label}: {n} memories, today's results against the baseline's ==")
+        check_order(sides, queries)
+    samples = measure(sides, queries, rounds) if rounds > 0 else None
+    if samples is None:
+        for runner in sides.values():
+            runner.close()
+        return
     report(label, n, figures, samples)
     print(f"  load average {at_start} at the start of this size, {load_average()} at its end")
     for runner in sides.values():
@@ -595,6 +648,11 @@ def main() -> int:
         default=1000,
         help="memories bulk-loaded with real embedding, per side and round (0: skip)",
     )
+    parser.add_argument(
+        "--check-order",
+        action="store_true",
+        help="compare both sides' result lists for every query before timing (--rounds 0: only that)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -643,10 +701,20 @@ def main() -> int:
             print(f"Baseline: {args.baseline} ({where}), timed alternately in a child process")
         try:
             for n in sizes:
-                run_size(sides, f"USE vectors {n}", n, False, queries, args.rounds)
+                run_size(
+                    sides, f"USE vectors {n}", n, False, queries, args.rounds, args.check_order
+                )
             if args.synthetic:
                 n = args.synthetic
-                run_size(sides, "synthetic random vectors", n, True, queries, args.rounds)
+                run_size(
+                    sides,
+                    "synthetic random vectors",
+                    n,
+                    True,
+                    queries,
+                    args.rounds,
+                    args.check_order,
+                )
             if args.embed_load:
                 run_embed_load(sides, args.embed_load)
         finally:
