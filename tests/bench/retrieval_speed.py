@@ -32,7 +32,9 @@ What is measured, for each store size:
   issue 21: at 100k). ``hybrid warm`` is the same search again with the query vector cached (the
   search alone), then ``vector`` and ``keyword`` (a message searched in several modes embeds
   once). p50 / p95 / max per mode, plus the encoding alone (``embed_query`` where the embedder
-  has it: today's USE encodes queries on one BLAS thread).
+  has it: today's USE encodes queries on one BLAS thread). ``cpu ms`` is the mean process CPU
+  time of a search (every thread: the caller's, the DB thread's, BLAS's): on a busy machine the
+  work done, where latency also counts the waiting for a core.
 * **same results** (``--check-order``) — before the timing of each size, every query is searched
   on both sides in each mode (hybrid, vector, keyword), floor on and off, ``k = 10``, and the
   result lists (ids in order, and their scores) are compared: a speed change must not change
@@ -264,6 +266,7 @@ class Runner:
         self.engine: Any = None
         self.embedder: Any = None
         self._table: dict[str, numpy.ndarray] | None = None
+        self._cpu: dict[str, list[float]] = {}
 
     def load_model(self) -> dict[str, Any]:
         """Load USE; its load time and RSS cost."""
@@ -331,9 +334,17 @@ class Runner:
                 engine._query_vectors.clear()
             else:
                 clear()
+        cpu = time.process_time()
         started = time.perf_counter()
         engine.search(query, k=K, mode=mode.split()[0])
-        return time.perf_counter() - started
+        seconds = time.perf_counter() - started
+        self._cpu.setdefault(mode, []).append(time.process_time() - cpu)
+        return seconds
+
+    def cpu_times(self) -> dict[str, list[float]]:
+        """The process CPU seconds (every thread) of each search since the last call, by mode."""
+        out, self._cpu = self._cpu, {}
+        return out
 
     def results(self, queries: list[str]) -> list[list[list[float]]]:
         """``[id, score]`` of every hit, per query, mode and floor (``--check-order``)."""
@@ -496,7 +507,11 @@ def _ratio(a: float, b: float | None) -> str:
 
 
 def report(
-    label: str, n: int, figures: dict[str, dict], samples: dict[str, dict[str, list[float]]]
+    label: str,
+    n: int,
+    figures: dict[str, dict],
+    samples: dict[str, dict[str, list[float]]],
+    cpu: dict[str, dict[str, list[float]]] | None = None,
 ) -> None:
     """Print one store size's figures, today's next to the baseline's."""
     print(f"\n== {label}: {n} memories ==")
@@ -518,6 +533,8 @@ def report(
     head = f"  {'mode':<12} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'mean ms':>8}"
     if "baseline" in samples:
         head += f" | {'base p50':>8} {'base p95':>8} {'base max':>8} | {'p50 ×':>7} {'p95 ×':>7}"
+    if cpu:
+        head += f" | {'cpu ms':>7} {'base cpu':>8} {'cpu ×':>7}"
     print(head)
     for mode, values in samples["today"].items():
         p50, p95 = percentile(values, 0.5), percentile(values, 0.95)
@@ -531,6 +548,14 @@ def report(
             line += (
                 f" | {1000 * b50:>8.1f} {1000 * b95:>8.1f} {1000 * max(base):>8.1f} |"
                 f" {_ratio(p50, b50):>7} {_ratio(p95, b95):>7}"
+            )
+        mine = (cpu or {}).get("today", {}).get(mode)
+        if mine:
+            c = statistics.fmean(mine)
+            theirs = (cpu or {}).get("baseline", {}).get(mode)
+            cb = statistics.fmean(theirs) if theirs else None
+            line += f" | {1000 * c:>7.1f} " + (
+                f"{1000 * cb:>8.1f} {_ratio(c, cb):>7}" if cb else f"{'':>8} {'':>7}"
             )
         print(line)
 
@@ -580,7 +605,8 @@ def run_size(
         for runner in sides.values():
             runner.close()
         return
-    report(label, n, figures, samples)
+    cpu = {side: runner.cpu_times() for side, runner in sides.items()}
+    report(label, n, figures, samples, cpu)
     print(f"  load average {at_start} at the start of this size, {load_average()} at its end")
     for runner in sides.values():
         runner.close()
