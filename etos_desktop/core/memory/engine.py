@@ -1570,13 +1570,7 @@ class MemoryEngine:
         ) -> list[Candidate]:
             return [
                 Candidate(
-                    c.id,
-                    c.text,
-                    c.kind,
-                    c.created_at,
-                    c.valid_from,
-                    c.importance,
-                    c.confidence,
+                    *c,
                     cosines.get(c.id),
                     keyword.get(c.id, 0.0),
                     c.id in in_window or (window is not None and _in_window(c, window)),

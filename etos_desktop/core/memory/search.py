@@ -116,9 +116,11 @@ class CandidateRow(NamedTuple):
     confidence: float
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     """A memory considered for a query, with what is known about it.
+
+    A tuple like :class:`CandidateRow`, whose fields it starts with (``Candidate(*row, …)``):
+    the engine builds a few hundred per search, ~1 µs each against ~6 for a frozen dataclass.
 
     Attributes:
         id: The memory's id.
