@@ -220,38 +220,23 @@ def selective_terms(terms: Sequence[str], frequencies: Mapping[str, int], total:
     return sorted(terms, key=lambda t: frequencies.get(t, 0))[:3]
 
 
-class _Matches(NamedTuple):
-    """What a search reads on the DB thread before it needs the vector scan's result.
-
-    Handed to the caller as soon as it is read: the caller scores these matches' words while
-    the DB thread reads the vector candidates' rows (``MemoryEngine.search``).
-    """
-
-    #: The keyword matches' rows (full-text MATCH), best BM25 first.
-    rows: list[CandidateRow]
-    #: Their indexed bodies.
-    bodies: list[tuple[int, str]]
-    in_window: set[int]
-    scorer: KeywordScorer
-    gate: frozenset[str]
-
-
 class _Gathered(NamedTuple):
-    """The rest of what a search reads on the DB thread (``MemoryEngine.search``)."""
+    """What a search reads on the DB thread (``MemoryEngine.search``)."""
 
-    #: The other candidates' rows: the named period's and the vector side's (the scan's margin
-    #: included), active, not among the matches.
-    rows: list[CandidateRow]
-    #: Their bodies, when the query has terms.
-    bodies: list[tuple[int, str]]
+    #: Bodies of the keyword matches and of the other candidates that contain a query term.
+    matched: list[tuple[int, str]]
+    #: The keyword matches (full-text MATCH).
+    seen: set[int]
+    scorer: KeywordScorer
+    #: Every candidate's row (the scan's margin included), in id order.
+    found: list[CandidateRow]
+    in_window: set[int]
+    gate: frozenset[str]
     #: The stored float32 vectors of the candidates that have them, by memory, in chunk order.
     blobs: dict[int, list[bytes]]
 
 
-_NO_MATCHES: Final = _Matches([], [], set(), KeywordScorer([], {}, 0), frozenset())
-
-
-def _candidate_id(candidate: Candidate) -> int:
+def _by_id(candidate: CandidateRow) -> int:
     return candidate.id
 
 
@@ -1437,20 +1422,10 @@ class MemoryEngine:
         # The int8 scan's best memories (more than the pool: the pool is chosen by exact cosines).
         scanned: concurrent.futures.Future[list[int]] = concurrent.futures.Future()
 
-        # The matches, from the DB thread as soon as they are read.
-        matches_read: concurrent.futures.Future[_Matches] = concurrent.futures.Future()
-
         def gather(session: Any) -> _Gathered:
-            try:
-                return read(session)
-            finally:
-                if not matches_read.done():
-                    # It failed before: the caller learns why from its result.
-                    matches_read.set_result(_NO_MATCHES)
-
-        def read(session: Any) -> _Gathered:
             in_window = set() if window is None else self._window_ids(session, window, now)
-            ranked: list[tuple[CandidateRow, str]] = []
+            matched: list[tuple[int, str]] = []
+            rows: list[CandidateRow] = []
             frequencies: dict[str, int] = {}
             total = 0
             if terms:
@@ -1469,17 +1444,10 @@ class MemoryEngine:
                     ranked = fts.ranked_candidates(
                         session, selective, now=now, limit=KEYWORD_CANDIDATES
                     )
-            # The matches come with their rows: every one is a candidate.
-            matches = _Matches(
-                [row for row, _ in ranked],
-                [(row.id, body) for row, body in ranked],
-                in_window,
-                KeywordScorer(terms, frequencies, total),
-                gate_terms(terms, names, frequencies, total, tuning.gate_rare_share),
-            )
-            matches_read.set_result(matches)
-            seen = {row.id for row in matches.rows}
-            bodies: list[tuple[int, str]] = []
+                # The matches come with their rows: every one is a candidate.
+                rows = [row for row, _ in ranked]
+                matched = [(row.id, body) for row, body in ranked]
+            seen = {row.id for row in rows}
 
             def add(memory_ids: Iterable[int]) -> list[CandidateRow]:
                 # Candidates that did not match (the period's, the vector side's), with their
@@ -1488,28 +1456,29 @@ class MemoryEngine:
                 if not terms:
                     return store.candidates(session, wanted, now)
                 added = store.candidates_with_bodies(session, wanted, now)
-                bodies.extend((row.id, body) for row, body in added if body is not None)
+                matched.extend((row.id, body) for row, body in added if body is not None)
                 return [row for row, _ in added]
 
             # The keyword side's rows and float vectors are read while the caller scans.
-            rows = add(in_window)
+            found = rows + add(in_window)
             blobs: dict[int, list[bytes]] = {}
             rescore = index is not None and index.quantized
             if rescore:
-                blobs = self._stored_vectors(
-                    session, vector_key, dim, [c.id for c in (*matches.rows, *rows)]
-                )
+                blobs = self._stored_vectors(session, vector_key, dim, [c.id for c in found])
             near = scanned.result()
             if near:
-                have = {c.id for c in rows}
+                have = {c.id for c in found}
                 # In KEYWORD mode there is no scan; in VECTOR mode no terms (no bodies).
                 more = add(i for i in near if i not in have)
                 if more and rescore:
                     blobs.update(
                         self._stored_vectors(session, vector_key, dim, [c.id for c in more])
                     )
-                rows += more
-            return _Gathered(rows, bodies, blobs)
+                found += more
+            found.sort(key=_by_id)
+            scorer = KeywordScorer(terms, frequencies, total)
+            gate = gate_terms(terms, names, frequencies, total, tuning.gate_rare_share)
+            return _Gathered(matched, seen, scorer, found, in_window, gate, blobs)
 
         # The DB thread matches the full-text index while this thread embeds the query and
         # scans the vectors: on two cores the two overlap.
@@ -1535,75 +1504,54 @@ class MemoryEngine:
             with contextlib.suppress(BaseException):
                 pending.result()
             raise
-        # While the DB thread reads: what depends on the query alone, then the matches' words.
-        units = query_units(query)
-        has_names = names_or_numbers(keyword_text)
-        term_set = frozenset(terms)
+        gathered: _Gathered = pending.result()
+        found = gathered.found
+        vectors: dict[int, FloatArray] = {}
+        cosines: dict[int, float] = {}
+        if index is not None and sims is not None and not index.quantized:
+            # A float32 index: its cosines are exact, and the scan chose the pool itself.
+            positions = [(c.id, index.position(c.id)) for c in found]
+            have = [(i, p) for i, p in positions if p is not None]
+            if have:
+                values = sims[[p for _, p in have]].tolist()
+                cosines = {i: v for (i, _), v in zip(have, values, strict=True)}
+        elif query_vector is not None:
+            cosines, vectors = exact_similarities(
+                gathered.blobs, dim, query_vector, tuning.passage_weight
+            )
+            # The pool the float32 matrix chose: the best live cosines, at the floor or above.
+            floor = tuning.floor if apply_floor else -math.inf
+            live = {c.id for c in found if c.id in cosines and cosines[c.id] >= floor}
+            keep = set(sorted(live, key=lambda i: -cosines[i])[:pool])
+            found = [
+                c
+                for c in found
+                if c.id in keep or c.id in gathered.seen or c.id in gathered.in_window
+            ]
         keyword: dict[int, float] = {}
         shared: dict[int, frozenset[str]] = {}
-        matches = matches_read.result()
-        scorer = matches.scorer
-
-        def score_words(bodies: Iterable[tuple[int, str]]) -> None:
-            for memory_id, indexed in bodies:
-                tokens = indexed.split()
-                # The query terms it contains are all the score reads of its tokens (no set of
-                # every token: a few hundred bodies per search).
-                common = term_set.intersection(tokens)
-                keyword[memory_id] = scorer.score(common, len(tokens))
-                shared[memory_id] = common
-
-        in_window = matches.in_window
+        term_set = frozenset(terms)
+        scorer = gathered.scorer
+        for memory_id, indexed in gathered.matched:
+            tokens = indexed.split()
+            # The query terms it contains are all the score reads of its tokens (no set of
+            # every token: a few hundred bodies per search).
+            common = term_set.intersection(tokens)
+            keyword[memory_id] = scorer.score(common, len(tokens))
+            shared[memory_id] = common
+        in_window = gathered.in_window
         no_terms: frozenset[str] = frozenset()
-        exact = index is not None and sims is not None and not index.quantized
-
-        def float32_cosines(rows: Sequence[CandidateRow]) -> dict[int, float]:
-            # A float32 index: its cosines are exact, and the scan chose the pool itself.
-            assert index is not None
-            assert sims is not None
-            have = [(c.id, p) for c in rows if (p := index.position(c.id)) is not None]
-            values = sims[[p for _, p in have]].tolist() if have else []
-            return {i: v for (i, _), v in zip(have, values, strict=True)}
-
-        def candidates_of(
-            rows: Sequence[CandidateRow], cosines: Mapping[int, float]
-        ) -> list[Candidate]:
-            return [
-                Candidate(
-                    *c,
-                    cosines.get(c.id),
-                    keyword.get(c.id, 0.0),
-                    c.id in in_window or (window is not None and _in_window(c, window)),
-                    shared.get(c.id, no_terms),
-                )
-                for c in rows
-            ]
-
-        score_words(matches.bodies)
-        candidates = candidates_of(matches.rows, float32_cosines(matches.rows)) if exact else []
-        gathered: _Gathered = pending.result()
-        score_words(gathered.bodies)
-        vectors: dict[int, FloatArray] = {}
-        if exact:
-            candidates += candidates_of(gathered.rows, float32_cosines(gathered.rows))
-        else:
-            found = [*matches.rows, *gathered.rows]
-            cosines: dict[int, float] = {}
-            if query_vector is not None:
-                cosines, vectors = exact_similarities(
-                    gathered.blobs, dim, query_vector, tuning.passage_weight
-                )
-                # The pool the float32 matrix chose: the best live cosines, at the floor or
-                # above (the scan's margin goes).
-                floor = tuning.floor if apply_floor else -math.inf
-                live = {c.id for c in found if c.id in cosines and cosines[c.id] >= floor}
-                keep = set(sorted(live, key=lambda i: -cosines[i])[:pool])
-                seen = {c.id for c in matches.rows}
-                found = [c for c in found if c.id in keep or c.id in seen or c.id in in_window]
-            candidates = candidates_of(found, cosines)
-        # In id order, as they were read: the gate's head breaks ties by it.
-        candidates.sort(key=_candidate_id)
-        gate = matches.gate
+        candidates = [
+            Candidate(
+                *c,
+                cosines.get(c.id),
+                keyword.get(c.id, 0.0),
+                c.id in in_window or (window is not None and _in_window(c, window)),
+                shared.get(c.id, no_terms),
+            )
+            for c in found
+        ]
+        gate = gathered.gate
 
         def vectors_of(memory_ids: Sequence[int]) -> dict[int, FloatArray]:
             if index is not None and not index.quantized:
@@ -1614,14 +1562,14 @@ class MemoryEngine:
             candidates,
             mode=search_mode,
             tuning=tuning,
-            query_units=units,
+            query_units=query_units(query),
             now=now,
             k=k,
             apply_floor=apply_floor,
             personal=personal,
             whole_text_vectors=None if query_vector is None else vectors_of,
             time_only=time_only,
-            query_names=has_names,
+            query_names=names_or_numbers(keyword_text),
             gate_terms=gate,
             prefer_recent=prefer_recent,
             gate_names=gate.intersection(names),

@@ -226,7 +226,8 @@ class KeywordScorer:
             doc_tokens: Its index tokens, or only the query's terms among them (all this reads).
             doc_length: How many index tokens it has (repeats counted).
         """
-        if self._total <= 0.0:
+        if self._total <= 0.0 or not doc_tokens:
+            # Most vector candidates contain no query term: nothing to add up.
             return 0.0
         matched = sum(w for term, w in self._weights.items() if term in doc_tokens)
         if matched <= 0.0:
