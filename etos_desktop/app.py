@@ -23,7 +23,13 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from etos_desktop import __version__
-from etos_desktop.core.changes import ChangeHub, ConversationChanged, DataChange, Layer
+from etos_desktop.core.changes import (
+    ChangeHub,
+    CheckinShown,
+    ConversationChanged,
+    DataChange,
+    Layer,
+)
 from etos_desktop.core.errors import EtosError, redact
 from etos_desktop.core.settings import key_groups, paths
 from etos_desktop.core.settings.store import EMBEDDINGS_ENDPOINT_KEY, SettingsStore
@@ -33,6 +39,7 @@ from etos_desktop.ui.main_window import MainWindow
 from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
+    from etos_desktop.core.chat.search import MessageIndexer
     from etos_desktop.core.clock import Clock
     from etos_desktop.core.memory.access import MemoryAccess
     from etos_desktop.core.profile.access import ProfileAccess
@@ -42,6 +49,7 @@ if TYPE_CHECKING:
     from etos_desktop.core.storage.database import Database
     from etos_desktop.core.summaries.access import SummaryAccess
     from etos_desktop.services.jobs import BackgroundJobs
+    from etos_desktop.services.sync_runner import SyncRunner
     from etos_desktop.ui.changes_bridge import ChangesBridge
     from etos_desktop.ui.chat_controller import ChatController
 
@@ -57,6 +65,8 @@ HEAVY_MODULES = (
     "etos_desktop.core.chat.service",
     # The scheduler (APScheduler) too: it is never imported before the first frame.
     "etos_desktop.services.jobs",
+    # Sync (pycrdt, cryptography): its page exists whether sync is on or not.
+    "etos_desktop.services.sync_runner",
     # Imported by the scheduler's start; on the UI thread it waited for the import lock held
     # by these imports (a 74 ms stall measured right after start-up).
     "apscheduler.executors.asyncio",
@@ -150,6 +160,9 @@ class EtosApp:
             the start-up benchmark turns them off to measure what they cost.
         translations: Loads the translators for a UI locale (tests pass their own); default
             Qt's own and the app's ``.qm`` files (``load_translations``).
+        use_factory: Builds the built-in USE embedder when memory search chooses it (tests
+            pass one that hands out a model loaded once per process); default a new
+            ``UseEmbedder``.
     """
 
     def __init__(
@@ -162,6 +175,7 @@ class EtosApp:
         clock: Clock | None = None,
         background_jobs: bool = True,
         translations: Callable[[QLocale], Sequence[QTranslator]] | None = None,
+        use_factory: Callable[[], Any] | None = None,
     ) -> None:
         self.qt_app = qt_app
         self.env = dict(env)
@@ -202,15 +216,22 @@ class EtosApp:
         self.summaries: SummaryAccess | None = None
         self.profile: ProfileAccess | None = None
         self.jobs: BackgroundJobs | None = None
+        self.sync: SyncRunner | None = None
+        self.message_indexer: MessageIndexer | None = None
         self.changes_bridge: ChangesBridge | None = None
         self._clock = clock
         self._background_jobs = background_jobs
         self._embedder_task: Any = None
+        self._use_factory = use_factory
         self._unsubscribe: list[Callable[[], None]] = []
         self._reschedule_queued = False
+        self._checkins_queued = False
         # Background work of the app itself (choosing the embedder…): failures are shown in the
         # status bar with what was not done, and logged once.
         self._tasks = TaskSet(report=self._on_task_failed)
+        # Work that lives as long as the app (the message indexer's loop): apart, so that
+        # waiting for the app's background work to end does not wait for the app to quit.
+        self._resident = TaskSet(report=self._on_task_failed)
         self._reembed_cancel = threading.Event()
         # Created by ``run_app`` on the running loop: asyncio is imported after the first frame.
         self.closed: Any = None
@@ -286,6 +307,7 @@ class EtosApp:
         tray = TrayIcon(self.window, self.window.windowIcon(), self.qt_app)
         tray.new_conversation_requested.connect(self.window.new_action.trigger)
         tray.quit_requested.connect(self.window.close)
+        tray.checkin_open_requested.connect(self._open_checkin)
         tray.show()
         return tray
 
@@ -331,6 +353,7 @@ class EtosApp:
             self.window.sidebar.set_conversations(summaries, None)  # type: ignore[arg-type]
         await loop.run_in_executor(None, _import_heavy)
 
+        from etos_desktop.core.chat.search import MessageIndexer, MessageSearch
         from etos_desktop.core.chat.service import ChatService
         from etos_desktop.core.clock import SystemClock
         from etos_desktop.core.context.language import language_for_locale
@@ -341,6 +364,11 @@ class EtosApp:
         from etos_desktop.core.providers.presets import LOCAL_CANDIDATES
         from etos_desktop.core.providers.registry import ProviderRegistry
         from etos_desktop.core.providers.secrets import SecretStore
+        from etos_desktop.core.storage.attachments import (
+            AttachmentRepository,
+            BlobStore,
+            blob_root,
+        )
         from etos_desktop.core.storage.database import Database
         from etos_desktop.core.storage.repositories import ChatRepository
         from etos_desktop.core.summaries.access import SummaryAccess
@@ -365,7 +393,11 @@ class EtosApp:
         self.registry = ProviderRegistry(
             self.settings, self.secrets, self.env, self._provider_factory or make_provider
         )
-        repo = ChatRepository(self.db)
+        # Indexes the messages from before the search index once the window is up, and merges
+        # the index after deletes (core/chat/search.py); the repository keeps it in step.
+        self.message_indexer = MessageIndexer(self.db)
+        repo = ChatRepository(self.db, after_delete=self.message_indexer.note_deleted)
+        attachments = AttachmentRepository(self.db, BlobStore(blob_root(self.data_dir)))
         # The one hub every data change is published on; the bridge re-emits it for the UI.
         changes = ChangeHub()
         self.changes_bridge = ChangesBridge(changes, self.window)
@@ -375,9 +407,12 @@ class EtosApp:
         self._apply_memory_limits()
         # Summary recall matches by meaning with whatever embedder memory search uses now.
         self.summaries = SummaryAccess(
-            self.db, clock=clock, embedding=lambda: (engine.embedder, engine.tuning)
+            self.db,
+            clock=clock,
+            embedding=lambda: (engine.embedder, engine.tuning),
+            changes=changes,
         )
-        self.profile = ProfileAccess(self.db, clock=clock)
+        self.profile = ProfileAccess(self.db, clock=clock, changes=changes)
         chat = ChatService(
             repo,
             self.registry,
@@ -388,15 +423,20 @@ class EtosApp:
             profile=self.profile,
             ui_language=lambda: language_for_locale(self.ui_locale.name()),
             changes=changes,
+            attachments=attachments,
         )
-        self.controller = ChatController(repo, chat)
+        self.controller = ChatController(repo, chat, attachments=attachments)
         if self._background_jobs:
             self._build_jobs(changes, clock)
+            self._build_sync(changes, clock)
         self._follow_settings()
         self._probe = openai_provider.probe_local_servers
         if self._local_candidates is None:
             self._local_candidates = list(LOCAL_CANDIDATES)
         self.window.attach(self.controller)
+        self.window.message_search.attach(
+            self.controller, MessageSearch(self.db), self.message_indexer
+        )
         self._apply_render_interval()
         self.refresh_providers()
         # Kept as functions, so the notice is put into words again when the language changes.
@@ -417,6 +457,11 @@ class EtosApp:
                 lambda: "⚠ " + notices[0](), lambda: "\n".join(n() for n in notices)
             )
         await repo.delete_empty_conversations()
+        # Files no message names any more (a crash between a delete and their removal).
+        self._tasks.spawn(
+            attachments.sweep(),
+            QCoreApplication.translate("EtosApp", "Unused attachment files were not removed."),
+        )
         await self.controller.refresh_conversations()
         # The window opened on a new conversation; what the user began to write there since
         # the first frame stays there (a message sent is queued for it), so the last
@@ -430,6 +475,10 @@ class EtosApp:
         if not self.registry.is_configured():
             self.open_settings("providers", first_run=True)
         self.switch_embedder()
+        self._resident.spawn(
+            self.message_indexer.run(),
+            QCoreApplication.translate("EtosApp", "Older messages were not indexed for search."),
+        )
         self.window.chat.warm_up()
         self.garbage_collector.freeze_startup_objects()
         if self.jobs is not None:
@@ -439,6 +488,12 @@ class EtosApp:
             self._tasks.spawn(
                 self.jobs.start(),
                 QCoreApplication.translate("EtosApp", "The background jobs did not start."),
+            )
+        if self.sync is not None:
+            # Its first pass runs now, on its own thread (it waits for nothing of the jobs').
+            self._tasks.spawn(
+                self.sync.start(),
+                QCoreApplication.translate("EtosApp", "Sync did not start."),
             )
 
     def _build_jobs(self, changes: ChangeHub, clock: Clock) -> None:
@@ -465,12 +520,50 @@ class EtosApp:
             profile=self.profile,
         )
 
+    def _build_sync(self, changes: ChangeHub, clock: Clock) -> None:
+        """The sync runner, on the background jobs' scheduler (after the heavy imports)."""
+        from etos_desktop.services.sync_runner import SyncRunner
+
+        assert self.db is not None
+        assert self.secrets is not None
+        assert self.jobs is not None
+        self.sync = SyncRunner(
+            db=self.db,
+            settings=self.settings,
+            secrets=self.secrets,
+            changes=changes,
+            scheduler=self.jobs.scheduler,
+            clock=clock,
+            memory=self.memory,
+        )
+
     def _on_changes_changed(self, change: DataChange) -> None:
         if isinstance(change, ConversationChanged) and self.controller is not None:
             self.controller.conversation_updated(change.conversation_id)
         if change.touches(Layer.MEMORIES):
             # Saved by the chat, or edited in Settings: the welcome's count follows.
             self.window.refresh_memory_count()
+        if isinstance(change, CheckinShown):
+            self._on_checkin_shown(change)
+
+    def _on_checkin_shown(self, change: CheckinShown) -> None:
+        """The companion started a conversation: say so where the user will see it."""
+        if self.tray is not None:
+            self.tray.notify_checkin(change.conversation_id, change.companion, change.text)
+            return
+        # No tray on this desktop: the status bar, and the window asks for attention.
+        self.window.statusBar().showMessage(
+            QCoreApplication.translate(
+                "EtosApp", "{name} checked in: see the conversation list"
+            ).format(name=change.companion),
+            60000,
+        )
+        QApplication.alert(self.window)
+
+    def _open_checkin(self, conversation_id: int) -> None:
+        """A check-in's notification was clicked: open its conversation."""
+        if self.controller is not None:
+            self.controller.open_conversation(conversation_id)
 
     # -- following the settings ---------------------------------------------------------------
 
@@ -494,6 +587,7 @@ class EtosApp:
             (key_groups.RETRIEVAL_TUNING, self.retune_memory),
             (key_groups.MEMORY_LIMITS, self._apply_memory_limits),
             (key_groups.JOB_SCHEDULE, self._reschedule_jobs),
+            (key_groups.CHECKIN_SCHEDULE, self._reschedule_checkins),
         )
         for keys, action in table:
             self._unsubscribe.append(self.settings.subscribe(lambda _key, a=action: a(), keys))
@@ -523,6 +617,21 @@ class EtosApp:
                     "EtosApp", "Summaries were not rescheduled for the new settings."
                 ),
             )
+
+    def _reschedule_checkins(self) -> None:
+        # Like _reschedule_jobs: once after a Save's keys.
+        if self.jobs is not None and not self._checkins_queued:
+            self._checkins_queued = True
+            self._tasks.spawn(
+                self._reschedule_checkins_now(self.jobs),
+                QCoreApplication.translate(
+                    "EtosApp", "Check-ins were not rescheduled for the new settings."
+                ),
+            )
+
+    async def _reschedule_checkins_now(self, jobs: BackgroundJobs) -> None:
+        self._checkins_queued = False
+        await jobs.checkins_changed()
 
     async def _reschedule(self, jobs: BackgroundJobs) -> None:
         self._reschedule_queued = False
@@ -572,7 +681,11 @@ class EtosApp:
         """
         import asyncio
 
-        from etos_desktop.core.providers.embedders import EndpointSettings, choose_embedder
+        from etos_desktop.core.providers.embedders import (
+            EndpointSettings,
+            UseEmbedder,
+            choose_embedder,
+        )
 
         if self.memory is None or self.registry is None:
             return
@@ -589,8 +702,10 @@ class EtosApp:
                 default.embedding_model,
                 default.base_url,
             )
+        use_factory = self._use_factory or UseEmbedder
         choice = await loop.run_in_executor(
-            None, lambda: choose_embedder(endpoint, loop=loop, load_use=True)
+            None,
+            lambda: choose_embedder(endpoint, loop=loop, use_factory=use_factory, load_use=True),
         )
         for skipped in choice.skipped:
             log.info(
@@ -690,6 +805,7 @@ class EtosApp:
                 jobs=self.jobs,
                 changes=self.changes_bridge,
                 clock=self._clock,
+                sync=self.sync,
                 parent=self.window,
             )
             dialog.finished.connect(self._on_dialog_finished)
@@ -740,12 +856,18 @@ class EtosApp:
             unsubscribe()
         if self.changes_bridge is not None:
             self.changes_bridge.detach()
+        self.window.message_search.detach()
         if self.controller is not None:
             self.controller.stop()
             await self.controller.wait_idle()
         self._reembed_cancel.set()
         self._tasks.cancel_all()
+        self._resident.cancel_all()
         await self._tasks.wait_idle()
+        await self._resident.wait_idle()
+        if self.sync is not None:
+            # A running pass ends on its thread first: it writes the database.
+            await self.sync.shutdown()
         if self.jobs is not None:
             # A running job is cancelled at its next await; its writes are single shielded
             # transactions, finished before the database closes.
@@ -783,7 +905,8 @@ class EtosApp:
         self._translators.clear()
         QLocale.setDefault(self._initial_locale)
         if self.tray is not None:
-            self.tray.hide()
+            # Gone with the window: its menu has no parent, and would hear the next language.
+            self.tray.close()
         if self.instance is not None:
             self.instance.release()
         if self._follows_color_scheme:

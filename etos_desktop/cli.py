@@ -2,7 +2,7 @@
 
 ::
 
-    etos-desktop-cli sync --data-dir DIR (--folder PATH | --webdav URL [--webdav-user USER])
+    etos-desktop-cli sync --data-dir DIR [--folder PATH | --webdav URL [--webdav-user USER]]
     etos-desktop-cli memory add TEXT [--kind KIND] --data-dir DIR
     etos-desktop-cli memory list [--all] --data-dir DIR
     etos-desktop-cli memory archive GID --data-dir DIR
@@ -10,8 +10,10 @@
 
 Anything else is handed to the app's own ``main`` (``etos-desktop-cli --self-check`` on
 Windows, where the windowed program has no stdout). Memories are named by their global ids.
+``sync`` without ``--folder`` or ``--webdav`` syncs where Settings → Sync set the data folder up.
 The sync passphrase comes from ``ETOS_SYNC_PASSPHRASE``, the keyring, or a prompt, and is kept in
-the keyring after the first pass that worked; a WebDAV password from ``ETOS_SYNC_WEBDAV_PASSWORD``.
+the keyring after the first pass that worked; a WebDAV password from ``ETOS_SYNC_WEBDAV_PASSWORD``
+or the keyring (where Settings → Sync keeps it).
 
 Exit codes: 0 done, 1 the operation failed (the reason on stderr), 2 bad usage, 3 the window
 app is running on this data folder (it holds the database; this command never writes beside it).
@@ -72,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="etos-desktop-cli")
     commands = parser.add_subparsers(dest="command", required=True)
     sync = commands.add_parser("sync", parents=[common], help="one sync pass")
-    where = sync.add_mutually_exclusive_group(required=True)
+    where = sync.add_mutually_exclusive_group()
     where.add_argument("--folder", type=Path, help="a sync folder (Syncthing, a cloud folder…)")
     where.add_argument("--webdav", help="a WebDAV folder URL")
     sync.add_argument("--webdav-user", default="", help="the WebDAV user")
@@ -104,9 +106,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     data_dir: Path = (args.data_dir or paths.data_dir()).expanduser()
     holder = app_holds(data_dir)
     if holder is not None:
+        what = (
+            "it syncs by itself: use Settings → Sync → Sync now there, or close it first"
+            if args.command == "sync"
+            else "close it first, or make the change in the app"
+        )
         print(
-            f"etos-desktop-cli: ETOS Desktop is running on {data_dir} (process {holder}); "
-            "close it first, or make the change in the app",
+            f"etos-desktop-cli: ETOS Desktop is running on {data_dir} (process {holder}); {what}",
             file=sys.stderr,
         )
         return EXIT_APP_RUNNING
@@ -129,11 +135,33 @@ def _open_db(data_dir: Path) -> Any:
 
 def _sync(args: argparse.Namespace, data_dir: Path) -> int:
     from etos_desktop.core.providers.secrets import SecretStore
-    from etos_desktop.core.sync.secrets import SyncPassphrase
+    from etos_desktop.core.sync import state
+    from etos_desktop.core.sync.secrets import SyncPassphrase, WebDavPassword
     from etos_desktop.core.sync.service import SyncService
     from etos_desktop.core.sync.transport import FolderTransport, Transport, WebDavTransport
 
-    stored = SyncPassphrase(SecretStore(data_dir))
+    folder: Path | None = args.folder
+    url: str | None = args.webdav
+    user: str = args.webdav_user
+    if folder is None and url is None:
+        # Where Settings → Sync set this data folder up.
+        from etos_desktop.core.settings.store import SettingsStore
+
+        settings = SettingsStore(paths.settings_path(data_dir))
+        settings.load()
+        if not settings.get_bool("sync.enabled"):
+            print(
+                "etos-desktop-cli: sync is not set up for this data folder: give --folder or "
+                "--webdav, or set it up in Settings → Sync",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        if settings.get_str("sync.transport") == "webdav":
+            url, user = settings.get_str("sync.webdav_url"), settings.get_str("sync.webdav_user")
+        else:
+            folder = Path(settings.get_str("sync.folder"))
+    secrets = SecretStore(data_dir)
+    stored = SyncPassphrase(secrets)
     passphrase = os.environ.get(PASSPHRASE_ENV) or stored.get()
     if not passphrase and sys.stdin.isatty():
         passphrase = getpass.getpass("Sync passphrase: ")
@@ -144,15 +172,23 @@ def _sync(args: argparse.Namespace, data_dir: Path) -> int:
         )
         return EXIT_USAGE
     transport: Transport
-    if args.folder is not None:
-        transport = FolderTransport(args.folder.expanduser())
+    if folder is not None:
+        transport = FolderTransport(folder.expanduser())
     else:
-        password = os.environ.get(WEBDAV_PASSWORD_ENV, "")
-        auth = (args.webdav_user, password) if args.webdav_user else None
-        transport = WebDavTransport(args.webdav, auth)
+        assert url is not None
+        password = os.environ.get(WEBDAV_PASSWORD_ENV) or WebDavPassword(secrets).get() or ""
+        auth = (user, password) if user else None
+        transport = WebDavTransport(url, auth)
     db = _open_db(data_dir)
     try:
         service = SyncService(db, transport, passphrase, device_name=args.device_name)
+        folder_id = str(service.key().folder_id)
+
+        def bind(session: Any) -> None:
+            state.bind_folder(session, folder_id)
+            session.commit()
+
+        db.call(bind)
         report = service.sync_once()
     finally:
         transport.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,15 @@ import pytest
 # in a child pytest on a real X server (Xvfb) and asks for the xcb platform through ETOS_TEST_QPA.
 os.environ["QT_QPA_PLATFORM"] = os.environ.get("ETOS_TEST_QPA", "offscreen")
 os.environ.setdefault("QT_LOGGING_RULES", "qt.qpa.*=false")
+
+# The run starts ~60 Python processes that import the same modules (the xdist workers, the app,
+# the CLI and the translation tool in subprocesses, child pytests). Under PYTHONDONTWRITEBYTECODE
+# (or -B) each one compiled the package, and pytest rewrote and compiled every test module
+# again: collecting the suite took 21 s of CPU in each worker, 9 s with the .pyc files. So the
+# test processes write the usual __pycache__ folders (ignored by git) and read them back.
+if sys.dont_write_bytecode:
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 @pytest.fixture(autouse=True)
@@ -35,6 +45,23 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
         monkeypatch.delenv(var, raising=False)
     return tmp_path / "data"
+
+
+_STORAGE_TESTS = Path(__file__).parent / "core" / "storage"
+
+
+@pytest.fixture(autouse=True)
+def migrated_template(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """New database files start as a copy of one migrated once (``tests/helpers/migrated.py``).
+
+    Not for the storage tests (``tests/core/storage``): they test the migrations themselves.
+    """
+    if Path(str(request.node.path)).is_relative_to(_STORAGE_TESTS):
+        return
+    from etos_desktop.core.storage import database
+    from tests.helpers.migrated import migrate_from_template
+
+    monkeypatch.setattr(database, "migrate", migrate_from_template)
 
 
 @pytest.fixture
@@ -61,10 +88,10 @@ def usual_umask() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def use_embedder() -> Any:
-    """The embedded USE model, loaded once for the whole run (≈1 s, ≈120 MB)."""
-    from etos_desktop.core.providers.embedders import UseEmbedder
+    """The embedded USE model, loaded once per test process (the apps tests start share it)."""
+    from tests.helpers.embedders import shared_use
 
-    embedder = UseEmbedder()
+    embedder = shared_use()
     embedder.load()
     return embedder
 
@@ -96,7 +123,13 @@ def _needs_qt(path: Path) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark ``gui`` every test that needs Qt, so ``pytest -m "not gui"`` is the fast loop."""
+    """Mark ``gui`` every test that needs Qt, so ``pytest -m "not gui"`` is the fast loop.
+
+    The ``slow`` tests (subprocesses, 2-15 s each) go first: collected in file order, the
+    automatic-language walk under zh_CN (a child pytest) was among the last tests, and one
+    xdist worker ran it alone at the end while the other had finished.
+    """
     for item in items:
         if _needs_qt(Path(str(item.path))):
             item.add_marker(pytest.mark.gui)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -160,7 +160,35 @@ def test_it_refuses_while_the_app_holds_the_data_folder(
         result = _cli(*args, "--data-dir", str(data), env=env, check=False, process=True)
         assert result.returncode == 3
         assert "ETOS Desktop is running" in result.stderr
+        if args[0] == "sync":
+            assert "Settings → Sync → Sync now" in result.stderr
     assert not (data / "etos.db").exists()
     # A lock left by a process that is gone does not count.
     (data / "instance.lock").write_text(f"999999999\netos-desktop\n{socket.gethostname()}\n")
     assert _list(data, env) == []
+
+
+def test_sync_without_a_place_uses_the_one_settings_set_up(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    from etos_desktop.core.providers.secrets import SecretStore
+    from etos_desktop.core.settings.store import SettingsStore
+    from etos_desktop.core.sync.secrets import SyncPassphrase
+
+    data, folder = tmp_path / "data", tmp_path / "sync"
+    refused = _cli("sync", "--data-dir", str(data), env=env, check=False)
+    assert refused.returncode == 2
+    assert "Settings → Sync" in refused.stderr
+    # What Settings → Sync writes: the place in the settings, the passphrase in the keyring.
+    settings = SettingsStore(data / "settings.json")
+    settings.load()
+    settings.set("sync.enabled", True)
+    settings.set("sync.folder", str(folder))
+    settings.save()
+    SyncPassphrase(SecretStore(data)).set("set up in the app")
+    del env["ETOS_SYNC_PASSPHRASE"]
+    _cli("memory", "add", "I cycle to work", "--data-dir", str(data), env=env)
+    report = json.loads(_cli("sync", "--data-dir", str(data), env=env).stdout)
+    assert report["exported"] == 1
+    assert (folder / "sync.json").is_file()
+    assert [p.name for p in folder.rglob("*.update")] == ["1.update"]

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import re
 import shutil
 import subprocess
@@ -214,25 +215,67 @@ def translation_problems(message: Message) -> list[str]:
 
 
 class Sources:
-    """The package's Python files, each read once and parsed only when a check needs it.
+    """The package's Python files, each read once and analysed only when a check needs it.
 
-    Most files (all of ``core/``) hold no translation call; a file is parsed only when its text
-    names what a check looks for, which keeps ``check`` (run by several tests) cheap.
+    Most files (all of ``core/``) hold no translation call; a file is analysed only when its
+    text names what a check looks for, which keeps ``check`` (run by several tests) cheap.
     """
 
     def __init__(self, root: Path) -> None:
         self.texts = {name: (root / name).read_text(encoding="utf-8") for name in sources(root)}
-        self._trees: dict[str, ast.Module] = {}
 
-    def trees(self, *words: str) -> dict[str, ast.Module]:
-        """The parsed files whose text contains one of ``words``."""
-        found = {}
-        for name, text in self.texts.items():
-            if any(word in text for word in words):
-                if name not in self._trees:
-                    self._trees[name] = ast.parse(text)
-                found[name] = self._trees[name]
-        return found
+    def analyses(self, *words: str) -> dict[str, Analysis]:
+        """The analysed files whose text contains one of ``words``."""
+        return {
+            name: analyse(text)
+            for name, text in self.texts.items()
+            if any(word in text for word in words)
+        }
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the checks need of one file's syntax tree."""
+
+    #: Functions that (themselves or nested in them) translate a variable.
+    helpers: frozenset[str]
+    #: ``(line, name)`` of every call of a plain name with a literal text first.
+    named_calls: tuple[tuple[int, str], ...]
+    #: ``(line, call, receiver)`` of every ``x.tr("…")`` whose ``x`` is not ``self``.
+    other_tr: tuple[tuple[int, str, str], ...]
+    #: The messages of its translation calls (see ``code_messages``).
+    messages: frozenset[tuple[str, str, str, bool]]
+
+
+@functools.cache
+def analyse(text: str) -> Analysis:
+    """Parse one file's text and walk it for every check.
+
+    Cached: the result is a function of the text alone, so the tests' many checks of copies of
+    the package (in one process) parse each unchanged file once.
+    """
+    tree = ast.parse(text)
+    helpers: set[str] = set()
+    _find_helpers(tree, [], helpers)
+    named_calls = []
+    other_tr = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        literal = bool(node.args) and _is_text(node.args[0])
+        if isinstance(func, ast.Name) and literal:
+            named_calls.append((node.lineno, func.id))
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "tr"
+            and not (isinstance(func.value, ast.Name) and func.value.id == "self")
+            and literal
+        ):
+            other_tr.append((node.lineno, ast.unparse(func), ast.unparse(func.value)))
+    messages: set[tuple[str, str, str, bool]] = set()
+    _collect(tree, [], messages)
+    return Analysis(frozenset(helpers), tuple(named_calls), tuple(other_tr), frozenset(messages))
 
 
 def unreadable_calls(root: Path, files: Sources | None = None) -> list[str]:
@@ -243,27 +286,20 @@ def unreadable_calls(root: Path, files: Sources | None = None) -> list[str]:
     """
     files = files or Sources(root)
     helpers: set[str] = set()
-    for tree in files.trees("translate").values():
-        _find_helpers(tree, [], helpers)
+    for analysis in files.analyses("translate").values():
+        helpers |= analysis.helpers
     problems = []
-    for name, tree in files.trees(".tr(", *helpers).items():
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            literal = bool(node.args) and _is_text(node.args[0])
-            if isinstance(func, ast.Name) and func.id in helpers and literal:
-                problems.append(f"{name}:{node.lineno}: {func.id}() hides its text from lupdate")
-            if (
-                isinstance(func, ast.Attribute)
-                and func.attr == "tr"
-                and not (isinstance(func.value, ast.Name) and func.value.id == "self")
-                and literal
-            ):
-                problems.append(
-                    f"{name}:{node.lineno}: {ast.unparse(func)}() is extracted under the "
-                    f"context {ast.unparse(func.value)!r}: use QCoreApplication.translate()"
-                )
+    for name, analysis in files.analyses(".tr(", *helpers).items():
+        problems += [
+            f"{name}:{line}: {called}() hides its text from lupdate"
+            for line, called in analysis.named_calls
+            if called in helpers
+        ]
+        problems += [
+            f"{name}:{line}: {call}() is extracted under the "
+            f"context {receiver!r}: use QCoreApplication.translate()"
+            for line, call, receiver in analysis.other_tr
+        ]
     return sorted(problems)
 
 
@@ -289,8 +325,8 @@ def code_messages(root: Path, files: Sources | None = None) -> set[tuple[str, st
     """
     files = files or Sources(root)
     found: set[tuple[str, str, str, bool]] = set()
-    for tree in files.trees(".tr(", "translate", "QT_TRANSLATE_NOOP").values():
-        _collect(tree, [], found)
+    for analysis in files.analyses(".tr(", "translate", "QT_TRANSLATE_NOOP").values():
+        found |= analysis.messages
     return found
 
 

@@ -37,6 +37,7 @@ class Layer(StrEnum):
     SUMMARIES = "summaries"
     PROFILE = "profile"
     JOBS = "jobs"
+    SYNC = "sync"
 
 
 @dataclass(frozen=True)
@@ -77,14 +78,16 @@ class MemoryChange(StrEnum):
     DELETED = "deleted"
     BROUGHT_BACK = "brought_back"
     IMPORTED = "imported"
+    SYNCED = "synced"
 
 
 @dataclass(frozen=True)
 class MemoriesChanged(DataChange):
-    """Memories were saved, edited, archived, restored, deleted, brought back or imported.
+    """Memories were saved, edited, archived, restored, deleted, brought back, imported or synced.
 
     Published by the memory access (every write goes through it: the Memory page, the chat's
-    ``save_memory`` and ``/remember``, consolidation) and by the import.
+    ``save_memory`` and ``/remember``, consolidation), by the import, and by the sync runner
+    after a pass wrote other devices' changes (``reason`` ``SYNCED``, ``source`` ``"sync"``).
 
     Attributes:
         ids: The memories the operation wrote (a save that merged names the memory it merged
@@ -135,10 +138,36 @@ class ConversationChanged(DataChange):
 
 
 @dataclass(frozen=True)
+class CheckinShown(DataChange):
+    """The companion started a conversation: a check-in (``core/checkins``) was written.
+
+    Published by the background jobs after the conversation and its first message committed;
+    the app shows a notification that opens it.
+
+    Attributes:
+        conversation_id: The new conversation.
+        companion: The name of the companion that wrote it.
+        text: Its first message.
+    """
+
+    layers: ClassVar[frozenset[Layer]] = frozenset({Layer.CONVERSATIONS})
+    conversation_id: int
+    companion: str
+    text: str
+
+
+@dataclass(frozen=True)
 class JobsChanged(DataChange):
     """A background job started, ended or was scheduled (its status in Settings)."""
 
     layers: ClassVar[frozenset[Layer]] = frozenset({Layer.JOBS})
+
+
+@dataclass(frozen=True)
+class SyncStatusChanged(DataChange):
+    """Sync was turned on or off, or a sync pass started or ended (Settings → Sync shows it)."""
+
+    layers: ClassVar[frozenset[Layer]] = frozenset({Layer.SYNC})
 
 
 ChangeT = TypeVar("ChangeT", bound=DataChange)

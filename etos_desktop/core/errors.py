@@ -18,8 +18,10 @@ translated words. ``core/`` never produces UI text, and no error text ever conta
     │   │   ├── BadRequest               other 4xx
     │   │   └── MalformedResponse        the server sent something the client could not read
     │   ├── MessageTooLong               refused before sending: the message alone is too long
+    │   ├── ImagesNotAccepted            refused before sending: the model takes no images
     │   ├── NotConfigured                no provider / no model chosen yet
     │   └── InvalidInput                 a value the user typed is not acceptable
+    │       └── AttachmentRefused        a file that cannot be attached (too large, binary…)
     └── EnvironmentFailure               the machine, not the program: disk full, read-only
         └── StorageError
 """
@@ -185,6 +187,12 @@ class MessageTooLong(UserFacingError):
     code = "message_too_long"
 
 
+class ImagesNotAccepted(UserFacingError):
+    """The message carries images and the chosen model does not take them; nothing was sent."""
+
+    code = "images_not_accepted"
+
+
 class NotConfigured(UserFacingError):
     """No provider or model is configured yet."""
 
@@ -195,6 +203,17 @@ class InvalidInput(UserFacingError):
     """A value the user entered cannot be accepted."""
 
     code = "invalid_input"
+
+
+class AttachmentRefused(InvalidInput):
+    """A file cannot be attached; nothing was read past what told why.
+
+    ``params``: ``name`` and ``reason``: ``too_large`` (with ``limit`` in bytes), ``empty``,
+    ``binary``, ``unsupported``, ``not_image``, ``too_many_pixels``, ``encrypted``,
+    ``no_text``, ``unreadable``, ``too_many`` (with ``limit``) or ``unavailable``.
+    """
+
+    code = "attachment_refused"
 
 
 class EnvironmentFailure(EtosError):

@@ -2,7 +2,7 @@
 
 Each job's workflow lives in the core package of what it writes (``chat/titles.py``,
 ``summaries/writing.py``, ``profile/writing.py``, ``memory/consolidation.py``,
-``storage/backups.py``) and returns what it did; ``services/jobs.py`` decides when they run
+``storage/backups.py``, ``checkins/writing.py``) and returns what it did; ``services/jobs.py`` decides when they run
 (the scheduler) and records each run here. This module holds what core knows about the runs —
 which jobs exist, and when each last started, succeeded or failed and runs next — read and
 written on the DB thread through :class:`JobRunRepository`, and :func:`shielded`, which the
@@ -31,6 +31,8 @@ class JobName(StrEnum):
     PROFILE = "profile"
     CONSOLIDATION = "consolidation"
     BACKUP = "backup"
+    SYNC = "sync"
+    CHECKINS = "checkins"
 
 
 @dataclass(frozen=True)

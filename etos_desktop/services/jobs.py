@@ -16,6 +16,8 @@ what they react to. Jobs are derived from the database, so a restart derives the
   memory was superseded because of what the user said (``core/profile/rule.py``).
 * Consolidation: checked every 6 hours; runs when 8 memories are new and the last run is a day
   old (``core/memory/consolidation.py``). Backup: daily.
+* Check-ins: at the time ``core/checkins/rule.py`` gives, derived at start-up, after each reply
+  and when their settings change (``services/checkin_jobs.py``).
 
 All but titles run one at a time. A failure is logged and recorded, never raised into the chat.
 """
@@ -23,6 +25,7 @@ All but titles run one at a time. A failure is logged and recorded, never raised
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta, tzinfo
@@ -38,6 +41,10 @@ from etos_desktop.core.changes import (
     ReplyCompleted,
 )
 from etos_desktop.core.chat.titles import TitleWriter
+from etos_desktop.core.checkins.access import CheckinAccess
+from etos_desktop.core.checkins.records import Persona
+from etos_desktop.core.checkins.rule import Decision as CheckinDecision
+from etos_desktop.core.checkins.writing import CheckinRun, CheckinWriter
 from etos_desktop.core.clock import Clock
 from etos_desktop.core.jobs import JobName, JobStatus, job_statuses
 from etos_desktop.core.memory import consolidation
@@ -55,6 +62,7 @@ from etos_desktop.core.summaries import rule
 from etos_desktop.core.summaries.access import SummaryAccess
 from etos_desktop.core.summaries.records import SummaryActivity
 from etos_desktop.core.summaries.writing import SummaryRun, SummaryWriter
+from etos_desktop.services.checkin_jobs import CheckinJobs
 from etos_desktop.services.runs import RunRecorder
 from etos_desktop.services.scheduler import JobScheduler, local_zone, next_daily_time
 from etos_desktop.services.summary_jobs import SummaryJobs, summary_job_id
@@ -132,6 +140,29 @@ class BackgroundJobs:
             changes=changes,
             lane=self._lane,
         )
+        checkins = CheckinAccess(db)
+        self._checkin_jobs = CheckinJobs(
+            checkins=checkins,
+            writer=CheckinWriter(
+                checkins,
+                providers,
+                settings,
+                clock,
+                ui_language,
+                self._local_zone,
+                profile=profile,
+                summaries=summaries,
+            ),
+            settings=settings,
+            providers=providers,
+            clock=clock,
+            zone=self._local_zone,
+            scheduler=scheduler,
+            recorder=self._recorder,
+            changes=changes,
+            lane=self._lane,
+            startup_delay=STARTUP_DELAY,
+        )
         self._titling: set[int] = set()
         self._started = False
         self._closed = False
@@ -161,6 +192,7 @@ class BackgroundJobs:
                     JobName.CONSOLIDATION, consolidation.MIN_INTERVAL, self.consolidate
                 )
             await self._schedule_profile(startup=True)
+            await self._checkin_jobs.derive(startup=True)
         finally:
             self._ready.set()
         self._changes.publish(JobsChanged())
@@ -175,6 +207,7 @@ class BackgroundJobs:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._summary_jobs.close()
+        self._checkin_jobs.close()
         await self.scheduler.shutdown()
 
     async def wait_idle(self) -> None:
@@ -194,6 +227,9 @@ class BackgroundJobs:
         if self._settings.get_bool("chat.auto_title") and conversation_id not in self._titling:
             self.scheduler.spawn(self._title(conversation_id))
         self.scheduler.spawn(self._summary_jobs.check_conversation(conversation_id))
+        if self._started:
+            # The user wrote: the silence starts again, and none comes mid-conversation.
+            self.scheduler.spawn(self._checkin_jobs.derive())
 
     def _on_memories_changed(self, change: MemoriesChanged) -> None:
         # Consolidation and imports end memories too, but the user said nothing new; the
@@ -248,6 +284,37 @@ class BackgroundJobs:
         await self._summary_jobs.derive_again()
         await self._schedule_profile()
         self._changes.publish(JobsChanged())
+
+    # -- check-ins (services/checkin_jobs.py) ----------------------------------------------------
+
+    def _local_zone(self) -> tzinfo:
+        return self._zone or local_zone()
+
+    async def checkins_changed(self) -> CheckinDecision:
+        """A check-in setting (or the providers, or memory) changed: derive the job again."""
+        if not self._started or self._closed:
+            return await self._checkin_jobs.decide()
+        return await self._checkin_jobs.derive()
+
+    async def checkin_decision(self) -> CheckinDecision:
+        """When the next check-in comes (its job's time once scheduled), or why none will."""
+        decision = await self._checkin_jobs.decide()
+        scheduled = self.next_checkin_at()
+        if decision.at is not None and scheduled is not None:
+            return dataclasses.replace(decision, at=scheduled)
+        return decision
+
+    async def checkin_personas(self) -> list[Persona]:
+        """Who may check in, the most recently used first."""
+        return await self._checkin_jobs.personas()
+
+    def next_checkin_at(self) -> datetime | None:
+        """When the check-in job runs (``None``: none is scheduled)."""
+        return self.scheduler.run_time(JobName.CHECKINS.value)
+
+    async def check_in(self) -> CheckinRun | None:
+        """Run the check-in job as its timer would (``CheckinJobs.run``)."""
+        return await self._checkin_jobs.run()
 
     # -- the user profile -----------------------------------------------------------------------
 
@@ -394,6 +461,9 @@ class BackgroundJobs:
         next_runs = {name: self.scheduler.run_time(name.value) for name in JobName}
         next_runs[JobName.SUMMARIES] = self._summary_jobs.next_run()
         next_runs[JobName.TITLES] = None
-        unavailable = () if self._profile is not None else (JobName.PROFILE,)
+        unavailable = [] if self._profile is not None else [JobName.PROFILE]
+        if not self._settings.get_bool("sync.enabled"):
+            # Sync's passes are run by services/sync_runner.py, on this scheduler.
+            unavailable.append(JobName.SYNC)
         rows = await self.runs.all()
         return job_statuses(rows, next_runs, self._recorder.running, unavailable)

@@ -10,14 +10,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QLocale, QObject, Signal
 
+from etos_desktop.core.chat.attachments import PreparedAttachment
 from etos_desktop.core.chat.events import (
     ChatEvent,
     MemorySaved,
@@ -28,16 +29,23 @@ from etos_desktop.core.chat.events import (
     ReplyStarted,
     UserMessageSaved,
 )
-from etos_desktop.core.chat.export import conversation_to_json, conversation_to_markdown
+from etos_desktop.core.chat.export import (
+    ExportedAttachment,
+    conversation_to_json,
+    conversation_to_markdown,
+    markdown_files,
+)
 from etos_desktop.core.chat.service import ChatService
 from etos_desktop.core.context.prompts import companion_name
-from etos_desktop.core.errors import InvalidInput, UserFacingError
+from etos_desktop.core.errors import EtosError, InvalidInput, UserFacingError
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.errors import MemoryNotFound
 from etos_desktop.core.memory.tools import SaveRequest
+from etos_desktop.core.storage.attachments import AttachmentRecord, AttachmentRepository
 from etos_desktop.core.storage.files import write_private_text
 from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+from etos_desktop.ui import attachments as attached
 from etos_desktop.ui.conversation_list import PAGE_SIZE as CONVERSATION_PAGE
 from etos_desktop.ui.error_text import status_text
 from etos_desktop.ui.task_set import Reporter, TaskSet
@@ -97,6 +105,9 @@ class ChatController(QObject):
         approval_requested(object, int, object): a ``SaveRequest``, the reply's message id and
             an ``asyncio.Future`` the view resolves with the request to save (maybe edited) or
             ``None`` to decline ("ask every time" mode).
+        message_room_changed(object): how long a message the open conversation takes.
+        attachments_loaded(object): the attachments of messages just shown, by message id (lists
+            of ``ui.attachments.Shown``: record and thumbnail).
     """
 
     conversations_loaded = Signal(list)
@@ -122,16 +133,19 @@ class ChatController(QObject):
     approval_requested = Signal(object, int, object)
     #: How long a message the open conversation takes (a ``MessageRoom``, or ``None``).
     message_room_changed = Signal(object)
+    attachments_loaded = Signal(object)
 
     def __init__(
         self,
         repo: ChatRepository,
         chat: ChatService,
         *,
+        attachments: AttachmentRepository | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._repo = repo
+        self.attachments = attachments
         self.repo = repo
         self._chat = chat
         self._tasks = TaskSet(report=self._on_task_failed)
@@ -255,6 +269,7 @@ class ChatController(QObject):
         shown = page[-FIRST_PAGE_SIZE:]
         self.current = conversation
         self.conversation_opened.emit(conversation, shown, has_more)
+        await self._emit_attachments(shown)
         await self._emit_versions(shown)
         await self._emit_saved_memories(shown)
         await self._refresh_room()
@@ -277,6 +292,7 @@ class ChatController(QObject):
         )
         has_more = len(page) > PAGE_SIZE
         self.older_messages_loaded.emit(page[-PAGE_SIZE:], has_more)
+        await self._emit_attachments(page[-PAGE_SIZE:])
         await self._emit_versions(page[-PAGE_SIZE:])
         await self._emit_saved_memories(page[-PAGE_SIZE:])
 
@@ -290,6 +306,39 @@ class ChatController(QObject):
         for user_id, ids in versions.items():
             if len(ids) > 1 and replies[user_id] in ids:
                 self.versions_changed.emit(user_id, ids.index(replies[user_id]), len(ids))
+
+    async def _emit_attachments(self, rows: list[MessageRow]) -> None:
+        """Read the attachments of messages shown, with their thumbnails (off the UI thread)."""
+        if self.attachments is None:
+            return
+        records = await self.attachments.for_messages(
+            [row.id for row in rows if row.id is not None and row.role == "user"]
+        )
+        if not records:
+            return
+        shown: dict[int, list[attached.Shown]] = {}
+        for message_id, items in records.items():
+            shown[message_id] = [
+                attached.Shown(item, await self._thumbnail(item)) for item in items
+            ]
+        self.attachments_loaded.emit(shown)
+
+    async def _thumbnail(self, record: AttachmentRecord) -> Any:
+        from PySide6.QtGui import QImage
+
+        if record.kind != "image" or self.attachments is None:
+            return QImage()
+        try:
+            data = await self.attachments.read(record.sha256)
+        except EtosError:
+            return QImage()  # removed by hand: the strip shows a file icon
+        return await asyncio.to_thread(attached.thumbnail, data)
+
+    async def read_attachment(self, sha256: str) -> bytes:
+        """The stored bytes of an attachment (to open it full size)."""
+        if self.attachments is None:
+            raise InvalidInput("attachments are not available", reason="missing")
+        return await self.attachments.read(sha256)
 
     async def _emit_saved_memories(self, rows: list[MessageRow]) -> None:
         memory = self._chat.memory
@@ -351,18 +400,33 @@ class ChatController(QObject):
             self.current = None
             self.draft = Draft()
             self.conversation_closed.emit()
+        files = (
+            await self.attachments.of_conversation(conversation_id)
+            if self.attachments is not None
+            else set()
+        )
         await self._repo.delete_conversation(conversation_id)
+        if self.attachments is not None:
+            # Delete means gone: the conversation's files too, unless another message names one.
+            await self.attachments.remove_unused(files)
         await self._refresh()
 
     # -- messages -----------------------------------------------------------------------------
 
-    def send(self, text: str) -> asyncio.Task[Any]:
-        """Send ``text`` in the open conversation (creating the new one on its first message)."""
+    def send(self, text: str, attachments: Sequence[PreparedAttachment] = ()) -> asyncio.Task[Any]:
+        """Send ``text`` in the open conversation (creating the new one on its first message).
+
+        Args:
+            text: The message (may be empty with attachments).
+            attachments: Files attached to it, prepared by the composer.
+        """
+        files = tuple(attachments)
         return self._start_reply(
-            lambda cid: self._chat.send(cid, text),
+            lambda cid: self._chat.send(cid, text, files),
             self.tr("The message was not sent."),
             create=True,
             text=text,
+            attachments=files,
         )
 
     def regenerate(self, user_message_id: int) -> asyncio.Task[Any]:
@@ -393,12 +457,13 @@ class ChatController(QObject):
         create: bool = False,
         replaces: int | None = None,
         text: str | None = None,
+        attachments: Sequence[PreparedAttachment] = (),
     ) -> asyncio.Task[Any]:
         if self.busy:
             return self.spawn(
                 self._fail(InvalidInput("a reply is in progress", reason="busy")), failure
             )
-        task = self.spawn(self._run_reply(events, create, replaces, text), failure)
+        task = self.spawn(self._run_reply(events, create, replaces, text, attachments), failure)
         self._reply_task = task
         self.busy_changed.emit(True)
         task.add_done_callback(lambda _t: self.busy_changed.emit(False))
@@ -423,13 +488,16 @@ class ChatController(QObject):
         create: bool,
         replaces: int | None,
         text: str | None = None,
+        attachments: Sequence[PreparedAttachment] = (),
     ) -> None:
         if self.current is None:
             if not create:
                 return
             if text is not None:
                 # A first message the model cannot take leaves no empty conversation behind.
-                await self._chat.check_fits(None, text, new=self._draft_row())
+                await self._chat.check_fits(
+                    None, text, new=self._draft_row(), attachments=attachments
+                )
             await self._create_from_draft()
         assert self.current is not None
         conversation_id = self.current.id or 0
@@ -439,6 +507,9 @@ class ChatController(QObject):
             async for event in events(conversation_id):
                 if isinstance(event, UserMessageSaved) and replaces is not None:
                     self.messages_hidden.emit(replaces)
+                if isinstance(event, UserMessageSaved):
+                    # Its thumbnails, read as a reopen reads them (the reply does not wait).
+                    self.spawn(self._emit_attachments([event.message]))
                 if isinstance(event, ReplyStarted):
                     started = event.message
                 self._dispatch(event)
@@ -514,7 +585,12 @@ class ChatController(QObject):
         return self.spawn(self._delete_message(message_id), self.tr("The message was not deleted."))
 
     async def _delete_message(self, message_id: int) -> None:
+        files = (
+            await self.attachments.of_message(message_id) if self.attachments is not None else set()
+        )
         await self._repo.delete_message(message_id)
+        if self.attachments is not None:
+            await self.attachments.remove_unused(files)
         if self.current is not None:
             await self._open(self.current.id or 0)
 
@@ -628,11 +704,16 @@ class ChatController(QObject):
         if conversation is None:
             raise InvalidInput(f"no conversation {conversation_id}", reason="missing")
         messages = await self._repo.current_history(conversation_id)
+        attached = await self._exported_attachments(messages)
         if fmt == "json":
             text = json.dumps(
-                conversation_to_json(conversation, messages), ensure_ascii=False, indent=2
+                conversation_to_json(conversation, messages, attached),
+                ensure_ascii=False,
+                indent=2,
             )
         else:
+            folder = f"{path.stem}_files"
+            locale = QLocale()
             text = conversation_to_markdown(
                 conversation,
                 messages,
@@ -641,6 +722,46 @@ class ChatController(QObject):
                 untitled=self.tr("Conversation"),
                 empty=self.tr("(empty)"),
                 status=status_text,
+                attachments=attached,
+                files_folder=folder,
+                tokens=lambda n: self.tr("about {tokens} tokens").format(tokens=locale.toString(n)),
             )
+            images = markdown_files(attached)
+            if images:
+                # The images go beside the Markdown, private like it, before it is written.
+                data = {
+                    item.record.id: item.data
+                    for items in attached.values()
+                    for item in items
+                    if item.data is not None
+                }
+                files = {name: data[record_id] for record_id, name in images.items()}
+                await asyncio.to_thread(_write_files, path.parent / folder, files)
         await asyncio.to_thread(write_private_text, path, text)
         return path
+
+    async def _exported_attachments(self, messages: list[MessageRow]) -> dict[int, list[Any]]:
+        if self.attachments is None:
+            return {}
+        records = await self.attachments.for_messages(
+            [m.id for m in messages if m.id is not None and m.role == "user"]
+        )
+        exported: dict[int, list[Any]] = {}
+        for message_id, items in records.items():
+            exported[message_id] = []
+            for record in items:
+                try:
+                    data: bytes | None = await self.attachments.read(record.sha256)
+                except EtosError:
+                    data = None  # removed by hand: the export says it is missing
+                exported[message_id].append(ExportedAttachment(record, data))
+        return exported
+
+
+def _write_files(folder: Path, files: dict[str, bytes]) -> None:
+    """Write exported attachments into ``folder`` (made ``0700``), each ``0600``, atomically."""
+    from etos_desktop.core.settings.paths import atomic_write_private, make_private_dir
+
+    make_private_dir(folder)
+    for name, data in files.items():
+        atomic_write_private(folder / name, data)

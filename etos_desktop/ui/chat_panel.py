@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QMimeData, QRegularExpression, Qt, QTimer, Signal
 from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
     QFont,
     QFontMetricsF,
     QGuiApplication,
@@ -34,14 +37,17 @@ from PySide6.QtWidgets import (
 from etos_desktop.core.context.prompts import companion_name
 from etos_desktop.core.errors import EtosError
 from etos_desktop.core.text.cleaning import neutralise_bidi
+from etos_desktop.ui import attachments as attached
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.avatar import avatar_pixmap
+from etos_desktop.ui.checkin_mark import CheckinMark
 from etos_desktop.ui.error_text import describe, failure_text, retry_reason_text, status_text
 from etos_desktop.ui.labels import ElidedLabel, make_plain, plain_tooltip
 from etos_desktop.ui.message_widget import MemoryNote, MessageWidget, wrap_mode_for
 from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
+    from etos_desktop.core.chat.attachments import PreparedAttachment
     from etos_desktop.core.chat.events import MemorySaved
     from etos_desktop.core.chat.service import MessageRoom
     from etos_desktop.core.storage.tables import ConversationRow, MessageRow
@@ -78,6 +84,8 @@ class Composer(QPlainTextEdit):
         edit_last_requested(): Up was pressed in the empty composer (edit the last message).
         large_text_pasted(str): a paste too long for the editor (``is_large_paste``): it was not
             inserted, and is for the chat panel to keep as pasted text.
+        files_dropped(list): local files were dropped or pasted (their paths): to attach.
+        image_pasted(object): an image (a ``QImage``) was pasted or dropped: to attach.
     """
 
     submitted = Signal()
@@ -85,10 +93,15 @@ class Composer(QPlainTextEdit):
     # ``object``, not ``str``: a str argument was converted to a QString and back on the way,
     # 74 ms of a 10 MB paste.
     large_text_pasted = Signal(object)
+    files_dropped = Signal(list)
+    image_pasted = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.textChanged.connect(self._on_text_changed)
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        return bool(_attachable(source)) or super().canInsertFromMimeData(source)
 
     def _on_text_changed(self) -> None:
         if self.document().isEmpty():
@@ -97,6 +110,15 @@ class Composer(QPlainTextEdit):
     def insertFromMimeData(self, source: QMimeData) -> None:
         # A pasted run without spaces (minified JSON, base64) is wrapped anywhere: wrapping it at
         # word boundaries took Qt minutes for a 1 MB line (tests/bench/text_speed.py).
+        kind = _attachable(source)
+        if kind == "files":
+            self.files_dropped.emit(
+                [url.toLocalFile() for url in source.urls() if url.isLocalFile()]
+            )
+            return
+        if kind == "image":
+            self.image_pasted.emit(source.imageData())
+            return
         if source.hasText():
             text = source.text()
             if is_large_paste(text):
@@ -135,6 +157,15 @@ class Composer(QPlainTextEdit):
             self.edit_last_requested.emit()
             return
         super().keyPressEvent(event)
+
+
+def _attachable(source: QMimeData) -> str:
+    """``"files"`` (local files), ``"image"`` (a picture) or ``""``: what a drop or paste attaches."""
+    if source.hasUrls() and any(url.isLocalFile() for url in source.urls()):
+        return "files"
+    if source.hasImage() and isinstance(source.imageData(), QImage):
+        return "image"
+    return ""
 
 
 class PastedText(QFrame):
@@ -356,6 +387,8 @@ class ChatPanel(QWidget):
 
     Signals:
         send_requested(str): send a new message.
+        send_with_attachments_requested(str, list): send a new message with the draft's
+            attachments (``PreparedAttachment`` list); the text may be empty.
         edit_resend_requested(int, str): resend an edited user message (already confirmed).
         stop_requested(): stop the reply being written.
         regenerate_requested(int): user message id whose reply to regenerate/retry.
@@ -374,6 +407,7 @@ class ChatPanel(QWidget):
     """
 
     send_requested = Signal(str)
+    send_with_attachments_requested = Signal(str, list)
     edit_resend_requested = Signal(int, str)
     stop_requested = Signal()
     regenerate_requested = Signal(int)
@@ -441,6 +475,12 @@ class ChatPanel(QWidget):
         # Until the app's services are up (the first frame comes before them), a message the
         # user sends is queued: typing starts at the first frame (issue 21).
         self._starting = False
+        # Whether the draft has images and the model takes none (Send refuses it, saying why).
+        self._no_images = False
+        #: Reads a stored attachment's bytes by sha256 (set by the window: the controller's).
+        self.attachment_reader: attached.Reader | None = None
+        # Files being read and prepared for the draft (a Send waits for them).
+        self._preparing = 0
 
         # Header
         # Written by the model: plain text, elided so a long one never widens the window.
@@ -548,7 +588,9 @@ class ChatPanel(QWidget):
         self.send_button = QPushButton(self.bottom)
         self.send_button.setObjectName("sendButton")
         self.send_button.setDefault(True)
+        self.attach_button = attached.AttachButton(self.bottom)
         composer_row = QHBoxLayout()
+        composer_row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
         composer_row.addWidget(self.composer, 1)
         composer_row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
         bottom_layout = QVBoxLayout(self.bottom)
@@ -563,6 +605,9 @@ class ChatPanel(QWidget):
         self._pastes_layout.setSpacing(4)
         self.pastes_box.hide()
         bottom_layout.addWidget(self.pastes_box)
+        # The files attached to the draft (images, documents), each with its × button.
+        self.attachment_tray = attached.AttachmentTray(self.bottom)
+        bottom_layout.addWidget(self.attachment_tray)
         bottom_layout.addLayout(composer_row)
         self.queue_label = QLabel(self.bottom)
         self.queue_label.setObjectName("queuedNote")
@@ -588,9 +633,13 @@ class ChatPanel(QWidget):
         bottom_row.addWidget(self.bottom, 1)
         bottom_row.addStretch(0)
 
+        # A conversation the companion started (a check-in) says so at its top.
+        self.checkin_mark = CheckinMark(lambda: self.companion_name, self)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 8, 8, 8)
         layout.addLayout(header)
+        layout.addWidget(self.checkin_mark)
         layout.addWidget(self.scroll, 1)
         layout.addLayout(bottom_row)
 
@@ -598,6 +647,12 @@ class ChatPanel(QWidget):
         self.composer.edit_last_requested.connect(self.edit_last_message)
         self.composer.textChanged.connect(self._on_draft_changed)
         self.composer.large_text_pasted.connect(self.add_pasted_text)
+        self.composer.files_dropped.connect(self.attach_files)
+        self.composer.image_pasted.connect(self.attach_image)
+        self.attach_button.clicked.connect(self._on_attach_clicked)
+        self.attachment_tray.changed.connect(self._on_draft_changed)
+        # Files dropped anywhere on the chat attach to the draft.
+        self.setAcceptDrops(True)
         self.send_button.clicked.connect(self._on_send_clicked)
         self.older_button.clicked.connect(self._on_older_clicked)
         self.banner_action.clicked.connect(self._on_banner_action)
@@ -660,6 +715,7 @@ class ChatPanel(QWidget):
         if name == self.companion_name:
             return
         self.companion_name = name
+        self.checkin_mark.retranslate()
         for widget in self._widgets.values():
             if widget.is_assistant:
                 widget.set_author(name)
@@ -697,13 +753,17 @@ class ChatPanel(QWidget):
         )
         self.edit_label.setText(self.tr("Editing a message: sending drops the replies after it."))
         self.edit_cancel.setText(self.tr("Cancel"))
+        self.attach_button.setToolTip(
+            self.tr("Attach images or files (or drop them here, or paste an image)")
+        )
+        self.attach_button.setAccessibleName(self.tr("Attach files"))
         self._update_token_count()
         self.queue_label.setText(self._queued_text())
         if self.empty_label.property("loading"):
             self.empty_label.setText(self.tr("Loading…"))
         self._update_send_button()
         if self._untitled:
-            self.title.setText(self.tr("New conversation"))
+            self.title.setText(self.checkin_mark.untitled() or self.tr("New conversation"))
         if self.provider_combo.count():
             self.provider_combo.setItemText(0, self.tr("Default provider"))
         if self.model_combo.count():
@@ -790,6 +850,7 @@ class ChatPanel(QWidget):
         self.banner.hide()
         self._temporary_conversation = conversation is not None and conversation.temporary
         self._conversation_persona = None
+        self.checkin_mark.show_for(conversation)
         if conversation is None:
             self._untitled = True
             self.title.setText(self.tr("New conversation"))
@@ -851,8 +912,11 @@ class ChatPanel(QWidget):
         """Show the conversation's title, model, temporary state and companion's name."""
         self._conversation_persona = conversation.persona_name
         self._show_companion_name()
+        self.checkin_mark.show_for(conversation)
         self._untitled = not conversation.title
-        self.title.setText(conversation.title or self.tr("New conversation"))
+        self.title.setText(
+            conversation.title or self.checkin_mark.untitled() or self.tr("New conversation")
+        )
         self._temporary_conversation = conversation.temporary
         self._show_model(conversation.provider_id, conversation.model)
         self.temporary.blockSignals(True)
@@ -908,6 +972,9 @@ class ChatPanel(QWidget):
         if row.role == "assistant" and row.reply_to_id is not None:
             self._reply_of[message_id] = row.reply_to_id
             self._reply_widget_for_user[row.reply_to_id] = message_id
+        elif row.role == "assistant":
+            # A message the companion began with (a check-in) answers nothing to regenerate.
+            widget.set_regenerate_available(False)
         self._widgets[message_id] = widget
         # Index 0 is the "load earlier" button; the last two items are the placeholder and stretch.
         position = 1 if at_top else self.message_layout.count() - 2
@@ -953,6 +1020,16 @@ class ChatPanel(QWidget):
 
     def widget_count(self) -> int:
         return len(self._widgets)
+
+    def loading_older(self) -> bool:
+        """Whether an older page was asked for and is not shown yet."""
+        return self._fetching_older
+
+    def add_bar(self, bar: QWidget) -> None:
+        """Show ``bar`` between the header and the messages (the find bar)."""
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(1, bar)
 
     def widget(self, message_id: int) -> MessageWidget | None:
         return self._widgets.get(message_id)
@@ -1109,8 +1186,11 @@ class ChatPanel(QWidget):
         return "\n\n".join([*parts, *(paste.text for paste in self._pastes)])
 
     def has_text(self) -> bool:
-        """Whether the draft holds anything to send (whitespace alone is not a message)."""
-        return bool(self._pastes) or self.composer.has_text()
+        """Whether the draft holds anything to send (whitespace alone is not a message).
+
+        Attached files are something to send on their own.
+        """
+        return bool(self._pastes) or bool(self.attachment_tray.chips()) or self.composer.has_text()
 
     def pasted_texts(self) -> list[PastedText]:
         """The pasted texts kept beside the editor, in the order they were pasted."""
@@ -1141,6 +1221,7 @@ class ChatPanel(QWidget):
     def _set_draft(self, text: str) -> None:
         """Put ``text`` in the composer (as pasted text when it is too long for the editor)."""
         self._clear_pastes()
+        self.attachment_tray.clear()
         if is_large_paste(text):
             self.composer.clear()
             self.add_pasted_text(text)
@@ -1149,6 +1230,7 @@ class ChatPanel(QWidget):
 
     def _clear_draft(self) -> None:
         self._clear_pastes()
+        self.attachment_tray.clear()
         self.composer.clear()
 
     def _clear_pastes(self) -> None:
@@ -1190,6 +1272,8 @@ class ChatPanel(QWidget):
         self.send_button.setToolTip(
             self.tr("Stop the reply (what arrived is kept)")
             if self._busy
+            else self._no_images_text()
+            if self._no_images
             else self._too_long_text()
             if self._too_long
             else self.tr("Send (Enter)")
@@ -1220,10 +1304,12 @@ class ChatPanel(QWidget):
         parts = [typed] if typed.strip() or not self._pastes else []
         parts_chars = sum(map(len, parts)) + sum(len(paste.text) for paste in self._pastes)
         chars = parts_chars + 2 * max(0, len(parts) + len(self._pastes) - 1)
-        if not chars:
+        files = self.draft_attachments()
+        if not chars and not files:
             return 0
         cjk = sum(map(count_cjk, parts)) + sum(paste.cjk or 0 for paste in self._pastes)
-        return MESSAGE_OVERHEAD_TOKENS + cjk + -(-(chars - cjk) // CHARS_PER_TOKEN)
+        text = MESSAGE_OVERHEAD_TOKENS + cjk + -(-(chars - cjk) // CHARS_PER_TOKEN)
+        return text + _attachment_cost(files)
 
     def _update_token_count(self) -> None:
         """Near the model's limit, say how much of it the draft takes; over it, refuse it."""
@@ -1235,8 +1321,16 @@ class ChatPanel(QWidget):
             return  # a pasted text is being counted: this runs again when it is
         self._draft_tokens = tokens
         self._too_long = room is not None and tokens > room.tokens
+        self._no_images = (
+            room is not None
+            and not room.images
+            and any(a.kind == "image" for a in self.draft_attachments())
+        )
         locale = self.locale()
-        if self._too_long:
+        if self._no_images:
+            self.token_label.setText(self._no_images_text())
+            kind = "error"
+        elif self._too_long:
             self.token_label.setText(self._too_long_text())
             kind = "error"
         elif room is not None and tokens and tokens >= room.tokens // 2:
@@ -1270,6 +1364,144 @@ class ChatPanel(QWidget):
             room=locale.toString(room.tokens),
             model=room.model,
         )
+
+    def _no_images_text(self) -> str:
+        room = self._room
+        if room is None:
+            return ""
+        return self.tr(
+            "{model} does not accept images. Remove the images, pick a model that accepts "
+            "them, or say in Settings → Providers that this one does."
+        ).format(model=room.model)
+
+    # -- attachments --------------------------------------------------------------------------
+
+    def draft_attachments(self) -> list[PreparedAttachment]:
+        """The files attached to the draft, in order."""
+        return self.attachment_tray.attachments()
+
+    def _on_attach_clicked(self) -> None:
+        self._tasks.spawn(self._choose_files())
+
+    async def _choose_files(self) -> None:
+        paths = await dialogs.choose_open_paths(
+            self,
+            self.tr("Attach files"),
+            self.tr("Images and documents ({patterns});;All files (*)").format(
+                patterns=_ATTACH_PATTERNS
+            ),
+        )
+        if paths:
+            self.attach_files(paths)
+
+    def attach_files(self, paths: list[str]) -> None:
+        """Read and prepare files for the draft off the UI thread; a refusal says why.
+
+        One after another, so their chips come in the order the files were given.
+        """
+        if paths:
+            self._preparing += len(paths)
+            self._tasks.spawn(self._prepare_all(list(paths)))
+
+    async def _prepare_all(self, paths: list[str]) -> None:
+        for path in paths:
+            await self._prepare(lambda p=path: attached.prepare_file(p))
+
+    def attach_image(self, image: QImage) -> None:
+        """Attach a pasted or dropped picture (named after the time it was pasted)."""
+        from datetime import datetime
+
+        name = f"pasted-image-{datetime.now():%Y%m%d-%H%M%S}.png"
+        copy = QImage(image)
+        self._preparing += 1
+        self._tasks.spawn(self._prepare(lambda: attached.prepare_pasted(copy, name)))
+
+    async def _prepare(self, work: Callable[[], attached.Draft]) -> None:
+        import asyncio
+
+        from etos_desktop.core.chat.attachments import MAX_ATTACHMENTS
+        from etos_desktop.core.errors import AttachmentRefused
+
+        try:
+            draft = await asyncio.to_thread(work)
+        except AttachmentRefused as error:
+            self.show_error(error, source="attachment")
+            return
+        finally:
+            self._preparing -= 1
+        if len(self.attachment_tray.chips()) >= MAX_ATTACHMENTS:
+            self.show_error(
+                AttachmentRefused(
+                    "too many", name=draft.attachment.name, reason="too_many", limit=MAX_ATTACHMENTS
+                ),
+                source="attachment",
+            )
+            return
+        if self._banner_source == "attachment":
+            self.banner.hide()
+        self.attachment_tray.add(draft)
+
+    def preparing_attachments(self) -> int:
+        """How many files are still being read for the draft."""
+        return self._preparing
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if _attachable(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        if _attachable(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            super().dragMoveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        mime = event.mimeData()
+        kind = _attachable(mime)
+        if not kind:
+            super().dropEvent(event)
+            return
+        event.acceptProposedAction()
+        if kind == "files":
+            self.attach_files([url.toLocalFile() for url in mime.urls() if url.isLocalFile()])
+        else:
+            self.attach_image(mime.imageData())
+        self.composer.setFocus()
+
+    def show_attachments(self, shown: dict[int, list[attached.Shown]]) -> None:
+        """Show the attachments of messages on screen (by message id), under their headers."""
+        for message_id, items in shown.items():
+            widget = self._widgets.get(message_id)
+            if widget is None or not items:
+                continue
+            strip = attached.MessageAttachments(items)
+            strip.open_requested.connect(self._on_attachment_open_requested)
+            widget.set_attachments(strip)
+
+    def _on_attachment_open_requested(self, record: object) -> None:
+        self._tasks.spawn(self._open_attachment(record))
+
+    async def _open_attachment(self, record: object) -> None:
+        import asyncio
+
+        reader = self.attachment_reader
+        if reader is None:
+            return
+        kind, name, sha = (getattr(record, key) for key in ("kind", "name", "sha256"))
+        try:
+            data = await reader(sha)
+        except Exception as error:  # a file removed by hand: say so, in the banner
+            self.show_error(error, what=self.tr("The attachment was not opened."))
+            return
+        if kind == "image":
+            image = await asyncio.to_thread(attached.full_image, data)
+            dialog: QWidget = attached.ImageViewerDialog(name, image, self.window())
+        else:
+            text = data.decode("utf-8", errors="replace")
+            dialog = attached.DocumentViewerDialog(name, text, getattr(record, "tokens", 0), self)
+        dialog.open()  # type: ignore[attr-defined]
 
     # -- memory -------------------------------------------------------------------------------
 
@@ -1417,7 +1649,9 @@ class ChatPanel(QWidget):
         if self._count_timer.isActive() or self._paste_count_timer.isActive():
             self._finish_counts()
         text = self.draft_text()
-        if self._too_long:
+        if self._preparing:
+            return  # a file is still being read: Send again once its chip is there
+        if self._too_long or self._no_images:
             # Refused here, before anything is saved: the text stays for the user to shorten.
             self.token_label.show()
             return
@@ -1430,6 +1664,10 @@ class ChatPanel(QWidget):
 
         if REMEMBER_COMMAND.match(text.strip()):
             self._pending_remember = text
+        elif self.draft_attachments():
+            # Cleared with the text once the message is saved; kept if it is refused.
+            self.send_with_attachments_requested.emit(text, self.draft_attachments())
+            return
         self.send_requested.emit(text)
 
     def _on_widget_regenerate(self, message_id: int) -> None:
@@ -1442,6 +1680,8 @@ class ChatPanel(QWidget):
             return
         self._editing_id = message_id
         self._set_draft(widget.text())
+        # The edited message keeps its own files; none are added while editing.
+        self.attach_button.setEnabled(False)
         self.composer.moveCursor(QTextCursor.MoveOperation.End)
         self.edit_bar.show()
         self.composer.setFocus()
@@ -1457,7 +1697,10 @@ class ChatPanel(QWidget):
     def has_draft(self) -> bool:
         """Whether the user has written something in the composer (or queued a message)."""
         return (
-            self._queued is not None or bool(self._pastes) or not self.composer.document().isEmpty()
+            self._queued is not None
+            or bool(self._pastes)
+            or bool(self.attachment_tray.chips())
+            or not self.composer.document().isEmpty()
         )
 
     def editing(self) -> bool:
@@ -1506,6 +1749,7 @@ class ChatPanel(QWidget):
             self._editing_id = None
             self._clear_draft()
         self.edit_bar.hide()
+        self.attach_button.setEnabled(True)
 
     async def _confirm_edit_resend(self, message_id: int, text: str) -> None:
         if await dialogs.confirm(
@@ -1568,6 +1812,23 @@ class ChatPanel(QWidget):
     def _scroll_to_bottom(self) -> None:
         bar = self.scroll.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+
+#: What the file chooser offers first (every kind ``core.chat.attachments`` attaches).
+_ATTACH_PATTERNS = (
+    "*.png *.jpg *.jpeg *.gif *.webp *.bmp *.pdf *.txt *.md *.markdown *.csv *.tsv *.json "
+    "*.jsonl *.yaml *.yml *.xml *.html *.log *.py *.js *.ts *.java *.c *.cpp *.h *.cs *.go *.rs "
+    "*.rb *.php *.swift *.kt *.sh *.sql *.toml *.ini"
+)
+
+
+def _attachment_cost(files: list[PreparedAttachment]) -> int:
+    """The tokens the draft's files add (``core.chat.attachments.draft_cost``)."""
+    if not files:
+        return 0
+    from etos_desktop.core.chat.attachments import draft_cost
+
+    return draft_cost(files)
 
 
 def _retryable(error: EtosError) -> bool:

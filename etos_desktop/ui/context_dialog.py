@@ -28,8 +28,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from etos_desktop.core.context.assembler import SYSTEM_PROMPT_LABEL, ContextTrace, TraceMemory
+from etos_desktop.core.context.assembler import (
+    SYSTEM_PROMPT_LABEL,
+    ContextTrace,
+    TraceAttachment,
+    TraceMemory,
+)
 from etos_desktop.core.memory.standing import ALL_THAT_FIT_REASON
+from etos_desktop.core.text.cleaning import neutralise_bidi
 from etos_desktop.ui.markdown_render import escape_invisible
 from etos_desktop.ui.memory_text import kind_name
 
@@ -290,12 +296,23 @@ class ContextDialog(QDialog):
                 self.memory_status.text() + "\n\n" + self._retrieval_text(trace),
             )
 
-        self._add(
+        mine = self._add(
             self.tree,
-            self.tr("Your message"),
+            self.tr("The app's request (not written by you)")
+            if trace.app_request
+            else self.tr("Your message"),
             trace.current_tokens,
             self._current_text(trace),
         )
+        for attachment in trace.attachments:
+            self._add(
+                mine,
+                self._attachment_title(attachment),
+                attachment.tokens if attachment.sent != "note" else None,
+                self._attachment_text(attachment),
+            )
+        if trace.attachments:
+            mine.setExpanded(True)
         first = self.tree.topLevelItem(0)
         if first is not None:
             self.tree.setCurrentItem(first)
@@ -391,16 +408,48 @@ class ContextDialog(QDialog):
         ).format(time=when or "—")
         return title, f"{note}\n\n{text}"
 
+    def _attachment_title(self, attachment: TraceAttachment) -> str:
+        name = neutralise_bidi(attachment.name)
+        if attachment.message == "history":
+            return self.tr("Earlier attachment: {name}").format(name=name)
+        return self.tr("Attachment: {name}").format(name=name)
+
+    def _attachment_text(self, attachment: TraceAttachment) -> str:
+        words = {
+            "image": self.tr("Sent as an image (an image_url part with a data URL)."),
+            "document": self.tr(
+                "Sent as a fenced document block before the message's words, labelled as "
+                "material and not instructions."
+            ),
+            "note": self.tr(
+                "Not sent: a one-line note names it (an image older than the last three of your "
+                "messages, or a model that takes no images)."
+            ),
+            "missing": self.tr("Not sent: its file is missing from the data folder."),
+        }
+        return words.get(attachment.sent, attachment.sent)
+
     def _current_text(self, trace: ContextTrace) -> str:
+        if trace.app_request:
+            note = self.tr("Sent last, in your place, by the app that asked for the check-in:")
+            return f"{note}\n\n{trace.app_request}"
         if self._user_text is None:
             return self.tr("Your message, sent last.")
         if trace.placement == "user" and self._retrieved(trace):
             note = self.tr("Sent last, after the memories that were put at its top (see Memories):")
+        elif any(a.message == "current" for a in trace.attachments):
+            note = self.tr("Sent last, with its attachments (below) before your words:")
         else:
             note = self.tr("Sent last, exactly as you wrote it:")
         return f"{note}\n\n{self._user_text}"
 
     def _memory_status(self, trace: ContextTrace, temporary: bool) -> str:
+        if trace.app_request:
+            return self.tr(
+                "A check-in: your companion started this conversation. This is the background "
+                "request that wrote its first message, with the profile and recent summaries it "
+                "was written from; memories are not sent with a check-in."
+            )
         if temporary:
             return self.tr(
                 "Memory was off: this is a temporary conversation, so nothing was read from or "

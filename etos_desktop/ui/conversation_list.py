@@ -38,6 +38,12 @@ if TYPE_CHECKING:
 
 from etos_desktop.core.text.cleaning import neutralise_bidi
 from etos_desktop.ui import dialogs
+from etos_desktop.ui.checkin_mark import (
+    CHECKIN_MARK,
+    checkin_title,
+    checkin_tooltip,
+    started_by_companion,
+)
 from etos_desktop.ui.labels import plain_tooltip
 from etos_desktop.ui.task_set import TaskSet
 
@@ -48,6 +54,8 @@ ConversationIdRole = Qt.ItemDataRole.UserRole + 1
 PinnedRole = Qt.ItemDataRole.UserRole + 2
 TemporaryRole = Qt.ItemDataRole.UserRole + 3
 ArchivedRole = Qt.ItemDataRole.UserRole + 4
+#: ``True`` for a conversation the companion started (a check-in).
+StartedByCompanionRole = Qt.ItemDataRole.UserRole + 5
 #: The longest title the rename dialog takes (titles are one line in the sidebar).
 MAX_TITLE_CHARS = 200
 
@@ -119,21 +127,25 @@ class ConversationListModel(QAbstractListModel):
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
         row = self._rows[index.row()]
+        checkin = started_by_companion(row)
+        untitled = checkin_title() if checkin else self.tr("New conversation")
         if role == Qt.ItemDataRole.DisplayRole:
             # One line: a model-written title with line breaks must not make a tall row, and
             # its bidi overrides must not reorder it.
-            title = neutralise_bidi(" ".join((row.title or self.tr("New conversation")).split()))
+            title = neutralise_bidi(" ".join((row.title or untitled).split()))
             marks = (
                 ("📌 " if row.pinned else "")
                 + ("⏳ " if row.temporary else "")
                 + ("🗄 " if row.archived else "")
+                + (f"{CHECKIN_MARK} " if checkin else "")
             )
             return marks + title
         if role == Qt.ItemDataRole.ToolTipRole:
             when = row.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
             archived = self.tr("Archived")
             state = f" · {archived}" if row.archived else ""
-            return plain_tooltip(f"{row.title or self.tr('New conversation')}\n{when}{state}")
+            started = f"\n{checkin_tooltip()}" if checkin else ""
+            return plain_tooltip(f"{row.title or untitled}\n{when}{state}{started}")
         if role == Qt.ItemDataRole.ForegroundRole and row.archived:
             return QGuiApplication.palette().brush(
                 QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text
@@ -146,6 +158,8 @@ class ConversationListModel(QAbstractListModel):
             return row.temporary
         if role == ArchivedRole:
             return row.archived
+        if role == StartedByCompanionRole:
+            return checkin
         return None
 
 

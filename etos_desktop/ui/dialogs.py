@@ -164,6 +164,45 @@ async def choose_open_path(parent: QWidget, caption: str, name_filter: str) -> s
     return await await_dialog(dialog, lambda result: _chosen(dialog, result), None)
 
 
+async def choose_folder(parent: QWidget, caption: str, start: str = "") -> str | None:
+    """Ask for an existing folder: the operating system's chooser, opened and awaited.
+
+    Args:
+        parent: The window it belongs to.
+        caption: Its title.
+        start: Where it opens (default: the documents folder).
+
+    Returns:
+        The chosen folder, or ``None`` when cancelled.
+    """
+    folder = start if start and Path(start).is_dir() else start_folder()
+    dialog = QFileDialog(parent, caption, folder)
+    dialog.setObjectName("folderDialog")
+    _label_in_ui_language(dialog)
+    dialog.setFileMode(QFileDialog.FileMode.Directory)
+    dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    return await await_dialog(dialog, lambda result: _chosen(dialog, result), None)
+
+
+async def choose_open_paths(parent: QWidget, caption: str, name_filter: str) -> list[str]:
+    """Ask for existing files to open (several may be chosen): the OS's chooser, awaited.
+
+    Returns:
+        The chosen paths; empty when cancelled.
+    """
+    dialog = QFileDialog(parent, caption, start_folder(), name_filter)
+    dialog.setObjectName("openFilesDialog")
+    _label_in_ui_language(dialog)
+    dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+    def chosen(result: int) -> list[str]:
+        return dialog.selectedFiles() if result == QDialog.DialogCode.Accepted else []
+
+    return await await_dialog(dialog, chosen, [])
+
+
 def _chosen(dialog: QFileDialog, result: int) -> str | None:
     if result != QDialog.DialogCode.Accepted:
         return None

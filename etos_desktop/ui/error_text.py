@@ -119,6 +119,15 @@ def describe(error: EtosError) -> ErrorText:
             ),
             "settings",
         )
+    if code == "images_not_accepted":
+        text = QCoreApplication.translate(
+            "ErrorText",
+            "{model} does not accept images, so nothing was sent. Remove the images or pick a "
+            "model that accepts them; if this one does, say so in Settings → Providers.",
+        )
+        return ErrorText(text.format(model=p.get("model") or ""), "settings")
+    if code == "attachment_refused":
+        return ErrorText(_attachment_words(error), "")
     memory_words = _memory_words(error)
     if memory_words is not None:
         return ErrorText(memory_words, "")
@@ -152,12 +161,68 @@ def describe(error: EtosError) -> ErrorText:
         )
     if code == "storage":
         return ErrorText(_storage_words(error), "")
+    if code.startswith("sync"):
+        from etos_desktop.ui.sync_text import sync_error_words
+
+        return ErrorText(sync_error_words(error), "")
     return ErrorText(
         QCoreApplication.translate("ErrorText", "Something went wrong: {detail}").format(
             detail=error.detail[:200] or code
         ),
         "",
     )
+
+
+def _attachment_words(error: EtosError) -> str:
+    """Why a file was not attached (``AttachmentRefused`` reasons)."""
+    from etos_desktop.core.text.cleaning import neutralise_bidi
+
+    p = error.params
+    name = neutralise_bidi(str(p.get("name") or ""))
+    reason = str(p.get("reason", ""))
+    if reason == "too_large":
+        limit = int(p.get("limit") or 0)
+        return QCoreApplication.translate(
+            "ErrorText", "“{name}” was not attached: it is larger than {size} MB."
+        ).format(name=name, size=max(1, limit // (1024 * 1024)))
+    if reason == "too_many":
+        return QCoreApplication.translate(
+            "ErrorText", "At most {limit} files can go with one message."
+        ).format(limit=p.get("limit", "?"))
+    words = {
+        "empty": QCoreApplication.translate(
+            "ErrorText", "“{name}” was not attached: the file is empty."
+        ),
+        "binary": QCoreApplication.translate(
+            "ErrorText", "“{name}” was not attached: it is not a text file, whatever its name says."
+        ),
+        "unsupported": QCoreApplication.translate(
+            "ErrorText",
+            "“{name}” was not attached: only images (PNG, JPEG, GIF, WebP, BMP), PDFs and text "
+            "files (text, Markdown, code, CSV, JSON…) can be attached.",
+        ),
+        "not_image": QCoreApplication.translate(
+            "ErrorText", "“{name}” was not attached: it is not an image the app can read."
+        ),
+        "too_many_pixels": QCoreApplication.translate(
+            "ErrorText", "“{name}” was not attached: the image has too many pixels."
+        ),
+        "encrypted": QCoreApplication.translate(
+            "ErrorText", "“{name}” was not attached: the PDF is protected by a password."
+        ),
+        "no_text": QCoreApplication.translate(
+            "ErrorText",
+            "“{name}” was not attached: the PDF has no text to read (scanned pages?).",
+        ),
+        "unavailable": QCoreApplication.translate(
+            "ErrorText", "Attachments are not available right now."
+        ),
+    }
+    text = words.get(
+        reason,
+        QCoreApplication.translate("ErrorText", "“{name}” was not attached: it could not be read."),
+    )
+    return text.format(name=name)
 
 
 def _storage_words(error: EtosError) -> str:

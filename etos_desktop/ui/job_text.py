@@ -22,6 +22,8 @@ def job_name(name: JobName) -> str:
         JobName.PROFILE: QCoreApplication.translate("JobText", "User profile"),
         JobName.CONSOLIDATION: QCoreApplication.translate("JobText", "Memory consolidation"),
         JobName.BACKUP: QCoreApplication.translate("JobText", "Database backup"),
+        JobName.SYNC: QCoreApplication.translate("JobText", "Sync across devices"),
+        JobName.CHECKINS: QCoreApplication.translate("JobText", "Check-ins"),
     }[name]
 
 
@@ -75,10 +77,18 @@ def job_error_text(stored: str | None) -> str:
                 "JobText", "The model's profile broke the rules for profiles."
             ),
         )
+    if code == "checkin_rejected":
+        return QCoreApplication.translate(
+            "JobText", "The model answered with nothing, so no check-in was shown."
+        )
     if code == "profile_stale":
         return QCoreApplication.translate(
             "JobText", "The profile was edited while it was being refreshed; the edit was kept."
         )
+    if code.startswith("sync"):
+        from etos_desktop.ui.sync_text import stored_sync_error_text
+
+        return stored_sync_error_text(stored)
     if code == "bug":
         return QCoreApplication.translate(
             "JobText", "An unexpected error ({kind}); details are in the log."

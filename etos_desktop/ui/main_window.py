@@ -24,6 +24,7 @@ from etos_desktop.ui import dialogs
 from etos_desktop.ui.chat_panel import ChatPanel
 from etos_desktop.ui.conversation_list import ConversationListPanel
 from etos_desktop.ui.error_text import describe, failure_text
+from etos_desktop.ui.message_search import MessageSearchUi
 from etos_desktop.ui.persona_dialog import PersonaOverrideDialog
 from etos_desktop.ui.shortcuts import key_sequences
 from etos_desktop.ui.task_set import TaskSet
@@ -126,6 +127,7 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([260, 740])
         self.setCentralWidget(self.splitter)
+        self.message_search = MessageSearchUi(self, self.chat)
         self.provider_label = QLabel(self)
         self.notice_label = QLabel(self)
         self.notice_label.setObjectName("noticeLabel")
@@ -176,6 +178,10 @@ class MainWindow(QMainWindow):
         self.stop_action.setShortcuts(key_sequences("stop"))
         self.search_action = QAction(self)
         self.search_action.setShortcuts(key_sequences("search"))
+        self.search_messages_action = QAction(self)
+        self.search_messages_action.setShortcuts(key_sequences("search_messages"))
+        self.find_action = QAction(self)
+        self.find_action.setShortcuts(key_sequences("find"))
         self.focus_composer_action = QAction(self)
         self.focus_composer_action.setShortcuts(key_sequences("focus_composer"))
         self.regenerate_action = QAction(self)
@@ -193,6 +199,8 @@ class MainWindow(QMainWindow):
         self.conversation_menu.addSeparator()
         for action in (
             self.search_action,
+            self.search_messages_action,
+            self.find_action,
             self.focus_composer_action,
             self.regenerate_action,
             self.copy_reply_action,
@@ -213,6 +221,8 @@ class MainWindow(QMainWindow):
         self.about_action.triggered.connect(self.show_about)
         self.shortcuts_action.triggered.connect(self.show_shortcuts)
         self.search_action.triggered.connect(self._on_search_action)
+        self.search_messages_action.triggered.connect(self.message_search.open_search)
+        self.find_action.triggered.connect(self.message_search.open_find)
         self.focus_composer_action.triggered.connect(self.chat.focus_composer)
         self.regenerate_action.triggered.connect(self._on_regenerate_action)
         self.copy_reply_action.triggered.connect(self._on_copy_reply_action)
@@ -238,6 +248,8 @@ class MainWindow(QMainWindow):
         self.delete_action.setText(self.tr("&Delete…"))
         self.stop_action.setText(self.tr("&Stop reply"))
         self.search_action.setText(self.tr("Searc&h conversations"))
+        self.search_messages_action.setText(self.tr("Search all &messages…"))
+        self.find_action.setText(self.tr("&Find in this conversation…"))
         self.focus_composer_action.setText(self.tr("&Write a message"))
         self.regenerate_action.setText(self.tr("Re&generate last reply"))
         self.copy_reply_action.setText(self.tr("&Copy last reply"))
@@ -375,6 +387,8 @@ class MainWindow(QMainWindow):
         c.saved_memories_loaded.connect(self._on_controller_saved_memories_loaded)
         c.approval_requested.connect(self._on_controller_approval_requested)
         c.message_room_changed.connect(chat.set_message_room)
+        c.attachments_loaded.connect(chat.show_attachments)
+        chat.attachment_reader = c.read_attachment
 
         side.new_requested.connect(lambda: self._new_conversation(temporary=False))
         side.open_requested.connect(c.open_conversation)
@@ -390,6 +404,7 @@ class MainWindow(QMainWindow):
         side.export_requested.connect(self._on_sidebar_export_requested)
 
         chat.send_requested.connect(self._on_chat_send_requested)
+        chat.send_with_attachments_requested.connect(c.send)
         chat.remember_requested.connect(self._on_chat_remember_requested)
         chat.memory_edit_requested.connect(self._on_chat_memory_edit_requested)
         chat.memory_undo_requested.connect(self._on_chat_memory_undo_requested)
@@ -470,7 +485,7 @@ class MainWindow(QMainWindow):
             self.chat.remember_command_failed()
             self.chat.show_error(error, source="remember")
         elif (
-            error.code in ("storage", "environment", "message_too_long")
+            error.code in ("storage", "environment", "message_too_long", "attachment_refused")
             or words.action == "settings"
         ):
             self.chat.show_error(error, what=what)

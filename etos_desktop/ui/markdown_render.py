@@ -1,4 +1,4 @@
-"""Markdown → HTML for chat messages, shaped for the rich-text subset QTextBrowser understands.
+r"""Markdown → HTML for chat messages, shaped for the rich-text subset QTextBrowser understands.
 
 Pure functions apart from the translated "Copy" label. Messages come from a model, so the input is
 untrusted: raw HTML is escaped, never rendered; only http(s) links survive; images become links and
@@ -14,16 +14,24 @@ links; emphasis next to CJK punctuation (``**注意：**这是``), which CommonM
 budget on costly inline markup, past which paragraphs stay plain text; and a renderer that
 highlights fenced code with Pygments' inline styles (QTextBrowser has no CSS classes to speak of)
 under a header with the language and a ``copy-code:N`` link, and writes only http(s) anchors.
+
+Math (``math_syntax`` finds it, ``math_render`` draws it): ``$…$`` and ``\(…\)`` inline,
+``$$…$$`` and ``\[…\]`` display; the only ``<img>`` ever written is a formula's, by the app's own
+``etos-math:`` scheme, which no Markdown can produce. Task list items (``- [ ]``, ``- [x]``) start
+with ☐ or ☑; a block quote is a one-cell table whose left border is its bar (Qt draws no border
+on a block).
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml, isWhiteSpace, unescapeAll
@@ -45,11 +53,14 @@ from pygments.util import ClassNotFound
 from PySide6.QtCore import QCoreApplication
 
 from etos_desktop.core.text.cleaning import neutralise_bidi
+from etos_desktop.ui import math_render
+from etos_desktop.ui.math_syntax import math_block, math_inline
 from etos_desktop.ui.theme import CodePalette, code_palette
 
 __all__ = [
     "COPY_CODE_SCHEME",
     "MAX_CODE_BLOCKS",
+    "MAX_FORMULAS",
     "MAX_MARKDOWN_CHARS",
     "RenderedMarkdown",
     "escape_invisible",
@@ -65,6 +76,9 @@ _ALLOWED_LINK_SCHEMES = ("http://", "https://")
 # table that Qt lays out slowly. No real reply comes near either limit.
 MAX_MARKDOWN_CHARS = 128 * 1024
 MAX_CODE_BLOCKS = 256
+#: Formulas beyond this many in one message are shown as their source: each is laid out once in
+#: the background (5-60 ms) and becomes an image Qt lays out.
+MAX_FORMULAS = 256
 # Containers (quotes, lists) nested deeper than this make markdown-it drop the rest of the message;
 # such a message is shown as plain text instead. Each level costs recursion, and each unmatched "["
 # is re-scanned up to this many levels deep, so it stays at the CommonMark preset's 20.
@@ -78,12 +92,16 @@ class RenderedMarkdown:
     """The HTML for one message and the raw text of its fenced code blocks.
 
     Attributes:
-        html: Rich text for ``QTextBrowser.setHtml``.
+        html: Rich text for ``QTextBrowser.setHtml`` (formula images need a view with
+            ``math_render.MathBrowserMixin``).
         code_blocks: The raw code of each fenced block, in order; ``copy-code:N`` links index it.
+        math_pending: Some formulas are still being laid out and are shown as their source; the
+            view puts them in place when they are done.
     """
 
     html: str
     code_blocks: tuple[str, ...]
+    math_pending: bool = False
 
 
 # --- input hygiene ---------------------------------------------------------------------------------
@@ -344,6 +362,7 @@ def _inline_markup_cost(text: str) -> int:
         + text.count("<")
         + text.count("`")
         + text.count("\\")
+        + text.count("$")
     )
 
 
@@ -361,6 +380,44 @@ def _inline_within_budget(state: StateCore) -> None:
             text = Token("text", "", 0)
             text.content = token.content
             token.children.append(text)
+
+
+_TASK_RE = re.compile(r"\[([ xX])\](?:[ \t]+|$)")
+_UNCHECKED = "\u2610"  # ☐
+_CHECKED = "\u2611"  # ☑
+
+
+def _task_lists(state: StateCore) -> None:
+    """``- [ ] todo`` / ``- [x] done``: the box becomes ☐ or ☑ (text, never a form control).
+
+    Runs before the inline rule, on each list item's first paragraph. A bullet list whose every
+    item is a task loses its bullets (``meta["task_list"]``).
+    """
+    tokens = state.tokens
+    lists: list[list[Any]] = []  # [the list's open token, every item so far is a task]
+    for index, token in enumerate(tokens):
+        kind = token.type
+        if kind in ("bullet_list_open", "ordered_list_open"):
+            lists.append([token, kind == "bullet_list_open"])
+        elif kind in ("bullet_list_close", "ordered_list_close") and lists:
+            opened, all_tasks = lists.pop()
+            if all_tasks:
+                opened.meta["task_list"] = True
+        elif kind == "list_item_open":
+            task = False
+            if (
+                index + 2 < len(tokens)
+                and tokens[index + 1].type == "paragraph_open"
+                and tokens[index + 2].type == "inline"
+            ):
+                inline = tokens[index + 2]
+                match = _TASK_RE.match(inline.content)
+                if match:
+                    box = _UNCHECKED if match.group(1) == " " else _CHECKED
+                    inline.content = f"{box}\u00a0{inline.content[match.end() :]}"
+                    task = True
+            if not task and lists:
+                lists[-1][1] = False
 
 
 # --- code blocks -----------------------------------------------------------------------------------
@@ -429,12 +486,73 @@ class _RenderState:
     # One entry per open link: whether its <a> was written (unsafe links and links inside links,
     # which Qt cannot nest, are written as their text only).
     anchors: list[bool]
+    # Qt's relative font size where the renderer is (a heading's), for formulas drawn there.
+    size_adjustment: int = 0
+    math_pending: bool = False
+    formulas: int = 0
+    # The open paragraph's style (None: none open, or a tight list item's hidden one).
+    paragraph: str | None = None
+    # Inline token lists (by id; they live as long as the render) → (holds CJK text, number).
+    paragraphs: dict[int, tuple[bool, int]] = field(default_factory=dict)
 
 
 def _state(env: EnvType) -> _RenderState:
     state = env["etos"]
     assert isinstance(state, _RenderState)
     return state
+
+
+_EMPTY_PARAGRAPH_RE = re.compile(r'<p style="[^"<>]*"></p>')
+_CLOSERS = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}
+
+
+def _formula_html(token: Token, state: _RenderState, cjk: bool = False, paragraph: int = 0) -> str:
+    """A formula's image; its source while it is being laid out; its source as code if bad.
+
+    ``cjk``: the paragraph it stands in has CJK text (whose lines Qt centres it in differently);
+    ``paragraph``: that paragraph's number, for inline formulas (padded alike), else 0.
+    """
+    tex = token.content
+    display = token.type != "math_inline"
+    source = token.meta.get("source") or f"{token.markup}{tex}{_CLOSERS[token.markup]}"
+    state.formulas += 1
+    formula = math_render.lookup(tex, display) if state.formulas <= MAX_FORMULAS else None
+    if isinstance(formula, math_render.Formula):
+        url = math_render.image_url(tex, display, state.size_adjustment, cjk, paragraph)
+        return (
+            f'<img src="{escapeHtml(url)}" style="vertical-align: middle; max-width: 100%;" '
+            f'title="{escapeHtml(source)}">'
+        )
+    text = escape(source, quote=False)
+    if formula is None:
+        wrap = " white-space: pre-wrap;" if display else ""
+        return (
+            f'<code style="font-family: {_MONO}; '
+            f'background-color: {state.palette.inline_code_background};{wrap}">{text}</code>'
+        )
+    state.math_pending = True
+    if any(state.anchors):
+        return text  # no <a name> inside a link; it shows as source until rendered again
+    # The anchor marks where the view puts the formula once it is laid out; the title (the
+    # source) tells how far it reaches.
+    name = math_render.pending_anchor(tex, display, source, cjk, paragraph)
+    return f'<a name="{name}" title="{escapeHtml(source)}">{text}</a>'
+
+
+_PARAGRAPH_NUMBERS = itertools.count(1)
+
+
+def _paragraph_of(tokens: Sequence[Token], state: _RenderState) -> tuple[bool, int]:
+    """For an inline token list (a paragraph's): whether it holds CJK text, and its number."""
+    key = id(tokens)
+    if key not in state.paragraphs:
+        cjk = any(
+            token.type == "text" and any(_is_cjk(char) for char in token.content if char > "\u10ff")
+            for token in tokens
+        )
+        # Numbered across renders: a streamed reply's pieces are joined into one document.
+        state.paragraphs[key] = (cjk, next(_PARAGRAPH_NUMBERS))
+    return state.paragraphs[key]
 
 
 class _ChatRenderer(RendererHTML):
@@ -481,6 +599,82 @@ class _ChatRenderer(RendererHTML):
             f'background-color: {palette.inline_code_background};">'
             f"{escape(tokens[idx].content, quote=False)}</code>"
         )
+
+    def math_inline(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        state = _state(env)
+        return _formula_html(tokens[idx], state, *_paragraph_of(tokens, state))
+
+    def math_display(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        # Inside a paragraph: the paragraph is ended, the formula gets one of its own (centred),
+        # and the paragraph goes on after it (an empty part is dropped by render_markdown).
+        state = _state(env)
+        formula = _formula_html(tokens[idx], state)
+        paragraph = state.paragraph
+        if paragraph is None or sum(token.nesting for token in tokens[:idx]):
+            # A tight list item has no <p> to end, and a link or emphasis must not be cut in two:
+            # Qt makes the <div> a block of its own too, but what follows loses the margins.
+            return (
+                f'<div align="center" style="margin-top: 4px; margin-bottom: 4px;">{formula}</div>'
+            )
+        return (
+            f'</p><p align="center" style="margin-top: 4px; margin-bottom: 8px;">{formula}</p>'
+            f'<p style="{paragraph}">'
+        )
+
+    def paragraph_open(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        token = tokens[idx]
+        _state(env).paragraph = None if token.hidden else str(token.attrGet("style") or "")
+        return self.renderToken(tokens, idx, options, env)
+
+    def paragraph_close(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        _state(env).paragraph = None
+        return self.renderToken(tokens, idx, options, env)
+
+    def math_block(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        formula = _formula_html(tokens[idx], _state(env))
+        return f'<p align="center" style="margin-top: 4px; margin-bottom: 8px;">{formula}</p>'
+
+    def heading_open(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        size = _HEADING_SIZES.get(tokens[idx].tag, "medium")
+        _state(env).size_adjustment = _SIZE_ADJUSTMENTS.get(size, 0)
+        return self.renderToken(tokens, idx, options, env)
+
+    def heading_close(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        _state(env).size_adjustment = 0
+        return self.renderToken(tokens, idx, options, env)
+
+    def blockquote_open(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        # Qt draws no border on a block, but does on a table cell (in the collapsed border model):
+        # the quote is a one-cell table with a left border. One cell, so its text copies alone.
+        palette = _state(env).palette
+        top = "8px" if "margin-top: 8px" in str(tokens[idx].attrGet("style") or "") else "2px"
+        return (
+            f'<table width="100%" cellspacing="0" cellpadding="0" border="0" '
+            f'style="border-collapse: collapse; margin-top: {top}; margin-bottom: 8px;"><tr>'
+            f'<td style="border-left: {_QUOTE_BAR_WIDTH}px solid {palette.quote_bar}; '
+            f'padding-left: 10px; color: {palette.quote_text};">'
+        )
+
+    def blockquote_close(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        return "</td></tr></table>"
 
     def link_open(
         self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
@@ -531,6 +725,9 @@ _BLOCK_AFTER_LIST = frozenset(
     }
 )
 _HEADING_SIZES = {"h1": "x-large", "h2": "large"}
+# Qt's font-size adjustment for those sizes (QTextFormat.FontSizeAdjustment).
+_SIZE_ADJUSTMENTS = {"x-large": 2, "large": 1}
+_QUOTE_BAR_WIDTH = 3
 
 
 def _style(tokens: list[Token], palette: CodePalette) -> None:
@@ -545,7 +742,7 @@ def _style(tokens: list[Token], palette: CodePalette) -> None:
             size = _HEADING_SIZES.get(token.tag, "medium")
             style = f"font-size: {size}; margin-top: 10px; margin-bottom: 6px;"
         elif kind == "blockquote_open":
-            style = f"color: {palette.quote_text}; margin-left: 12px;"
+            style = "margin-top: 0px;"  # read by blockquote_open, which writes a table
         elif kind == "table_open":
             token.attrs.update({"border": "1", "cellspacing": "0", "cellpadding": "5"})
             style = (
@@ -556,6 +753,8 @@ def _style(tokens: list[Token], palette: CodePalette) -> None:
             token.attrSet("bgcolor", palette.header_background)
         elif kind in ("bullet_list_open", "ordered_list_open"):
             style = "margin-top: 0px; margin-bottom: 0px;"
+            if token.meta.get("task_list"):
+                style += " list-style-type: none;"
         if (
             previous is not None
             and previous.type in ("bullet_list_close", "ordered_list_close")
@@ -604,7 +803,13 @@ def _parser() -> MarkdownIt:
     md.disable(["html_block", "html_inline"])  # "html": False already; never a raw-HTML token
     md.block.ruler.at("fence", _fence, {"alt": ["paragraph", "reference", "blockquote", "list"]})
     md.inline.ruler.before("linkify", "bare_url", _bare_url)
+    # Before escape, which would take the backslash of \( and \[; after text, which stops at $.
+    md.inline.ruler.before("escape", "math_inline", math_inline)
+    md.block.ruler.after(
+        "fence", "math_block", math_block, {"alt": ["paragraph", "reference", "blockquote", "list"]}
+    )
     md.core.ruler.at("inline", _inline_within_budget)
+    md.core.ruler.before("inline", "task_lists", _task_lists)
     return md
 
 
@@ -641,4 +846,8 @@ def render_markdown(text: str, *, dark: bool = False, streaming: bool = False) -
         return RenderedMarkdown(html=_plain_html(text), code_blocks=())
     _style(tokens, palette)
     html = md.renderer.render(tokens, md.options, env)
-    return RenderedMarkdown(html=html, code_blocks=tuple(state.code_blocks))
+    if state.formulas:
+        html = _EMPTY_PARAGRAPH_RE.sub("", html)  # left by a display formula starting or ending one
+    return RenderedMarkdown(
+        html=html, code_blocks=tuple(state.code_blocks), math_pending=state.math_pending
+    )

@@ -126,6 +126,17 @@ def memory_error_text(error: EtosError) -> str:
             return QCoreApplication.translate(
                 "MemoryText", "The file is damaged: two memories in it have the same number."
             )
+        if reason == "not_text":
+            return QCoreApplication.translate(
+                "MemoryText",
+                "The file cannot be read: it is neither a memory export nor a text list of "
+                "facts, or it is damaged.",
+            )
+        if reason == "no_facts":
+            return QCoreApplication.translate(
+                "MemoryText",
+                "The file holds no facts to import: only headings or empty lines.",
+            )
         if reason == "bad_structure":
             return QCoreApplication.translate(
                 "MemoryText", "The file is damaged: its list of memories cannot be read."

@@ -51,6 +51,7 @@ from etos_desktop.core.text.cleaning import neutralise_bidi
 from etos_desktop.ui import theme
 from etos_desktop.ui.avatar import avatar_pixmap
 from etos_desktop.ui.labels import plain_tooltip
+from etos_desktop.ui.math_render import MathBrowserMixin
 
 __all__ = ["MemoryNote", "MessageWidget"]
 
@@ -126,7 +127,7 @@ def _render_pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="etos-render")
 
 
-def _append_document(target: QTextBrowser, source: QTextBrowser) -> None:
+def _append_document(target: _ContentBrowser, source: _ContentBrowser) -> None:
     """Append ``source``'s document to ``target``'s, laid out as if rendered as one.
 
     A source that starts with a paragraph, heading or rule needs a new block for it; one that
@@ -143,7 +144,10 @@ def _append_document(target: QTextBrowser, source: QTextBrowser) -> None:
     cursor.movePosition(QTextCursor.MoveOperation.End)
     if not makes_own_block:
         cursor.insertBlock(first.blockFormat(), first.charFormat())
+    target.take_formula_images(source)
     cursor.insertFragment(QTextDocumentFragment(document))
+    if source.math_watching:
+        target.watch_pending_math()  # formulas still being laid out came along
 
 
 def _renumber_copy_links(html: str, offset: int) -> str:
@@ -226,8 +230,11 @@ def has_long_run(text: str, length: int = _LONG_RUN_CHARS) -> bool:
     return False
 
 
-class _ContentBrowser(QTextBrowser):
-    """A read-only QTextBrowser without scrollbars whose height follows its document."""
+class _ContentBrowser(MathBrowserMixin, QTextBrowser):
+    """A read-only QTextBrowser without scrollbars whose height follows its document.
+
+    Its formulas (images, copied as their LaTeX, put in place once laid out) are math_render's.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -353,6 +360,7 @@ class MessageWidget(QFrame):
         self._version_count = 1
         self._retryable = True
         self._remember_available = True
+        self._regenerable = True
         self._copied_shown = False
 
         self.setObjectName("userMessage" if self.is_user else "assistantMessage")
@@ -598,6 +606,22 @@ class MessageWidget(QFrame):
         self._version_count = count
         self._update_versions()
 
+    def set_attachments(self, strip: QWidget) -> None:
+        """Show ``strip`` (the message's attachments) between its header and its text."""
+        old = self.attachments()
+        if old is not None:
+            self._layout.removeWidget(old)
+            old.hide()
+            old.deleteLater()
+        strip.setParent(self)
+        self._attachments = strip
+        self._layout.insertWidget(1, strip)
+        strip.show()
+
+    def attachments(self) -> QWidget | None:
+        """The attachments' strip shown, if any."""
+        return getattr(self, "_attachments", None)
+
     def add_note(self, note: QWidget) -> None:
         """Show ``note`` (e.g. a ``MemoryNote``) under the message, above its actions."""
         note.setParent(self)
@@ -624,6 +648,11 @@ class MessageWidget(QFrame):
     def avatar_size(self) -> int:
         """The avatar's side in pixels: two lines of text, so it follows the font size."""
         return 2 * self.fontMetrics().height()
+
+    def set_regenerate_available(self, available: bool) -> None:
+        """Offer Regenerate or not (a message the companion began with answers nothing)."""
+        self._regenerable = available
+        self._regenerate_button.setVisible(self.is_assistant and available)
 
     def set_remember_available(self, available: bool) -> None:
         """Offer Remember… or not (a temporary conversation writes nothing to memory)."""
@@ -972,7 +1001,7 @@ class MessageWidget(QFrame):
         # A stopped or failed reply offers one way to try again (Retry, which writes a new
         # version as Regenerate does), and none when trying again cannot help (issue 19).
         failed = self._status in ("interrupted", "error")
-        self._regenerate_button.setVisible(self.is_assistant and not failed)
+        self._regenerate_button.setVisible(self.is_assistant and self._regenerable and not failed)
         self._status_row.setVisible(bool(text))
 
     def _update_versions(self) -> None:

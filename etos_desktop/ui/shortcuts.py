@@ -44,8 +44,16 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         ("Ctrl+Shift+N",),
         QT_TRANSLATE_NOOP("Shortcuts", "New temporary conversation"),
     ),
+    Shortcut("search", ("Ctrl+K",), QT_TRANSLATE_NOOP("Shortcuts", "Search conversations")),
     Shortcut(
-        "search", ("Ctrl+K", "Ctrl+F"), QT_TRANSLATE_NOOP("Shortcuts", "Search conversations")
+        "search_messages",
+        ("Ctrl+Shift+F",),
+        QT_TRANSLATE_NOOP("Shortcuts", "Search the messages of every conversation"),
+    ),
+    Shortcut(
+        "find",
+        ("Ctrl+F",),
+        QT_TRANSLATE_NOOP("Shortcuts", "Find in this conversation (Esc closes)"),
     ),
     Shortcut(
         "focus_composer",

@@ -100,9 +100,13 @@ class InstanceGuard(QObject):
                 return False
             from etos_desktop.core.errors import StorageError
 
-            reason = (
-                "permission" if self._lock.error() == QLockFile.LockError.PermissionError else "io"
-            )
+            if self._lock.error() == QLockFile.LockError.PermissionError:
+                reason = "permission"
+            elif paths.disk_is_full(self.data_dir):
+                # Qt reports ENOSPC as an unknown error: the free room tells.
+                reason = "disk_full"
+            else:
+                reason = "io"
             raise StorageError(
                 f"{self.data_dir / 'instance.lock'} cannot be created", reason=reason
             )

@@ -47,6 +47,11 @@ class Colors:
     #: Diffs: added and removed text.
     added: str
     removed: str
+    #: Search matches marked in a text (snippets, messages), the current one of a find, and
+    #: the text on both (at least 5:1 on either; the opened message's border is in the QSS).
+    mark: str
+    mark_current: str
+    mark_text: str
 
 
 LIGHT = Colors(
@@ -59,6 +64,9 @@ LIGHT = Colors(
     accent_border="rgba(91, 79, 214, 0.40)",
     added="#145518",
     removed="#8c1c16",
+    mark="#ffe58a",
+    mark_current="#ffb84d",
+    mark_text="#1c1c22",
 )
 DARK = Colors(
     ok="#8ee89a",
@@ -70,6 +78,9 @@ DARK = Colors(
     accent_border="rgba(160, 150, 255, 0.45)",
     added="#8ee89a",
     removed="#ffa198",
+    mark="#5c4d12",
+    mark_current="#8f4a00",
+    mark_text="#f4f4f6",
 )
 
 
@@ -91,6 +102,8 @@ class CodePalette:
     border: str
     inline_code_background: str
     quote_text: str
+    #: The bar beside a block quote.
+    quote_bar: str
     tokens: tuple[tuple[str, str], ...]
 
     @property
@@ -108,6 +121,7 @@ LIGHT_CODE = CodePalette(
     border="#c8d1da",
     inline_code_background="#eceff3",
     quote_text="#2f343b",
+    quote_bar="#8c959f",
     tokens=(
         ("Comment", "italic #474d56"),
         ("Comment.Preproc", "noitalic #7a3000"),
@@ -148,6 +162,7 @@ DARK_CODE = CodePalette(
     border="#3d444d",
     inline_code_background="#2b3038",
     quote_text="#c0c6ce",
+    quote_bar="#6e7681",
     tokens=(
         ("Comment", "italic #a3acb8"),
         ("Comment.Preproc", "noitalic #ffa657"),

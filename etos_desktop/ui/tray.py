@@ -2,6 +2,8 @@
 
 A click on the icon shows the window (raised and focused) or, when it is in front, hides it.
 Closing the window still quits the app: the tray is a shortcut to it, not a place it hides in.
+A check-in (the companion started a conversation) shows as the tray's notification; clicking
+it opens that conversation.
 """
 
 from __future__ import annotations
@@ -33,10 +35,18 @@ class TrayIcon(QObject):
     Signals:
         new_conversation_requested(): "New conversation" was chosen (the window is shown first).
         quit_requested(): "Quit" was chosen.
+        checkin_open_requested(int): a check-in's notification was clicked: open this
+            conversation (the window is shown first).
     """
 
     new_conversation_requested = Signal()
     quit_requested = Signal()
+    checkin_open_requested = Signal(int)
+
+    #: How long a check-in's notification stays, in milliseconds (the desktop may cap it).
+    NOTIFICATION_MS = 15000
+    #: The longest first message shown in a notification.
+    NOTIFICATION_CHARS = 200
 
     def __init__(self, window: QMainWindow, icon: QIcon, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -56,6 +66,10 @@ class TrayIcon(QObject):
         self.new_action.triggered.connect(self._on_new_action_triggered)
         self.quit_action.triggered.connect(self.quit_requested)
         self.icon.activated.connect(self._on_icon_activated)
+        self.icon.messageClicked.connect(self._on_icon_message_clicked)
+        #: The conversation of the check-in notified last, and what the notification said.
+        self.notified_conversation: int | None = None
+        self.notification: tuple[str, str] | None = None
         self.menu.aboutToShow.connect(self.retranslate)
         self.menu.language_changed.connect(self.retranslate)
         self.retranslate()
@@ -67,6 +81,30 @@ class TrayIcon(QObject):
     def hide(self) -> None:
         """Take the icon out of the tray."""
         self.icon.hide()
+
+    def close(self) -> None:
+        """Take the icon out of the tray and delete it with its menu (the window is closing)."""
+        self.icon.hide()
+        self.menu.deleteLater()
+        self.deleteLater()
+
+    def notify_checkin(self, conversation_id: int, companion: str, text: str) -> None:
+        """Show that ``companion`` started a conversation, with the start of its message."""
+        body = " ".join(text.split())
+        if len(body) > self.NOTIFICATION_CHARS:
+            body = body[: self.NOTIFICATION_CHARS - 1].rstrip() + "…"
+        title = self.tr("{name} checked in").format(name=companion)
+        self.notified_conversation = conversation_id
+        self.notification = (title, body)
+        self.icon.showMessage(
+            title, body, QSystemTrayIcon.MessageIcon.Information, self.NOTIFICATION_MS
+        )
+
+    def _on_icon_message_clicked(self) -> None:
+        if self.notified_conversation is None:
+            return
+        show_window(self._window)
+        self.checkin_open_requested.emit(self.notified_conversation)
 
     def retranslate(self) -> None:
         self.icon.setToolTip(self.tr("ETOS Desktop"))

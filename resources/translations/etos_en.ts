@@ -12,6 +12,16 @@
     </message>
 </context>
 <context>
+    <name>CheckinsSection</name>
+    <message numerus="yes">
+        <source>{name} (its own persona in %n conversation(s))</source>
+        <translation>
+            <numerusform>{name} (its own persona in %n conversation)</numerusform>
+            <numerusform>{name} (its own persona in %n conversations)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ContextDialog</name>
     <message numerus="yes">
         <source>Conversation history: {kept} of %n message(s)</source>
@@ -114,6 +124,13 @@
 </context>
 <context>
     <name>ImportPreviewDialog</name>
+    <message numerus="yes">
+        <source>%n facts</source>
+        <translation>
+            <numerusform>%n fact</numerusform>
+            <numerusform>%n facts</numerusform>
+        </translation>
+    </message>
     <message numerus="yes">
         <source>%n more</source>
         <translation>
@@ -277,6 +294,23 @@ You can undo this only until you close Settings.</numerusform>
     </message>
 </context>
 <context>
+    <name>MessageSearchDialog</name>
+    <message numerus="yes">
+        <source>More than %n message(s) found; scroll for more.</source>
+        <translation>
+            <numerusform>More than %n message found; scroll for more.</numerusform>
+            <numerusform>More than %n messages found; scroll for more.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message(s) found.</source>
+        <translation>
+            <numerusform>%n message found.</numerusform>
+            <numerusform>%n messages found.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>MessageWidget</name>
     <message numerus="yes">
         <source>Show the whole message (%n more characters)</source>
@@ -409,6 +443,65 @@ You can undo this only until you close Settings.</numerusform>
         <translation>
             <numerusform>%n user turn</numerusform>
             <numerusform>%n user turns</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>SyncPage</name>
+    <message numerus="yes">
+        <source>%n local changes</source>
+        <translation>
+            <numerusform>%n local change</numerusform>
+            <numerusform>%n local changes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n merged since the app started; the other versions are in those memories&apos; histories</source>
+        <translation>
+            <numerusform>%n merged since the app started; the other version is in that memory&apos;s history</numerusform>
+            <numerusform>%n merged since the app started; the other versions are in those memories&apos; histories</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new memories from other devices.</source>
+        <translation>
+            <numerusform>%n new memory from other devices.</numerusform>
+            <numerusform>%n new memories from other devices.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n memories changed on other devices.</source>
+        <translation>
+            <numerusform>%n memory changed on other devices.</numerusform>
+            <numerusform>%n memories changed on other devices.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n memories deleted on other devices.</source>
+        <translation>
+            <numerusform>%n memory deleted on other devices.</numerusform>
+            <numerusform>%n memories deleted on other devices.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Sent: %n changes of this device.</source>
+        <translation>
+            <numerusform>Sent: %n change of this device.</numerusform>
+            <numerusform>Sent: %n changes of this device.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n memories from other devices were not taken: they break this device&apos;s limits (the details are in the log).</source>
+        <translation>
+            <numerusform>%n memory from other devices was not taken: it breaks this device&apos;s limits (the details are in the log).</numerusform>
+            <numerusform>%n memories from other devices were not taken: they break this device&apos;s limits (the details are in the log).</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n files could not be used:</source>
+        <translation>
+            <numerusform>%n file could not be used:</numerusform>
+            <numerusform>%n files could not be used:</numerusform>
         </translation>
     </message>
 </context>

@@ -134,6 +134,105 @@
     </message>
 </context>
 <context>
+    <name>AttachmentChip</name>
+    <message>
+        <source>Image, {width} × {height}</source>
+        <translation>图片，{width} × {height}</translation>
+    </message>
+    <message>
+        <source>About {tokens} tokens</source>
+        <translation>约 {tokens} 个 token</translation>
+    </message>
+    <message>
+        <source>Remove from the message</source>
+        <translation>从消息中移除</translation>
+    </message>
+    <message>
+        <source>Remove {name}</source>
+        <translation>移除 {name}</translation>
+    </message>
+</context>
+<context>
+    <name>CardPreviewDialog</name>
+    <message>
+        <source>The card&apos;s text is {length} characters; a personality holds at most {limit}, so it was cut at {kept}.</source>
+        <translation>卡片的文字共 {length} 个字符；性格最多容纳 {limit} 个，已在第 {kept} 个字符处截断。</translation>
+    </message>
+    <message>
+        <source>The name was cut to {limit} characters.</source>
+        <translation>名字已截断为 {limit} 个字符。</translation>
+    </message>
+    <message>
+        <source>Something that looks like a password, key or ID number in {fields} was replaced with {marker}.</source>
+        <translation>{fields}中像密码、密钥或证件号码的内容已替换为 {marker}。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <comment>between the parts of a list</comment>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>Not used by ETOS Desktop: {fields}.</source>
+        <translation>ETOS Desktop 不使用：{fields}。</translation>
+    </message>
+    <message>
+        <source>The card has no picture: the avatar stays as it is.</source>
+        <translation>这张卡片没有图片：头像保持不变。</translation>
+    </message>
+    <message>
+        <source>The card&apos;s picture cannot be shown: the avatar stays as it is.</source>
+        <translation>无法显示卡片的图片：头像保持不变。</translation>
+    </message>
+    <message>
+        <source>It contains invisible characters, shown here as \u… escapes.</source>
+        <translation>其中含有不可见字符，这里以 \u… 转义显示。</translation>
+    </message>
+    <message>
+        <source>Using it replaces the name, personality and avatar on this page; press Save to keep them.</source>
+        <translation>使用后将替换本页的名字、性格和头像；按“保存”后生效。</translation>
+    </message>
+    <message>
+        <source>Import a character card</source>
+        <translation>导入角色卡</translation>
+    </message>
+    <message>
+        <source>Character card {version} · {container}</source>
+        <translation>角色卡 {version} · {container}</translation>
+    </message>
+    <message>
+        <source>by {creator}</source>
+        <translation>作者 {creator}</translation>
+    </message>
+    <message>
+        <source>version {version}</source>
+        <translation>版本 {version}</translation>
+    </message>
+    <message>
+        <source>tags: {tags}</source>
+        <translation>标签：{tags}</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名字</translation>
+    </message>
+    <message>
+        <source>Personality</source>
+        <translation>性格</translation>
+    </message>
+    <message>
+        <source>The card&apos;s picture</source>
+        <translation>卡片的图片</translation>
+    </message>
+    <message>
+        <source>Use as persona</source>
+        <translation>用作人设</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
     <name>ChatController</name>
     <message>
         <source>The conversation list was not refreshed.</source>
@@ -207,6 +306,10 @@
         <source>(empty)</source>
         <translation>（空）</translation>
     </message>
+    <message>
+        <source>about {tokens} tokens</source>
+        <translation>约 {tokens} 个 token</translation>
+    </message>
 </context>
 <context>
     <name>ChatPanel</name>
@@ -265,6 +368,14 @@
     <message>
         <source>Cancel</source>
         <translation>取消</translation>
+    </message>
+    <message>
+        <source>Attach images or files (or drop them here, or paste an image)</source>
+        <translation>附加图片或文件（也可以拖到这里，或粘贴图片）</translation>
+    </message>
+    <message>
+        <source>Attach files</source>
+        <translation>附加文件</translation>
     </message>
     <message>
         <source>Loading…</source>
@@ -327,6 +438,18 @@
         <translation>太长，无法发送：约 {tokens} 个 token，而在这个对话中 {model} 一条消息最多可接受 {room} 个。请缩短它，或选择上下文更大的模型。</translation>
     </message>
     <message>
+        <source>{model} does not accept images. Remove the images, pick a model that accepts them, or say in Settings → Providers that this one does.</source>
+        <translation>{model} 不接受图片。请移除图片、换一个接受图片的模型，或在“设置 → 服务商”中说明这个模型接受图片。</translation>
+    </message>
+    <message>
+        <source>Images and documents ({patterns});;All files (*)</source>
+        <translation>图片和文档 ({patterns});;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>The attachment was not opened.</source>
+        <translation>未能打开附件。</translation>
+    </message>
+    <message>
         <source>Resend edited message</source>
         <translation>重新发送编辑后的消息</translation>
     </message>
@@ -345,6 +468,126 @@
     <message>
         <source>Delete</source>
         <translation>删除</translation>
+    </message>
+</context>
+<context>
+    <name>CheckinMark</name>
+    <message>
+        <source>Check-in</source>
+        <translation>问候</translation>
+    </message>
+    <message>
+        <source>Started by your companion (a check-in you turned on in Settings)</source>
+        <translation>由你的陪伴者发起（你在设置中打开的主动问候）</translation>
+    </message>
+    <message>
+        <source>{mark} {name} started this conversation: a check-in, {when}</source>
+        <translation>{mark} {name}发起了这段对话：一次主动问候，{when}</translation>
+    </message>
+</context>
+<context>
+    <name>CheckinsSection</name>
+    <message>
+        <source>Check-ins</source>
+        <translation>主动问候</translation>
+    </message>
+    <message>
+        <source>Let the companion start a conversation now and then</source>
+        <translation>让陪伴者不时主动开启对话</translation>
+    </message>
+    <message>
+        <source>Off unless you turn it on. At most one a day, never during the quiet hours, never while memory is off. Written by the background model from your profile and recent summaries, and shown as a new conversation and a notification.</source>
+        <translation>只有你打开后才会启用。每天最多一次，免打扰时段内不会出现，记忆关闭时也不会出现。由后台模型根据你的用户画像和最近的摘要来写，以新对话和通知的形式出现。</translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation>时机</translation>
+    </message>
+    <message>
+        <source>After some days without a conversation</source>
+        <translation>连续几天没有对话之后</translation>
+    </message>
+    <message>
+        <source>Every day at a set time</source>
+        <translation>每天的固定时间</translation>
+    </message>
+    <message>
+        <source>Days without a conversation</source>
+        <translation>没有对话的天数</translation>
+    </message>
+    <message>
+        <source>Time of day</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Quiet hours</source>
+        <translation>免打扰时段</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>从</translation>
+    </message>
+    <message>
+        <source>to</source>
+        <translation>到</translation>
+    </message>
+    <message>
+        <source>A check-in due during the quiet hours waits until they end.</source>
+        <translation>落在免打扰时段内的问候会等到时段结束后再出现。</translation>
+    </message>
+    <message>
+        <source>Quiet hours begin</source>
+        <translation>免打扰时段开始</translation>
+    </message>
+    <message>
+        <source>Quiet hours end</source>
+        <translation>免打扰时段结束</translation>
+    </message>
+    <message>
+        <source>Who may check in</source>
+        <translation>谁可以主动问候</translation>
+    </message>
+    <message>
+        <source> day(s)</source>
+        <translation> 天</translation>
+    </message>
+    <message>
+        <source>{name} (the Persona page)</source>
+        <translation>{name}（“人设”页）</translation>
+    </message>
+    <message numerus="yes">
+        <source>{name} (its own persona in %n conversation(s))</source>
+        <translation>
+            <numerusform>{name}（%n 个对话自己的人设）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Check-ins are off.</source>
+        <translation>主动问候已关闭。</translation>
+    </message>
+    <message>
+        <source>Next check-in: {when}</source>
+        <translation>下次问候：{when}</translation>
+    </message>
+    <message>
+        <source>Save to turn check-ins on.</source>
+        <translation>保存后即可开启主动问候。</translation>
+    </message>
+    <message>
+        <source>No check-in while memory is off (the Memory page).</source>
+        <translation>记忆关闭时不会主动问候（见“记忆”页）。</translation>
+    </message>
+    <message>
+        <source>No check-in until a model provider is set up.</source>
+        <translation>设置好模型服务商之前不会主动问候。</translation>
+    </message>
+    <message>
+        <source>No check-in: every companion&apos;s switch is off.</source>
+        <translation>不会主动问候：所有陪伴者的开关都已关闭。</translation>
+    </message>
+    <message>
+        <source>The first check-in waits for a first conversation.</source>
+        <translation>第一次问候要等到有了第一次对话之后。</translation>
     </message>
 </context>
 <context>
@@ -448,6 +691,10 @@ Why it was chosen: {reason}</source>
         <translation>记忆 — 未发送</translation>
     </message>
     <message>
+        <source>The app&apos;s request (not written by you)</source>
+        <translation>应用发出的请求（不是你写的）</translation>
+    </message>
+    <message>
         <source>Your message</source>
         <translation>你的消息</translation>
     </message>
@@ -484,6 +731,34 @@ Why it was chosen: {reason}</source>
         <translation>在本次会话中本对话的第一条消息时取得（{time}），之后本次会话的每条消息都原样发送，以保持系统消息不变；30 分钟没有消息或应用重启后，会话结束。</translation>
     </message>
     <message>
+        <source>Earlier attachment: {name}</source>
+        <translation>之前的附件：{name}</translation>
+    </message>
+    <message>
+        <source>Attachment: {name}</source>
+        <translation>附件：{name}</translation>
+    </message>
+    <message>
+        <source>Sent as an image (an image_url part with a data URL).</source>
+        <translation>作为图片发送（带 data URL 的 image_url 部分）。</translation>
+    </message>
+    <message>
+        <source>Sent as a fenced document block before the message&apos;s words, labelled as material and not instructions.</source>
+        <translation>作为带标记的文档块放在消息文字之前发送，并注明是资料而不是指令。</translation>
+    </message>
+    <message>
+        <source>Not sent: a one-line note names it (an image older than the last three of your messages, or a model that takes no images).</source>
+        <translation>未发送：只用一行说明提到它（它是你最近三条消息之前的图片，或者模型不接受图片）。</translation>
+    </message>
+    <message>
+        <source>Not sent: its file is missing from the data folder.</source>
+        <translation>未发送：数据文件夹里找不到它的文件。</translation>
+    </message>
+    <message>
+        <source>Sent last, in your place, by the app that asked for the check-in:</source>
+        <translation>最后发送，由发起这次问候的应用代你写出：</translation>
+    </message>
+    <message>
         <source>Your message, sent last.</source>
         <translation>你的消息，最后发送。</translation>
     </message>
@@ -492,8 +767,16 @@ Why it was chosen: {reason}</source>
         <translation>最后发送，开头放了记忆（见“记忆”）：</translation>
     </message>
     <message>
+        <source>Sent last, with its attachments (below) before your words:</source>
+        <translation>最后发送，附件（见下方）放在你的文字之前：</translation>
+    </message>
+    <message>
         <source>Sent last, exactly as you wrote it:</source>
         <translation>最后发送，与你写的完全一致：</translation>
+    </message>
+    <message>
+        <source>A check-in: your companion started this conversation. This is the background request that wrote its first message, with the profile and recent summaries it was written from; memories are not sent with a check-in.</source>
+        <translation>主动问候：这段对话由你的陪伴者发起。这里是写出第一条消息的后台请求，以及写它时依据的用户画像和最近的摘要；主动问候不会发送记忆。</translation>
     </message>
     <message>
         <source>Memory was off: this is a temporary conversation, so nothing was read from or saved to memory.</source>
@@ -872,6 +1155,13 @@ Why it was chosen: {reason}</source>
     </message>
 </context>
 <context>
+    <name>DocumentViewerDialog</name>
+    <message>
+        <source>The text the model was sent: about {tokens} tokens</source>
+        <translation>发送给模型的文字：约 {tokens} 个 token</translation>
+    </message>
+</context>
+<context>
     <name>ErrorText</name>
     <message>
         <source>The server rejected the API key. Check the key in Settings.</source>
@@ -954,8 +1244,56 @@ Why it was chosen: {reason}</source>
         <translation>出错了：{detail}</translation>
     </message>
     <message>
+        <source>{model} does not accept images, so nothing was sent. Remove the images or pick a model that accepts them; if this one does, say so in Settings → Providers.</source>
+        <translation>{model} 不接受图片，所以没有发送任何内容。请移除图片或换一个接受图片的模型；如果这个模型其实接受，请在“设置 → 服务商”中说明。</translation>
+    </message>
+    <message>
         <source>It no longer exists: it may have been deleted meanwhile.</source>
         <translation>它已不存在：可能刚刚被删除了。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: it is larger than {size} MB.</source>
+        <translation>未附加“{name}”：文件超过 {size} MB。</translation>
+    </message>
+    <message>
+        <source>At most {limit} files can go with one message.</source>
+        <translation>一条消息最多附带 {limit} 个文件。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: the file is empty.</source>
+        <translation>未附加“{name}”：文件是空的。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: it is not a text file, whatever its name says.</source>
+        <translation>未附加“{name}”：不管文件名怎么写，它都不是文本文件。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: only images (PNG, JPEG, GIF, WebP, BMP), PDFs and text files (text, Markdown, code, CSV, JSON…) can be attached.</source>
+        <translation>未附加“{name}”：只能附加图片（PNG、JPEG、GIF、WebP、BMP）、PDF 和文本文件（纯文本、Markdown、代码、CSV、JSON…）。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: it is not an image the app can read.</source>
+        <translation>未附加“{name}”：它不是本应用能读取的图片。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: the image has too many pixels.</source>
+        <translation>未附加“{name}”：图片像素太多。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: the PDF is protected by a password.</source>
+        <translation>未附加“{name}”：这个 PDF 设有密码保护。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: the PDF has no text to read (scanned pages?).</source>
+        <translation>未附加“{name}”：这个 PDF 里没有可读取的文字（是扫描件吗？）。</translation>
+    </message>
+    <message>
+        <source>Attachments are not available right now.</source>
+        <translation>现在无法使用附件。</translation>
+    </message>
+    <message>
+        <source>“{name}” was not attached: it could not be read.</source>
+        <translation>未附加“{name}”：无法读取该文件。</translation>
     </message>
     <message>
         <source>The data folder is read-only: nothing new could be saved. Your earlier data is unchanged.</source>
@@ -1125,6 +1463,26 @@ Why it was chosen: {reason}</source>
         <translation>摘要任务未能按新设置重新安排。</translation>
     </message>
     <message>
+        <source>Unused attachment files were not removed.</source>
+        <translation>未能删除不再使用的附件文件。</translation>
+    </message>
+    <message>
+        <source>Older messages were not indexed for search.</source>
+        <translation>较早的消息未能建立搜索索引。</translation>
+    </message>
+    <message>
+        <source>Sync did not start.</source>
+        <translation>同步没有启动。</translation>
+    </message>
+    <message>
+        <source>{name} checked in: see the conversation list</source>
+        <translation>{name}来问候你了：请看对话列表</translation>
+    </message>
+    <message>
+        <source>Check-ins were not rescheduled for the new settings.</source>
+        <translation>未能按新设置重新安排主动问候。</translation>
+    </message>
+    <message>
         <source>ETOS Desktop cannot start</source>
         <translation>ETOS Desktop 无法启动</translation>
     </message>
@@ -1217,6 +1575,45 @@ Why it was chosen: {reason}</source>
     </message>
 </context>
 <context>
+    <name>FindBar</name>
+    <message>
+        <source>No matches</source>
+        <translation>没有匹配</translation>
+    </message>
+    <message>
+        <source>{current} of {total}</source>
+        <translation>第 {current} 处，共 {total} 处</translation>
+    </message>
+    <message>
+        <source>Find in this conversation</source>
+        <translation>在本对话中查找</translation>
+    </message>
+    <message>
+        <source>Older match (Enter)</source>
+        <translation>更早的匹配（Enter）</translation>
+    </message>
+    <message>
+        <source>Older match</source>
+        <translation>更早的匹配</translation>
+    </message>
+    <message>
+        <source>Newer match (Shift+Enter)</source>
+        <translation>更新的匹配（Shift+Enter）</translation>
+    </message>
+    <message>
+        <source>Newer match</source>
+        <translation>更新的匹配</translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation>关闭（Esc）</translation>
+    </message>
+    <message>
+        <source>Close the find bar</source>
+        <translation>关闭查找栏</translation>
+    </message>
+</context>
+<context>
     <name>GeneralPage</name>
     <message>
         <source>The background jobs&apos; status was not read.</source>
@@ -1228,6 +1625,20 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Close</source>
         <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>ImageViewerDialog</name>
+    <message>
+        <source>{width} × {height} pixels, as sent to the model</source>
+        <translation>{width} × {height} 像素，即发送给模型的尺寸</translation>
+    </message>
+</context>
+<context>
+    <name>ImportFactsModel</name>
+    <message>
+        <source>Line {n}</source>
+        <translation>第 {n} 行</translation>
     </message>
 </context>
 <context>
@@ -1269,6 +1680,40 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Entry {n}: {why}</source>
         <translation>第 {n} 条：{why}</translation>
+    </message>
+    <message>
+        <source>Facts to import</source>
+        <translation>要导入的事实</translation>
+    </message>
+    <message>
+        <source>Untick what should not be kept. A line that reads like a remark about the list comes unticked; facts you already have are listed below and not imported again.</source>
+        <translation>取消勾选不想保留的条目。像是对列表本身的说明的行默认不勾选；你已有的事实列在下方，不会重复导入。</translation>
+    </message>
+    <message>
+        <source>{kind} · {facts}</source>
+        <translation>{kind} · {facts}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n facts</source>
+        <translation>
+            <numerusform>%n 条事实</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Line {n}</source>
+        <translation>第 {n} 行</translation>
+    </message>
+    <message>
+        <source>Already in your memories (not imported again)</source>
+        <translation>已在你的记忆中（不再重复导入）</translation>
+    </message>
+    <message>
+        <source>Line {n}: {why}</source>
+        <translation>第 {n} 行：{why}</translation>
+    </message>
+    <message>
+        <source>Left out</source>
+        <translation>未导入的行</translation>
     </message>
     <message>
         <source>, </source>
@@ -1348,6 +1793,14 @@ Why it was chosen: {reason}</source>
         <translation>数据库备份</translation>
     </message>
     <message>
+        <source>Sync across devices</source>
+        <translation>多设备同步</translation>
+    </message>
+    <message>
+        <source>Check-ins</source>
+        <translation>主动问候</translation>
+    </message>
+    <message>
         <source>The model&apos;s summary was too long and could not be cut at a sentence.</source>
         <translation>模型写的摘要太长，且无法在句末截断。</translation>
     </message>
@@ -1370,6 +1823,10 @@ Why it was chosen: {reason}</source>
     <message>
         <source>The model&apos;s summary broke the rules for summaries.</source>
         <translation>模型写的摘要不符合摘要的规则。</translation>
+    </message>
+    <message>
+        <source>The model answered with nothing, so no check-in was shown.</source>
+        <translation>模型没有给出任何内容，所以没有显示问候。</translation>
     </message>
     <message>
         <source>An unexpected error ({kind}); details are in the log.</source>
@@ -1601,6 +2058,14 @@ Why it was chosen: {reason}</source>
         <translation>搜索对话(&amp;H)</translation>
     </message>
     <message>
+        <source>Search all &amp;messages…</source>
+        <translation>搜索全部消息(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;Find in this conversation…</source>
+        <translation>在本对话中查找(&amp;F)…</translation>
+    </message>
+    <message>
         <source>&amp;Write a message</source>
         <translation>写消息(&amp;W)</translation>
     </message>
@@ -1799,6 +2264,34 @@ Why it was chosen: {reason}</source>
     <message>
         <source>invalid {field}</source>
         <translation>{field}无效</translation>
+    </message>
+    <message>
+        <source>ChatGPT memory list</source>
+        <translation>ChatGPT 记忆列表</translation>
+    </message>
+    <message>
+        <source>Claude memory</source>
+        <translation>Claude 记忆</translation>
+    </message>
+    <message>
+        <source>Markdown list</source>
+        <translation>Markdown 列表</translation>
+    </message>
+    <message>
+        <source>Text list</source>
+        <translation>文本列表</translation>
+    </message>
+    <message>
+        <source>Line {n}: the same as line {first}</source>
+        <translation>第 {n} 行：与第 {first} 行相同</translation>
+    </message>
+    <message>
+        <source>Line {n}: a table row</source>
+        <translation>第 {n} 行：表格行</translation>
+    </message>
+    <message>
+        <source>Line {n}: a heading or a note</source>
+        <translation>第 {n} 行：标题或说明</translation>
     </message>
     <message>
         <source>Text</source>
@@ -2169,6 +2662,14 @@ Why it was chosen: {reason}</source>
         <translation>从 JSON 导入…</translation>
     </message>
     <message>
+        <source>Import a memory list (ChatGPT, Claude, text)…</source>
+        <translation>导入记忆列表（ChatGPT、Claude、文本）…</translation>
+    </message>
+    <message>
+        <source>A list of facts, one per line or bullet: what ChatGPT or Claude gives when asked to list everything it remembers about you, or a Markdown or text file.</source>
+        <translation>一份事实列表，每行或每个项目符号一条：让 ChatGPT 或 Claude 列出它记得的关于你的一切时给出的内容，或一个 Markdown、文本文件。</translation>
+    </message>
+    <message>
         <source>Export as JSON…</source>
         <translation>导出为 JSON…</translation>
     </message>
@@ -2311,6 +2812,10 @@ You can undo this only until you close Settings.</source>
         <translation>
             <numerusform>已找回 %n 条记忆。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Lists of facts (*.txt *.md *.markdown);;All files (*)</source>
+        <translation>事实列表 (*.txt *.md *.markdown);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Export memories as JSON</source>
@@ -2655,6 +3160,14 @@ You can undo this only until you close Settings.</source>
         <translation>文件已损坏：其中有两条记忆编号相同。</translation>
     </message>
     <message>
+        <source>The file cannot be read: it is neither a memory export nor a text list of facts, or it is damaged.</source>
+        <translation>无法读取文件：它既不是记忆导出文件，也不是文本形式的事实列表，或者已损坏。</translation>
+    </message>
+    <message>
+        <source>The file holds no facts to import: only headings or empty lines.</source>
+        <translation>文件中没有可导入的事实：只有标题或空行。</translation>
+    </message>
+    <message>
         <source>The file is damaged: its list of memories cannot be read.</source>
         <translation>文件已损坏：无法读取其中的记忆列表。</translation>
     </message>
@@ -2676,6 +3189,99 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>{n} characters</source>
         <translation>{n} 个字符</translation>
+    </message>
+</context>
+<context>
+    <name>MessageAttachments</name>
+    <message>
+        <source>Open image {name}</source>
+        <translation>打开图片 {name}</translation>
+    </message>
+    <message>
+        <source>{name} ({width} × {height}) — click to open</source>
+        <translation>{name}（{width} × {height}）— 点击打开</translation>
+    </message>
+    <message>
+        <source>{name} · about {tokens} tokens</source>
+        <translation>{name} · 约 {tokens} 个 token</translation>
+    </message>
+    <message>
+        <source>Open document {name}</source>
+        <translation>打开文档 {name}</translation>
+    </message>
+</context>
+<context>
+    <name>MessageSearchDialog</name>
+    <message>
+        <source>Search all messages</source>
+        <translation>搜索全部消息</translation>
+    </message>
+    <message>
+        <source>Search every conversation</source>
+        <translation>在所有对话中搜索</translation>
+    </message>
+    <message>
+        <source>Messages found</source>
+        <translation>找到的消息</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>{author}: </source>
+        <translation>{author}：</translation>
+    </message>
+    <message>
+        <source>New conversation</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>The search failed.</source>
+        <translation>搜索失败。</translation>
+    </message>
+    <message>
+        <source>Indexing messages… {done} of {total}. Until it is done, results come from the messages indexed so far.</source>
+        <translation>正在为消息建立索引…已完成 {done} / {total}。完成之前，结果只来自已建立索引的消息。</translation>
+    </message>
+    <message>
+        <source>Type a word or a phrase to search every conversation.</source>
+        <translation>输入词语或短语，在所有对话中搜索。</translation>
+    </message>
+    <message>
+        <source>Search is available once ETOS Desktop has started.</source>
+        <translation>ETOS Desktop 启动完成后即可搜索。</translation>
+    </message>
+    <message>
+        <source>No message contains “{query}”.</source>
+        <translation>没有消息包含“{query}”。</translation>
+    </message>
+    <message numerus="yes">
+        <source>More than %n message(s) found; scroll for more.</source>
+        <translation>
+            <numerusform>找到超过 %n 条消息，向下滚动查看更多。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message(s) found.</source>
+        <translation>
+            <numerusform>找到 %n 条消息。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MessageSearchUi</name>
+    <message>
+        <source>That message is no longer shown in its conversation.</source>
+        <translation>这条消息已不在它的对话中显示。</translation>
+    </message>
+    <message>
+        <source>The message was not opened.</source>
+        <translation>未能打开这条消息。</translation>
+    </message>
+    <message>
+        <source>The conversation was not searched.</source>
+        <translation>未能在本对话中查找。</translation>
     </message>
 </context>
 <context>
@@ -2813,6 +3419,101 @@ You can undo this only until you close Settings.</source>
     </message>
 </context>
 <context>
+    <name>PersonaCards</name>
+    <message>
+        <source>The file is too large to be a character card.</source>
+        <translation>文件太大，不可能是角色卡。</translation>
+    </message>
+    <message>
+        <source>This file is not a character card: a card is a PNG image or a JSON file made by SillyTavern or another app for character cards.</source>
+        <translation>这个文件不是角色卡：角色卡是由 SillyTavern 或其他角色卡应用制作的 PNG 图片或 JSON 文件。</translation>
+    </message>
+    <message>
+        <source>The PNG file is damaged: its parts do not check out.</source>
+        <translation>PNG 文件已损坏：其数据块校验不通过。</translation>
+    </message>
+    <message>
+        <source>This PNG image holds no character card (no “chara” or “ccv3” text).</source>
+        <translation>这张 PNG 图片里没有角色卡（没有“chara”或“ccv3”文本）。</translation>
+    </message>
+    <message>
+        <source>The card&apos;s text is larger than a character card&apos;s can be.</source>
+        <translation>卡片的文字超出了角色卡可能的大小。</translation>
+    </message>
+    <message>
+        <source>The card inside the image is damaged: it is not base64 text.</source>
+        <translation>图片中的角色卡已损坏：它不是 base64 文本。</translation>
+    </message>
+    <message>
+        <source>The card is damaged: its text is not readable JSON.</source>
+        <translation>角色卡已损坏：其文字不是可读的 JSON。</translation>
+    </message>
+    <message>
+        <source>The card is damaged: its JSON is nested far too deep.</source>
+        <translation>角色卡已损坏：其 JSON 嵌套过深。</translation>
+    </message>
+    <message>
+        <source>The card is damaged: its JSON is not an object.</source>
+        <translation>角色卡已损坏：其 JSON 不是对象。</translation>
+    </message>
+    <message>
+        <source>The card is of a kind the app cannot read (“{spec}”); it reads Character Card V1, V2 and V3.</source>
+        <translation>这种角色卡（“{spec}”）本应用无法读取；支持 Character Card V1、V2 和 V3。</translation>
+    </message>
+    <message>
+        <source>The card is damaged: its field “{field}” has the wrong type.</source>
+        <translation>角色卡已损坏：字段“{field}”的类型不对。</translation>
+    </message>
+    <message>
+        <source>The card has no name.</source>
+        <translation>角色卡没有名字。</translation>
+    </message>
+    <message>
+        <source>The card&apos;s picture is too large ({limit} pixels a side at most).</source>
+        <translation>卡片的图片太大（每边最多 {limit} 像素）。</translation>
+    </message>
+    <message>
+        <source>the name</source>
+        <translation>名字</translation>
+    </message>
+    <message>
+        <source>the description</source>
+        <translation>描述</translation>
+    </message>
+    <message>
+        <source>the personality</source>
+        <translation>性格</translation>
+    </message>
+    <message>
+        <source>the scenario</source>
+        <translation>场景</translation>
+    </message>
+    <message>
+        <source>the system prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>the first message</source>
+        <translation>开场白</translation>
+    </message>
+    <message>
+        <source>other greetings</source>
+        <translation>其他问候语</translation>
+    </message>
+    <message>
+        <source>example dialogue</source>
+        <translation>示例对话</translation>
+    </message>
+    <message>
+        <source>post-history instructions</source>
+        <translation>历史后指令</translation>
+    </message>
+    <message>
+        <source>the lorebook</source>
+        <translation>世界书</translation>
+    </message>
+</context>
+<context>
     <name>PersonaOverrideDialog</name>
     <message>
         <source>Persona for this conversation</source>
@@ -2882,6 +3583,26 @@ You can undo this only until you close Settings.</source>
         <translation>留空的项使用灰色显示的默认值。</translation>
     </message>
     <message>
+        <source>Character card</source>
+        <translation>角色卡</translation>
+    </message>
+    <message>
+        <source>Import character card…</source>
+        <translation>导入角色卡…</translation>
+    </message>
+    <message>
+        <source>Fill this page from a character card: a PNG or JSON file from SillyTavern or another app for character cards (V1, V2 or V3). A preview shows it first.</source>
+        <translation>用角色卡填写本页：来自 SillyTavern 或其他角色卡应用的 PNG 或 JSON 文件（V1、V2 或 V3）。导入前会先显示预览。</translation>
+    </message>
+    <message>
+        <source>Export as card…</source>
+        <translation>导出为角色卡…</translation>
+    </message>
+    <message>
+        <source>Save this persona as a character card (V2): a PNG with the avatar, or JSON.</source>
+        <translation>把这个人设保存为角色卡（V2）：带头像的 PNG，或 JSON。</translation>
+    </message>
+    <message>
         <source>This file is not an image the app can show.</source>
         <translation>这个文件不是应用能显示的图片。</translation>
     </message>
@@ -2904,6 +3625,46 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Built-in avatar</source>
         <translation>内置头像</translation>
+    </message>
+    <message>
+        <source>The character card was not imported.</source>
+        <translation>角色卡未导入。</translation>
+    </message>
+    <message>
+        <source>The persona was not exported.</source>
+        <translation>人设未导出。</translation>
+    </message>
+    <message>
+        <source>Import a character card</source>
+        <translation>导入角色卡</translation>
+    </message>
+    <message>
+        <source>Character cards (*.png *.json);;All files (*)</source>
+        <translation>角色卡 (*.png *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>The file could not be read: {error}</source>
+        <translation>无法读取文件：{error}</translation>
+    </message>
+    <message>
+        <source>The card “{name}” is on this page: press Save to use it.</source>
+        <translation>角色卡“{name}”已填入本页：按“保存”后使用。</translation>
+    </message>
+    <message>
+        <source>Character card, PNG (*.png)</source>
+        <translation>角色卡，PNG (*.png)</translation>
+    </message>
+    <message>
+        <source>Character card, JSON (*.json)</source>
+        <translation>角色卡，JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Export the persona as a character card</source>
+        <translation>把人设导出为角色卡</translation>
+    </message>
+    <message>
+        <source>Exported “{name}” as a character card to {path}.</source>
+        <translation>已将“{name}”作为角色卡导出到 {path}。</translation>
     </message>
 </context>
 <context>
@@ -3308,6 +4069,10 @@ You can undo this only until you close Settings.</source>
         <translation>上下文窗口</translation>
     </message>
     <message>
+        <source>Images</source>
+        <translation>图片</translation>
+    </message>
+    <message>
         <source>Choose or type a model</source>
         <translation>选择或输入模型</translation>
     </message>
@@ -3338,6 +4103,10 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>The context window of the chat model. Leave it at the built-in size unless the server runs the model with a different window; it applies to this model name in every provider.</source>
         <translation>对话模型的上下文窗口。除非服务器以不同的窗口运行该模型，否则保持内置大小即可；设置对所有服务商中同名的模型都生效。</translation>
+    </message>
+    <message>
+        <source>Whether the chat model accepts images. Automatic follows the app&apos;s list of known models; it applies to this model name in every provider.</source>
+        <translation>对话模型是否接受图片。“自动”按应用内置的已知模型列表判断；设置对所有服务商中同名的模型都生效。</translation>
     </message>
     <message>
         <source>Single system message only</source>
@@ -3394,6 +4163,26 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Show</source>
         <translation>显示</translation>
+    </message>
+    <message>
+        <source>Automatic (accepts images)</source>
+        <translation>自动（接受图片）</translation>
+    </message>
+    <message>
+        <source>Automatic (text only)</source>
+        <translation>自动（仅文字）</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>This model accepts images</source>
+        <translation>这个模型接受图片</translation>
+    </message>
+    <message>
+        <source>This model does not accept images</source>
+        <translation>这个模型不接受图片</translation>
     </message>
     <message>
         <source>Built-in size ({size} tokens)</source>
@@ -3610,6 +4399,10 @@ You can undo this only until you close Settings.</source>
         <translation>摘要</translation>
     </message>
     <message>
+        <source>Sync</source>
+        <translation>同步</translation>
+    </message>
+    <message>
         <source>Saving…</source>
         <translation>正在保存…</translation>
     </message>
@@ -3769,8 +4562,64 @@ You can undo this only until you close Settings.</source>
         <translation>每天更新用户画像的时刻（本地时间，整点）。</translation>
     </message>
     <message>
+        <source>Whether the companion may start a conversation now and then: a short check-in written from your profile and recent conversation summaries, at most one a day.</source>
+        <translation>是否允许陪伴者不时主动开启对话：根据你的用户画像和最近的对话摘要写一条简短的问候，每天最多一次。</translation>
+    </message>
+    <message>
+        <source>When the companion checks in: after some days without a conversation, or every day at a set time.</source>
+        <translation>陪伴者何时主动问候：连续几天没有对话之后，或每天的固定时间。</translation>
+    </message>
+    <message>
+        <source>The local time of the daily check-in, in minutes after midnight.</source>
+        <translation>每日问候的本地时间，以午夜后的分钟数表示。</translation>
+    </message>
+    <message>
+        <source>How many days without a conversation pass before the companion checks in.</source>
+        <translation>连续多少天没有对话后，陪伴者会主动问候。</translation>
+    </message>
+    <message>
+        <source>Whether the companion stays quiet during the quiet hours; a check-in due then waits until they end.</source>
+        <translation>陪伴者在免打扰时段内是否保持安静；落在这段时间的问候会等到时段结束。</translation>
+    </message>
+    <message>
+        <source>The local time the quiet hours begin, in minutes after midnight.</source>
+        <translation>免打扰时段开始的本地时间，以午夜后的分钟数表示。</translation>
+    </message>
+    <message>
+        <source>The local time the quiet hours end, in minutes after midnight.</source>
+        <translation>免打扰时段结束的本地时间，以午夜后的分钟数表示。</translation>
+    </message>
+    <message>
+        <source>The companions that never check in, as a JSON list of their names; an empty name stands for the companion of the Persona page.</source>
+        <translation>从不主动问候的陪伴者，以名字的 JSON 列表表示；空名字代表“人设”页的陪伴者。</translation>
+    </message>
+    <message>
         <source>How many daily database backups are kept before the oldest is removed.</source>
         <translation>保留多少份每日数据库备份，超出后删除最旧的。</translation>
+    </message>
+    <message>
+        <source>Whether this device syncs its memories with your other devices through a folder or a WebDAV server.</source>
+        <translation>这台设备是否通过一个文件夹或 WebDAV 服务器，与你的其他设备同步记忆。</translation>
+    </message>
+    <message>
+        <source>Where the sync files are kept: a folder that a sync service keeps in step, or a WebDAV server.</source>
+        <translation>同步文件放在哪里：由同步服务保持一致的文件夹，或 WebDAV 服务器。</translation>
+    </message>
+    <message>
+        <source>The folder on this computer that holds the sync files.</source>
+        <translation>这台电脑上存放同步文件的文件夹。</translation>
+    </message>
+    <message>
+        <source>The address of the sync folder on the WebDAV server.</source>
+        <translation>WebDAV 服务器上同步文件夹的地址。</translation>
+    </message>
+    <message>
+        <source>The user name on the WebDAV server; its password is kept in the system keyring.</source>
+        <translation>WebDAV 服务器上的用户名；密码保存在系统密钥环中。</translation>
+    </message>
+    <message>
+        <source>The name your other devices show for this one in a memory&apos;s history; when empty, the computer&apos;s name is used.</source>
+        <translation>你的其他设备在记忆的历史中显示的这台设备的名字；留空则使用电脑的名字。</translation>
     </message>
     <message>
         <source>Interface</source>
@@ -3858,6 +4707,14 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Search conversations</source>
         <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Search the messages of every conversation</source>
+        <translation>搜索所有对话的消息</translation>
+    </message>
+    <message>
+        <source>Find in this conversation (Esc closes)</source>
+        <translation>在本对话中查找（Esc 关闭）</translation>
     </message>
     <message>
         <source>Write a message (focus the composer)</source>
@@ -4328,7 +5185,409 @@ You can undo this only until you close Settings.</source>
     </message>
 </context>
 <context>
+    <name>SyncPage</name>
+    <message>
+        <source>Keep your memories the same on your other computers. Each device writes its own encrypted files into a folder that a sync service keeps in step, or onto a WebDAV server; the folder or the server sees only encrypted data.</source>
+        <translation>让你的其他电脑拥有同样的记忆。每台设备把自己的加密文件写进一个由同步服务保持一致的文件夹，或写到 WebDAV 服务器上；文件夹或服务器只能看到加密后的数据。</translation>
+    </message>
+    <message>
+        <source>Sync</source>
+        <translation>同步</translation>
+    </message>
+    <message>
+        <source>Set up sync</source>
+        <translation>设置同步</translation>
+    </message>
+    <message>
+        <source>This device</source>
+        <translation>这台设备</translation>
+    </message>
+    <message>
+        <source>Syncs with</source>
+        <translation>同步位置</translation>
+    </message>
+    <message>
+        <source>Last sync</source>
+        <translation>上次同步</translation>
+    </message>
+    <message>
+        <source>Next sync</source>
+        <translation>下次同步</translation>
+    </message>
+    <message>
+        <source>Other devices</source>
+        <translation>其他设备</translation>
+    </message>
+    <message>
+        <source>Not sent yet</source>
+        <translation>尚未发送</translation>
+    </message>
+    <message>
+        <source>Conflicts</source>
+        <translation>冲突</translation>
+    </message>
+    <message>
+        <source>Files skipped</source>
+        <translation>跳过的文件</translation>
+    </message>
+    <message>
+        <source>Passphrase</source>
+        <translation>同步口令</translation>
+    </message>
+    <message>
+        <source>Use this passphrase</source>
+        <translation>使用这个口令</translation>
+    </message>
+    <message>
+        <source>Sync now</source>
+        <translation>立即同步</translation>
+    </message>
+    <message>
+        <source>Turn off…</source>
+        <translation>关闭…</translation>
+    </message>
+    <message>
+        <source>The passphrase is kept in this computer&apos;s keyring and is the same on every device. It cannot be changed for a folder in use: to use another, turn sync off on every device and set it up again with a new, empty folder.</source>
+        <translation>同步口令保存在这台电脑的密钥环中，每台设备都相同。正在使用的文件夹不能更换口令：要换用新口令，请在每台设备上关闭同步，然后用一个新的空文件夹重新设置。</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>A folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>A WebDAV server</source>
+        <translation>WebDAV 服务器</translation>
+    </message>
+    <message>
+        <source>A folder that Syncthing, Dropbox, OneDrive, iCloud or a Nextcloud client keeps the same on your computers (or a USB stick), or a folder on a WebDAV server such as Jianguoyun or Nextcloud.</source>
+        <translation>由 Syncthing、Dropbox、OneDrive、iCloud 或 Nextcloud 客户端在你的各台电脑上保持一致的文件夹（或 U 盘），或坚果云、Nextcloud 等 WebDAV 服务器上的文件夹。</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>用户名</translation>
+    </message>
+    <message>
+        <source>Password</source>
+        <translation>密码</translation>
+    </message>
+    <message>
+        <source>Kept in the system keyring. Jianguoyun and Nextcloud give an app password for this in their security settings.</source>
+        <translation>保存在系统密钥环中。坚果云和 Nextcloud 在各自的安全设置里提供用于此处的应用密码。</translation>
+    </message>
+    <message>
+        <source>Passphrase again</source>
+        <translation>再次输入口令</translation>
+    </message>
+    <message>
+        <source>Everything is encrypted with it before it leaves this computer. Use the same one on every device: at least 8 characters, a few unrelated words are best. It is kept in the keyring and cannot be recovered, so write it down.</source>
+        <translation>所有数据在离开这台电脑之前都用它加密。每台设备请使用同一个口令：至少 8 个字符，几个互不相关的词最好。它保存在密钥环中，无法找回，请把它记下来。</translation>
+    </message>
+    <message>
+        <source>Turn on sync</source>
+        <translation>开启同步</translation>
+    </message>
+    <message>
+        <source>Device name</source>
+        <translation>设备名称</translation>
+    </message>
+    <message>
+        <source>Never</source>
+        <translation>从未</translation>
+    </message>
+    <message>
+        <source>Now</source>
+        <translation>现在</translation>
+    </message>
+    <message>
+        <source>When the passphrase is entered</source>
+        <translation>输入口令之后</translation>
+    </message>
+    <message>
+        <source>After the next change</source>
+        <translation>下次更改之后</translation>
+    </message>
+    <message>
+        <source>None yet: set sync up on your other devices with the same folder and passphrase.</source>
+        <translation>还没有：请在你的其他设备上用同一个文件夹和口令设置同步。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n local changes</source>
+        <translation>
+            <numerusform>%n 项本机更改</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n merged since the app started; the other versions are in those memories&apos; histories</source>
+        <translation>
+            <numerusform>自应用启动以来合并了 %n 处；另一个版本保存在这些记忆的历史中</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>First sync: {stage}</source>
+        <translation>首次同步：{stage}</translation>
+    </message>
+    <message>
+        <source>First sync: sending this device&apos;s memories and bringing in the other devices&apos;. A large store takes a while; the app stays usable.</source>
+        <translation>首次同步：正在发送这台设备的记忆，并取回其他设备的记忆。记忆很多时需要一些时间；应用可以照常使用。</translation>
+    </message>
+    <message>
+        <source>Syncing…</source>
+        <translation>正在同步…</translation>
+    </message>
+    <message>
+        <source>The sync passphrase is no longer in this computer&apos;s keyring. Enter it again to go on syncing.</source>
+        <translation>这台电脑的密钥环里已经没有同步口令了。请再次输入，以继续同步。</translation>
+    </message>
+    <message>
+        <source>Sync is on.</source>
+        <translation>同步已开启。</translation>
+    </message>
+    <message>
+        <source>Synced at {time}.</source>
+        <translation>已于 {time} 同步。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new memories from other devices.</source>
+        <translation>
+            <numerusform>来自其他设备的新记忆 %n 条。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n memories changed on other devices.</source>
+        <translation>
+            <numerusform>在其他设备上修改的记忆 %n 条。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n memories deleted on other devices.</source>
+        <translation>
+            <numerusform>在其他设备上删除的记忆 %n 条。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Sent: %n changes of this device.</source>
+        <translation>
+            <numerusform>已发送这台设备的 %n 项更改。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n memories from other devices were not taken: they break this device&apos;s limits (the details are in the log).</source>
+        <translation>
+            <numerusform>有 %n 条来自其他设备的记忆没有采用：它们超出了这台设备的限制（详情见日志）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Everything was already the same.</source>
+        <translation>各处已经一致。</translation>
+    </message>
+    <message>
+        <source>Bringing in the other devices&apos; files: {done} of {total}…</source>
+        <translation>正在取回其他设备的文件：{done} / {total}…</translation>
+    </message>
+    <message>
+        <source>Reading this device&apos;s memories…</source>
+        <translation>正在读取这台设备的记忆…</translation>
+    </message>
+    <message>
+        <source>Sending this device&apos;s changes…</source>
+        <translation>正在发送这台设备的更改…</translation>
+    </message>
+    <message>
+        <source>Bringing in the other devices&apos; files…</source>
+        <translation>正在取回其他设备的文件…</translation>
+    </message>
+    <message>
+        <source>Writing what arrived…</source>
+        <translation>正在写入收到的内容…</translation>
+    </message>
+    <message>
+        <source>Tidying the sync folder…</source>
+        <translation>正在整理同步文件夹…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n files could not be used:</source>
+        <translation>
+            <numerusform>有 %n 个文件无法使用：</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>and {count} more</source>
+        <translation>另有 {count} 个</translation>
+    </message>
+    <message>
+        <source>No folder was chosen.</source>
+        <translation>没有选择文件夹。</translation>
+    </message>
+    <message>
+        <source>Choose the sync folder</source>
+        <translation>选择同步文件夹</translation>
+    </message>
+    <message>
+        <source>Sync was not turned on.</source>
+        <translation>同步没有开启。</translation>
+    </message>
+    <message>
+        <source>Choose the sync folder.</source>
+        <translation>请选择同步文件夹。</translation>
+    </message>
+    <message>
+        <source>Enter the address of the folder on the server.</source>
+        <translation>请输入服务器上文件夹的地址。</translation>
+    </message>
+    <message>
+        <source>The passphrase needs at least {count} characters.</source>
+        <translation>口令至少需要 {count} 个字符。</translation>
+    </message>
+    <message>
+        <source>The two passphrases are not the same.</source>
+        <translation>两次输入的口令不一致。</translation>
+    </message>
+    <message>
+        <source>This folder does not exist. Choose an existing folder.</source>
+        <translation>这个文件夹不存在。请选择一个已有的文件夹。</translation>
+    </message>
+    <message>
+        <source>The address starts with https:// (or http://) and holds no user name or password: those go in their own fields.</source>
+        <translation>地址以 https://（或 http://）开头，不含用户名和密码：它们填在各自的栏里。</translation>
+    </message>
+    <message>
+        <source>Sync did not run.</source>
+        <translation>同步没有进行。</translation>
+    </message>
+    <message>
+        <source>Sync was not turned off.</source>
+        <translation>同步没有关闭。</translation>
+    </message>
+    <message>
+        <source>Turn sync off</source>
+        <translation>关闭同步</translation>
+    </message>
+    <message>
+        <source>This device stops syncing, and the sync passphrase is removed from its keyring. Nothing is deleted: your memories stay here, and the sync folder keeps its files for your other devices.</source>
+        <translation>这台设备将停止同步，同步口令会从它的密钥环中移除。不会删除任何东西：你的记忆留在这里，同步文件夹也为你的其他设备保留它的文件。</translation>
+    </message>
+    <message>
+        <source>Turn off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>The passphrase was not changed.</source>
+        <translation>口令没有更改。</translation>
+    </message>
+</context>
+<context>
+    <name>SyncText</name>
+    <message>
+        <source>The passphrase does not open this sync folder: it was set up with another one. Nothing was changed on this device. Enter the passphrase your other devices use.</source>
+        <translation>这个口令打不开这个同步文件夹：它是用另一个口令设置的。这台设备上没有任何更改。请输入你的其他设备使用的口令。</translation>
+    </message>
+    <message>
+        <source>This folder holds another program&apos;s sync.json, not ETOS Desktop&apos;s. Choose another folder. Nothing was changed on this device.</source>
+        <translation>这个文件夹里的 sync.json 属于别的程序，不是 ETOS Desktop 的。请选择另一个文件夹。这台设备上没有任何更改。</translation>
+    </message>
+    <message>
+        <source>The sync folder was set up by a newer version of ETOS Desktop. Update this one to sync with it. Nothing was changed on this device.</source>
+        <translation>这个同步文件夹是由更新版本的 ETOS Desktop 设置的。请更新这里的程序后再同步。这台设备上没有任何更改。</translation>
+    </message>
+    <message>
+        <source>The sync folder&apos;s sync.json disappeared while it was being read. Try again.</source>
+        <translation>读取同步文件夹的 sync.json 时它消失了。请再试一次。</translation>
+    </message>
+    <message>
+        <source>The sync folder&apos;s sync.json file is damaged, so its files cannot be opened. Nothing was changed on this device.</source>
+        <translation>同步文件夹的 sync.json 文件已损坏，所以它的文件无法打开。这台设备上没有任何更改。</translation>
+    </message>
+    <message>
+        <source>The server cannot be reached. Check the address and the network; sync tries again in a few minutes.</source>
+        <translation>无法连接服务器。请检查地址和网络；同步会在几分钟后重试。</translation>
+    </message>
+    <message>
+        <source>The server refused the user name or the password. Check them with the server&apos;s settings (Jianguoyun: an app password).</source>
+        <translation>服务器拒绝了用户名或密码。请对照服务器的设置检查（坚果云：应用密码）。</translation>
+    </message>
+    <message>
+        <source>The disk of the sync folder, or the server&apos;s storage, is full. Free some space; nothing was lost, and sync tries again in a few minutes.</source>
+        <translation>同步文件夹所在的磁盘或服务器的存储空间已满。请腾出一些空间；没有丢失任何东西，同步会在几分钟后重试。</translation>
+    </message>
+    <message>
+        <source>ETOS Desktop may not write in the sync folder. Check the folder&apos;s permissions.</source>
+        <translation>ETOS Desktop 没有权限写入同步文件夹。请检查这个文件夹的权限。</translation>
+    </message>
+    <message>
+        <source>The sync folder {folder} is missing. Is its drive connected? Sync waits for it and goes on when it is back.</source>
+        <translation>同步文件夹 {folder} 不见了。它所在的磁盘连接好了吗？同步会等它回来后继续。</translation>
+    </message>
+    <message>
+        <source>The sync folder is missing. Sync goes on when it is back.</source>
+        <translation>同步文件夹不见了。它回来后同步会继续。</translation>
+    </message>
+    <message>
+        <source>The sync folder could not be read or written. Sync tries again in a few minutes.</source>
+        <translation>无法读写同步文件夹。同步会在几分钟后重试。</translation>
+    </message>
+    <message>
+        <source>Sync did not work ({code}).</source>
+        <translation>同步没有成功（{code}）。</translation>
+    </message>
+    <message>
+        <source>cut short (a sync service may still be copying it)</source>
+        <translation>不完整（同步服务可能还在复制它）</translation>
+    </message>
+    <message>
+        <source>not a sync file of this folder</source>
+        <translation>不是这个文件夹的同步文件</translation>
+    </message>
+    <message>
+        <source>written by a newer version of ETOS Desktop</source>
+        <translation>由更新版本的 ETOS Desktop 写入</translation>
+    </message>
+    <message>
+        <source>encrypted with another passphrase, or damaged</source>
+        <translation>用另一个口令加密，或已损坏</translation>
+    </message>
+    <message>
+        <source>damaged</source>
+        <translation>已损坏</translation>
+    </message>
+    <message>
+        <source>gone before it could be read</source>
+        <translation>读取前已消失</translation>
+    </message>
+    <message>
+        <source>could not be read</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <source>{reason}; tried again next time</source>
+        <translation>{reason}；下次会重试</translation>
+    </message>
+</context>
+<context>
     <name>TrayIcon</name>
+    <message>
+        <source>{name} checked in</source>
+        <translation>{name}来问候你了</translation>
+    </message>
     <message>
         <source>ETOS Desktop</source>
         <translation>ETOS Desktop</translation>

@@ -34,12 +34,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import pstats
 import random
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -60,8 +62,18 @@ SOURCES = ("user_statement", "assistant_action", "manual", "imported", "consolid
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
 
 
-def seed(data_dir: Path, memories: int, conversations: int) -> None:
-    """Fill a data folder's database: memories through ``add_many``, conversations as rows."""
+def seed(
+    data_dir: Path,
+    memories: int,
+    conversations: int,
+    *,
+    messages: int = 4,
+    longest: int | None = None,
+) -> None:
+    """Fill a data folder's database: memories through ``add_many``, conversations as rows.
+
+    Each conversation gets ``messages`` messages, the newest one ``longest`` (default the same).
+    """
     from etos_desktop.core.clock import FakeClock
     from etos_desktop.core.memory.engine import MemoryEngine
     from etos_desktop.core.storage.tables import ConversationRow, MessageRow
@@ -102,10 +114,11 @@ def seed(data_dir: Path, memories: int, conversations: int) -> None:
                 MessageRow(
                     conversation_id=row.id,
                     role="user" if m % 2 == 0 else "assistant",
-                    content=f"message {m} of conversation {c}: " + "lorem ipsum " * 10,
+                    content=f"message {m} of conversation {c}: "
+                    + ("lorem ipsum " if m % 3 else "我们上次聊到的旅行计划 ") * (6 + m % 17),
                     created_at=moment + timedelta(seconds=m),
                 )
-                for m in range(4)
+                for m in range(messages if c or longest is None else longest)
             )
         session.commit()
 
@@ -114,18 +127,31 @@ def seed(data_dir: Path, memories: int, conversations: int) -> None:
 
 
 class Probe:
-    """Runs a step with the tick timer on and keeps its worst stall and time."""
+    """Runs a step with the tick timer on and keeps its worst stall and time.
 
-    def __init__(self) -> None:
+    Args:
+        profile: Names of steps (``work.__name__``) to run under ``cProfile``: it sees the GUI
+            thread only, which is where a stall comes from; the top functions are printed.
+    """
+
+    def __init__(self, profile: Sequence[str] = ()) -> None:
         self.ticks = TickRecorder()
+        self.profile = set(profile)
 
     async def step(self, work: Callable[[], Awaitable[Any]]) -> tuple[float, float, Any]:
         """``(seconds, worst stall in ms, work's result)``."""
+        profiler = cProfile.Profile() if work.__name__ in self.profile else None
         self.ticks.start()
         started = time.perf_counter()
+        if profiler is not None:
+            profiler.enable()
         result = await work()
         elapsed = time.perf_counter() - started
         await asyncio.sleep(0.02)  # the last tick after the work
+        if profiler is not None:
+            profiler.disable()
+            print(f"--- GUI thread during {work.__name__} (cProfile, by own time) ---")
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
         return elapsed, worst_ms(self.ticks.stop()), result
 
 
@@ -154,9 +180,7 @@ async def settle(page: Any, quiet: float = 0.25) -> None:
 
 async def measure_store(data_dir: Path) -> dict[str, float]:
     """Start the app on ``data_dir`` and run the steps; returns the figures by name."""
-    from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
-    from PySide6.QtTest import QTest
-    from PySide6.QtWidgets import QApplication, QWidget
+    from PySide6.QtWidgets import QApplication
 
     from etos_desktop.app import EtosApp
     from tests.helpers.fake_openai_server import FakeOpenAIServer
@@ -201,119 +225,129 @@ async def measure_store(data_dir: Path) -> dict[str, float]:
         out["sidebar_s"], out["sidebar_stall"], rows = await probe.step(reload_sidebar)
         out["sidebar_rows"] = rows
 
-        page: Any = None
-        shown_at: list[float] = []
-
-        class ShowWatch(QObject):
-            def eventFilter(self, watched: Any, event: Any) -> bool:  # noqa: N802  (Qt's name)
-                if (
-                    event.type() == QEvent.Type.Show
-                    and isinstance(watched, QWidget)
-                    and watched.objectName() == "memoryPage"
-                    and not shown_at
-                ):
-                    shown_at.append(time.perf_counter())
-                return False
-
-        watch = ShowWatch()
-        qt_app.installEventFilter(watch)
-
-        async def open_memory() -> None:
-            nonlocal page
-            dialog = app.open_settings("memory")
-            dialog.resize(1000, 700)
-            page = dialog.page("memory")
-            await until(lambda: page.proxy.rowCount() > 0)
-            await asyncio.sleep(0)  # the frame that paints them
-
-        out["first_s"], out["first_stall"], _ = await probe.step(open_memory)
-        rows_at = time.perf_counter()
-        qt_app.removeEventFilter(watch)
-        out["page_first_s"] = rows_at - shown_at[0] if shown_at else float("nan")
-        await settle(page)
-        out["first_rows"] = page.model.rowCount()
-
-        table = page.table
-        bar = table.verticalScrollBar()
-
-        async def scroll_to_end() -> int:
-            last = -1
-            quiet = 0
-            while quiet < 20:
-                bar.setValue(bar.maximum())
-                await asyncio.sleep(0.01)
-                rows = page.model.rowCount()
-                more = page.model.canFetchMore(QModelIndex())
-                quiet = quiet + 1 if rows == last and not more else 0
-                last = rows
-            return int(last)
-
-        out["scroll_s"], out["scroll_stall"], out["scroll_rows"] = await probe.step(scroll_to_end)
-        bar.setValue(0)
-        await settle(page)
-
-        stalls: list[float] = []
-        page.search_edit.setFocus()
-        settle_s = 0.0
-        probe.ticks.start()
-        for char in QUERY:
-            probe.ticks.intervals.clear()
-            QTest.keyClicks(page.search_edit, char)
-            await asyncio.sleep(0.12)
-            stalls.append(worst_ms(list(probe.ticks.intervals)))
-        started = time.perf_counter()
-        await settle(page, quiet=0.2)
-        settle_s = time.perf_counter() - started - 0.2
-        all_ticks = probe.ticks.stop()
-        out["key_stall"] = max(stalls)
-        out["key_stall_median"] = statistics.median(stalls)
-        out["search_settle_s"] = max(0.0, settle_s)
-        out["search_stall"] = worst_ms(all_ticks)
-        out["matching"] = page.proxy.rowCount()
-        count_text = page.count_label.text()
-
-        engine = app.memory.engine if app.memory is not None else None
-        assert engine is not None
-        before = len([m for m in engine.memories(include_inactive=True) if m.archived_at])
-
-        async def select_all_and_archive() -> None:
-            table.setFocus()
-            QTest.keyClick(table, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
-            await asyncio.sleep(0)
-            QTest.mouseClick(page.archive_button, Qt.MouseButton.LeftButton)
-            await asyncio.sleep(0)
-            await page.wait_idle()
-            await settle(page, quiet=0.1)
-
-        out["archive_s"], out["archive_stall"], _ = await probe.step(select_all_and_archive)
-        after = len([m for m in engine.memories(include_inactive=True) if m.archived_at])
-        out["archived"] = after - before
-
-        async def open_summaries() -> int:
-            dialog = app._settings_dialog
-            summaries = dialog.page("summaries")
-            refreshed = asyncio.get_running_loop().create_future()
-
-            def done() -> None:
-                if not refreshed.done():
-                    refreshed.set_result(None)
-
-            summaries.refreshed.connect(done)
-            dialog.show_page("summaries")
-            await asyncio.wait_for(refreshed, 60)
-            summaries.refreshed.disconnect(done)
-            await asyncio.sleep(0)
-            return int(summaries.conversation_filter.count() - 1)
-
-        (
-            out["summaries_s"],
-            out["summaries_stall"],
-            out["summaries_conversations"],
-        ) = await probe.step(open_summaries)
-        print(f"    count after the search: {count_text!r}; status: {page.status()}")
+        await memory_steps(app, probe, out)
         app.window.close()
         await app.shutdown()
     return out
+
+
+async def memory_steps(app: Any, probe: Probe, out: dict[str, float]) -> None:
+    """Settings → Memory opened, scrolled to its end, searched, all archived; then Summaries."""
+    from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    qt_app = QApplication.instance()
+    page: Any = None
+    shown_at: list[float] = []
+
+    class ShowWatch(QObject):
+        def eventFilter(self, watched: Any, event: Any) -> bool:  # noqa: N802  (Qt's name)
+            if (
+                event.type() == QEvent.Type.Show
+                and isinstance(watched, QWidget)
+                and watched.objectName() == "memoryPage"
+                and not shown_at
+            ):
+                shown_at.append(time.perf_counter())
+            return False
+
+    watch = ShowWatch()
+    qt_app.installEventFilter(watch)
+
+    async def open_memory() -> None:
+        nonlocal page
+        dialog = app.open_settings("memory")
+        dialog.resize(1000, 700)
+        page = dialog.page("memory")
+        await until(lambda: page.proxy.rowCount() > 0)
+        await asyncio.sleep(0)  # the frame that paints them
+
+    out["first_s"], out["first_stall"], _ = await probe.step(open_memory)
+    rows_at = time.perf_counter()
+    qt_app.removeEventFilter(watch)
+    out["page_first_s"] = rows_at - shown_at[0] if shown_at else float("nan")
+    await settle(page)
+    out["first_rows"] = page.model.rowCount()
+
+    table = page.table
+    bar = table.verticalScrollBar()
+
+    async def scroll_to_end() -> int:
+        last = -1
+        quiet = 0
+        while quiet < 20:
+            bar.setValue(bar.maximum())
+            await asyncio.sleep(0.01)
+            rows = page.model.rowCount()
+            more = page.model.canFetchMore(QModelIndex())
+            quiet = quiet + 1 if rows == last and not more else 0
+            last = rows
+        return int(last)
+
+    out["scroll_s"], out["scroll_stall"], out["scroll_rows"] = await probe.step(scroll_to_end)
+    bar.setValue(0)
+    await settle(page)
+
+    stalls: list[float] = []
+    page.search_edit.setFocus()
+    settle_s = 0.0
+    probe.ticks.start()
+    for char in QUERY:
+        probe.ticks.intervals.clear()
+        QTest.keyClicks(page.search_edit, char)
+        await asyncio.sleep(0.12)
+        stalls.append(worst_ms(list(probe.ticks.intervals)))
+    started = time.perf_counter()
+    await settle(page, quiet=0.2)
+    settle_s = time.perf_counter() - started - 0.2
+    all_ticks = probe.ticks.stop()
+    out["key_stall"] = max(stalls)
+    out["key_stall_median"] = statistics.median(stalls)
+    out["search_settle_s"] = max(0.0, settle_s)
+    out["search_stall"] = worst_ms(all_ticks)
+    out["matching"] = page.proxy.rowCount()
+    count_text = page.count_label.text()
+
+    engine = app.memory.engine if app.memory is not None else None
+    assert engine is not None
+    before = len([m for m in engine.memories(include_inactive=True) if m.archived_at])
+
+    async def select_all_and_archive() -> None:
+        table.setFocus()
+        QTest.keyClick(table, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        await asyncio.sleep(0)
+        QTest.mouseClick(page.archive_button, Qt.MouseButton.LeftButton)
+        await asyncio.sleep(0)
+        await page.wait_idle()
+        await settle(page, quiet=0.1)
+
+    out["archive_s"], out["archive_stall"], _ = await probe.step(select_all_and_archive)
+    after = len([m for m in engine.memories(include_inactive=True) if m.archived_at])
+    out["archived"] = after - before
+
+    async def open_summaries() -> int:
+        dialog = app._settings_dialog
+        summaries = dialog.page("summaries")
+        refreshed = asyncio.get_running_loop().create_future()
+
+        def done() -> None:
+            if not refreshed.done():
+                refreshed.set_result(None)
+
+        summaries.refreshed.connect(done)
+        dialog.show_page("summaries")
+        await asyncio.wait_for(refreshed, 60)
+        summaries.refreshed.disconnect(done)
+        await asyncio.sleep(0)
+        return int(summaries.conversation_filter.count() - 1)
+
+    (
+        out["summaries_s"],
+        out["summaries_stall"],
+        out["summaries_conversations"],
+    ) = await probe.step(open_summaries)
+    print(f"    count after the search: {count_text!r}; status: {page.status()}")
 
 
 ROWS = (

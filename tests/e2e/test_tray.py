@@ -48,6 +48,9 @@ def test_tray_icon_on_a_real_tray_host(tray_display: str, tmp_path: Path) -> Non
             "pytest",
             str(ROOT / "tests" / "e2e" / "tray_scenario.py"),
             "-q",
+            # One test: xdist workers (-n auto in addopts) would each start and collect.
+            "-n",
+            "0",
             "-p",
             "no:cacheprovider",
             "--timeout=120",
@@ -62,4 +65,4 @@ def test_tray_icon_on_a_real_tray_host(tray_display: str, tmp_path: Path) -> Non
         check=False,
     )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
-    assert "1 passed" in result.stdout
+    assert "2 passed" in result.stdout

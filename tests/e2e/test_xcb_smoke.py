@@ -42,6 +42,9 @@ def test_the_scenario_on_a_real_x_server(x_display: str, tmp_path: Path) -> None
             "pytest",
             str(ROOT / "tests" / "e2e" / "xcb_scenario.py"),
             "-q",
+            # One test: xdist workers (-n auto in addopts) would each start and collect.
+            "-n",
+            "0",
             "-p",
             "no:cacheprovider",
             "--timeout=180",

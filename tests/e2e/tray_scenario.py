@@ -2,13 +2,16 @@
 
 The app puts its icon in the tray; a click on it hides the window and another shows it again;
 the icon's menu starts a new conversation (showing the window first) and quits the app. The
-clicks are QTest mouse events on the icon's own window, which the tray host embedded.
+clicks are QTest mouse events on the icon's own window, which the tray host embedded. A
+check-in shows as the tray's notification (Qt's own balloon: Xvfb has no notification
+service), and a click on it opens the conversation the companion started.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -19,7 +22,7 @@ from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget
 
 from etos_desktop.app import EtosApp
 from tests.helpers.chat_app import idle, send, start_app, stop_app
-from tests.helpers.fake_openai_server import FakeOpenAIServer, Text
+from tests.helpers.fake_openai_server import FakeOpenAIServer, Text, background
 from tests.helpers.qt_async import expect_signal
 from tests.helpers.ui_driver import wait_until
 
@@ -106,3 +109,47 @@ async def test_the_tray_icon_shows_hides_starts_and_quits(
     await _choose(tray.menu, tray.quit_action)
     await wait_until(etos.closed.is_set, TIMEOUT, "the app to quit")
     assert not window.isVisible()
+
+
+def _balloon() -> QWidget | None:
+    """Qt's own notification balloon, shown where the desktop has no notification service."""
+    return next(
+        (
+            w
+            for w in QApplication.topLevelWidgets()
+            if w.metaObject().className() == "QBalloonTip" and w.isVisible()
+        ),
+        None,
+    )
+
+
+async def test_a_check_in_notifies_in_the_tray_and_a_click_opens_it(
+    etos: EtosApp, server: FakeOpenAIServer
+) -> None:
+    tray = etos.tray
+    assert tray is not None
+    assert etos.controller is not None
+    assert etos.jobs is not None
+    # Due now: a daily check-in at this very minute (the job's timer runs it). No message is
+    # sent first: none comes within half an hour of one.
+    now = datetime.now().astimezone()
+    greeting = "Hi! How did the rest of your day go?"
+    server.script_when(background, Text(greeting))
+    etos.settings.set("checkins.time", now.hour * 60 + now.minute)
+    etos.settings.set("checkins.mode", "daily")
+    etos.settings.set("checkins.quiet_hours", False)
+    etos.settings.set("checkins.enabled", True)
+    await wait_until(lambda: tray.notification is not None, TIMEOUT, "the check-in")
+    balloon = await wait_until(_balloon, TIMEOUT, "the tray's notification balloon")
+    assert tray.notification is not None
+    assert tray.notification[1] == greeting
+    opened = expect_signal(etos.controller.conversation_opened)
+    QTest.mouseClick(
+        balloon, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(20, 20)
+    )
+    await asyncio.wait_for(opened, TIMEOUT)
+    await idle(etos)
+    current = etos.controller.current
+    assert current is not None
+    assert current.started_by == "companion"
+    assert etos.window.chat.checkin_mark.isVisible()

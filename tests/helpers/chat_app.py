@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from etos_desktop.app import EtosApp
 from etos_desktop.core.clock import Clock
+from tests.helpers.embedders import shared_use
 from tests.helpers.fake_openai_server import FakeOpenAIServer
 from tests.helpers.qt_async import expect_signal
 from tests.helpers.stack import fast_provider_factory
@@ -56,8 +57,9 @@ def first_frame_app(
     instead of slept. Titles and summaries (their background requests) are off unless asked
     for, so a test's scripted replies and request counts are its own. Memories are chosen by
     retrieval (``per_message="fixed"``) unless asked: the app's default, Automatic, sends a
-    test's small store whole, and most tests pin what retrieval chooses. ``options`` go to
-    ``EtosApp``.
+    test's small store whole, and most tests pin what retrieval chooses. The built-in
+    embedder, when chosen, is the process's one loaded model (``shared_use``). ``options`` go
+    to ``EtosApp``.
     """
     environment = {
         "ETOS_DATA_DIR": str(data_dir),
@@ -66,6 +68,7 @@ def first_frame_app(
         **(env or {}),
     }
     sleeps: list[float] = []
+    options.setdefault("use_factory", shared_use)
     app = EtosApp(
         qapp,
         environment,
@@ -75,7 +78,7 @@ def first_frame_app(
         **options,
     )
     app.sleeps = sleeps  # type: ignore[attr-defined]
-    # Keyword-only memory unless asked: loading the built-in embedder costs ~1 s a test.
+    # Keyword-only memory unless asked: embedding with the built-in model costs time too.
     app.settings.set("memory.embedder", embedder)
     app.settings.set("chat.auto_title", auto_title)
     app.settings.set("summaries.enabled", summaries)

@@ -15,6 +15,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel, QToolButton, QWidget
 
+from etos_desktop.ui.attachments import MessageAttachments
 from etos_desktop.ui.message_widget import MemoryNote, MessageWidget
 from tests.helpers.qt_async import expect_signal
 from tests.helpers.ui_driver import click
@@ -48,6 +49,8 @@ class MessageView:
     versions: str
     #: ids of the memory notes shown under it that still stand (not undone).
     notes: tuple[int, ...]
+    #: the names of its attachments, each with whether a thumbnail picture shows for it.
+    attachments: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,12 @@ def message_view(widget: MessageWidget) -> MessageView:
         for note in widget.findChildren(MemoryNote)
         if not note.undone and note.isVisibleTo(widget)
     )
+    strip = widget.findChild(MessageAttachments)
+    attachments = (
+        tuple((item.record.name, not item.thumbnail.isNull()) for item in strip.shown)
+        if strip is not None and strip.isVisibleTo(widget)
+        else ()
+    )
     return MessageView(
         id=widget.message_id,
         role=widget.role,
@@ -88,6 +97,7 @@ def message_view(widget: MessageWidget) -> MessageView:
         buttons=tuple(buttons),
         versions=_visible_text(widget, "versionLabel"),
         notes=notes,
+        attachments=attachments,
     )
 
 
@@ -126,7 +136,16 @@ def _diff(live: ChatView, reopened: ChatView) -> str:
         lines.append(f"messages: live {live_ids} reopened {reopened_ids}")
     for a, b in zip(live.messages, reopened.messages, strict=False):
         if a != b:
-            for field in ("role", "author", "text", "status", "buttons", "versions", "notes"):
+            for field in (
+                "role",
+                "author",
+                "text",
+                "status",
+                "buttons",
+                "versions",
+                "notes",
+                "attachments",
+            ):
                 if getattr(a, field) != getattr(b, field):
                     lines.append(
                         f"#{a.id} {field}: live {getattr(a, field)!r} "

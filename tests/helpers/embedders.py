@@ -1,13 +1,39 @@
-"""A deterministic embedder for tests: no model, no network (moved here from ``core``)."""
+"""Embedders for tests: a deterministic one (no model, no network; moved here from ``core``),
+and the built-in USE model shared by every test of a process."""
 
 from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy
 import numpy.typing
+
+if TYPE_CHECKING:
+    from etos_desktop.core.providers.embedders import UseEmbedder
+
+_shared: UseEmbedder | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_use() -> UseEmbedder:
+    """The process's one ``UseEmbedder``; its model loads on its first ``load()`` or embed.
+
+    The model is immutable and loading it costs ~2.5 s of CPU (more under load): the
+    ``use_embedder`` fixture and every app a test starts (``EtosApp(use_factory=...)``) share
+    it. Loading it for real is what the USE tests, the self-check and the xcb scenario prove.
+    """
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            from etos_desktop.core.providers.embedders import UseEmbedder
+
+            _shared = UseEmbedder()
+        return _shared
+
 
 _TOKEN_RE = re.compile(r"[0-9a-z]+|[\u3400-\u9fff\uf900-\ufaff]")
 

@@ -131,3 +131,51 @@ async def fill_profile(app: EtosApp, server: FakeOpenAIServer, language: str = "
     result = await app.jobs.refresh_profile()
     assert result.outcome == "changed", result
     await app.profile.save(PROFILE_EDITED[language], (PINNED[language],))
+
+
+#: A reply with math (inline, display, a bad formula, money), a task list and a block quote
+#: (tools/screenshots.py's math pictures).
+MATH_QUESTION = {
+    "en": "How do I solve a quadratic equation?",
+    "zh": "一元二次方程怎么解？",
+}
+MATH_ANSWER = {
+    "en": r"""For $ax^2 + bx + c = 0$ with $a \neq 0$, the roots are
+
+$$
+x = \frac{-b \pm \sqrt{b^2 - 4ac}}{2a}
+$$
+
+The discriminant \(\Delta = b^2 - 4ac\) tells how many: two if $\Delta > 0$, one if $\Delta = 0$.
+A sum for comparison: \[\sum_{k=1}^{n} k = \frac{n(n+1)}{2}\]
+This one is broken and shows its source: $\frac{1}{2$. Prices stay text: $5 and $10.
+
+- [x] Write it in standard form
+- [x] Compute $\Delta$
+- [ ] Check the roots
+
+> A quadratic has at most two real roots; with $\Delta < 0$ they are complex.
+""",
+    "zh": r"""对于 $ax^2 + bx + c = 0$（$a \neq 0$），两个根是
+
+$$
+x = \frac{-b \pm \sqrt{b^2 - 4ac}}{2a}
+$$
+
+判别式 \(\Delta = b^2 - 4ac\) 决定根的个数：$\Delta > 0$ 时两个，$\Delta = 0$ 时一个。
+对照一个求和：\[\sum_{k=1}^{n} k = \frac{n(n+1)}{2}\]
+这个公式写错了，会显示源码：$\frac{1}{2$。价格不算公式：$5 和 $10。
+
+- [x] 化成一般式
+- [x] 算出 $\Delta$
+- [ ] 验算两个根
+
+> 二次方程最多有两个实根；$\Delta < 0$ 时是一对复根。
+""",
+}
+
+
+async def fill_math(app: EtosApp, server: FakeOpenAIServer, language: str = "en") -> None:
+    """A conversation whose reply has formulas, a task list and a quote (in a new conversation)."""
+    server.script(Text(MATH_ANSWER[language], chunks=6))
+    await send(app, MATH_QUESTION[language])

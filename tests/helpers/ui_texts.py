@@ -61,6 +61,17 @@ ALLOWED_WORDS = frozenset(
         "token",
         "English",  # the language's own name in the language picker
         "AI",
+        # Where sync files can live (Settings → Sync).
+        "WebDAV",
+        "Syncthing",
+        "Dropbox",
+        "OneDrive",
+        "iCloud",
+        "Nextcloud",
+        "ChatGPT",  # the apps whose memory lists and character cards are imported
+        "Claude",
+        "SillyTavern",
+        "PNG",
     }
 )
 _ALLOWED = (

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QApplication, QPushButton, QToolButton, QWidget
 
 from etos_desktop.app import EtosApp
 from etos_desktop.ui.context_dialog import ContextDialog
+from etos_desktop.ui.message_search import MessageSearchDialog
 from etos_desktop.ui.persona_dialog import PersonaOverrideDialog
 from etos_desktop.ui.settings.dialog import SettingsDialog
 from etos_desktop.ui.shortcuts import SHORTCUTS, WIDGET_KEYS, ShortcutsDialog
@@ -171,6 +172,8 @@ async def test_the_shortcuts_do_what_the_list_says(etos: EtosApp, server: FakeOp
         "new": window.new_action,
         "new_temporary": window.new_temp_action,
         "search": window.search_action,
+        "search_messages": window.search_messages_action,
+        "find": window.find_action,
         "focus_composer": window.focus_composer_action,
         "stop": window.stop_action,
         "regenerate": window.regenerate_action,
@@ -188,12 +191,25 @@ async def test_the_shortcuts_do_what_the_list_says(etos: EtosApp, server: FakeOp
     window.activateWindow()
     chat.composer.setFocus()
     await _settle()
-    # Search: Ctrl+K and Ctrl+F.
+    # Search conversations: Ctrl+K; find in this one: Ctrl+F (Esc closes it).
     _press(window, Qt.Key.Key_K, ctrl)
     assert QApplication.focusWidget() is window.sidebar.search
     chat.composer.setFocus()
     _press(window, Qt.Key.Key_F, ctrl)
-    assert QApplication.focusWidget() is window.sidebar.search
+    find_bar = window.message_search.find_bar
+    assert QApplication.focusWidget() is find_bar.field
+    _press(window, Qt.Key.Key_Escape)
+    assert not find_bar.isVisible()
+    assert QApplication.focusWidget() is chat.composer
+    # Search every message: Ctrl+Shift+F opens its dialog; Esc closes it.
+    _press(window, Qt.Key.Key_F, ctrl | shift)
+    search = await find_dialog(MessageSearchDialog)
+    assert search.focusWidget() is search.field
+    QTest.keyClick(search.field, Qt.Key.Key_Escape)
+    assert not search.isVisible()
+    window.activateWindow()
+    chat.composer.setFocus()
+    await _settle()
     # Back to the composer: Ctrl+L.
     _press(window, Qt.Key.Key_L, ctrl)
     assert QApplication.focusWidget() is chat.composer

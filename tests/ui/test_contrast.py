@@ -31,7 +31,9 @@ from tests.helpers.contrast import (
     AA,
     NON_TEXT,
     contrast_ratio,
+    image_array,
     low_contrast,
+    measure,
     measure_checkbox,
     measure_icon,
     measure_window,
@@ -205,3 +207,17 @@ async def test_dialog_close_icon_stands_out(etos: EtosApp, theme: str) -> None:
     assert found is not None, "the Close button shows no icon"
     assert found.glyph_pixels > 20, found
     assert found.ink >= NON_TEXT, f"{theme}: Close icon {found.ink:.2f}:1 on {found.background}"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+async def test_status_bar_messages_reach_aa(etos: EtosApp, theme: str) -> None:
+    # QStatusBar paints its message itself (no label widget to walk): grab the bar and measure.
+    etos.apply_theme(theme)
+    bar = etos.window.statusBar()
+    bar.showMessage("Exported to /home/user/etos-export.json — 已导出", 8000)
+    await _settle()
+    assert bar.isVisible()
+    found = measure(image_array(bar.grab().toImage()))
+    assert found is not None
+    assert found.glyph_pixels > 50, "no message text was drawn"
+    assert found.ink >= AA, f"{theme}: status-bar message {found.ink:.2f}:1 (< {AA}:1)"

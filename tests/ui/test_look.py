@@ -367,7 +367,9 @@ def test_shortcuts_dialog_lists_every_shortcut(qtbot: object) -> None:
     dialog = ShortcutsDialog()
     qtbot.addWidget(dialog)  # type: ignore[attr-defined]
     rows = dict((action, keys) for keys, action in dialog.rows())
-    assert rows["Search conversations"] == "Ctrl+K / Ctrl+F"
+    assert rows["Search conversations"] == "Ctrl+K"
+    assert rows["Search the messages of every conversation"] == "Ctrl+Shift+F"
+    assert rows["Find in this conversation (Esc closes)"] == "Ctrl+F"
     assert rows["Regenerate the last reply"] == "Ctrl+R"
     assert rows["Copy the last reply"] == "Ctrl+Shift+C"
     assert rows["Settings"] == "Ctrl+,"

@@ -122,8 +122,8 @@ async def memories(app: EtosApp) -> list[Any]:
 async def test_done_when_remember_pnpm_then_new_conversation_carries_it(
     qapp: QApplication, server: FakeOpenAIServer, isolated_environment: Path
 ):
-    # The embedder the app picks for a user ("builtin": the embedded USE model), loaded in the
-    # background as at every start.
+    # The embedder the app picks for a user ("builtin": the embedded USE model), chosen in the
+    # background as at every start (the model is the one this test process loaded).
     app = await start_app(qapp, server, isolated_environment, embedder="builtin")
     try:
         await asyncio.wait_for(app._embedder_task, TIMEOUT)

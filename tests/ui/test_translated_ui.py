@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from etos_desktop.app import EtosApp
 from etos_desktop.core.settings import paths
 from etos_desktop.core.settings.store import SettingsStore
+from etos_desktop.core.sync.state import default_device_name
 from etos_desktop.ui.chat_memory_dialogs import ApprovalDialog, MemoryTextDialog
 from etos_desktop.ui.context_dialog import ContextDialog
 from etos_desktop.ui.conversation_list import RenameDialog
@@ -63,8 +64,8 @@ DATA_WORDS = frozenset(
     for texts in (showcase.QUESTION, showcase.ANSWER, showcase.REMEMBER, showcase.MEMORY)
     for word in english(texts["zh"])
 )
-#: The test server's model.
-MODEL = ("fake-chat",)
+#: The test server's model, and this computer's name (Settings → Sync offers it as the device's).
+MODEL = ("fake-chat", default_device_name())
 #: Widgets whose text is data: a message's text, the bundled parts' names and licences, the
 #: user profile's text compared with an earlier version (Settings → Profile).
 DATA_WIDGETS = ("messageContent", "aboutParts", "profileDiff")
@@ -269,6 +270,9 @@ def test_automatic_language_under_a_chinese_locale(tmp_path: Path) -> None:
             "pytest",
             f"{__file__}::test_nothing_is_left_in_english_under_chinese[auto]",
             "-q",
+            # One test: xdist workers (-n auto in addopts) would each start and collect.
+            "-n",
+            "0",
             "-p",
             "no:cacheprovider",
             "--basetemp",

@@ -20,11 +20,13 @@ import dataclasses
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from etos_desktop.core.changes import ChangeHub, ReplyCompleted
+from etos_desktop.core.chat import attachments as attaching
+from etos_desktop.core.chat.attachments import PreparedAttachment, SentAttachment
 from etos_desktop.core.chat.events import (
     ChatEvent,
     MemorySaved,
@@ -42,6 +44,7 @@ from etos_desktop.core.context.assembler import (
     ContextInput,
     ContextTrace,
     MemoryRule,
+    TraceAttachment,
     TraceSummary,
     assemble_context,
     head_tokens,
@@ -51,14 +54,22 @@ from etos_desktop.core.context.language import (
     Language,
     conversation_language,
 )
-from etos_desktop.core.context.model_limits import context_window_for
+from etos_desktop.core.context.model_limits import accepts_images, context_window_for
 from etos_desktop.core.context.prompts import (
     DEFAULT_PERSONA_PROMPT,
     persona_name,
     system_prompt,
 )
 from etos_desktop.core.context.tokens import estimate_message_tokens
-from etos_desktop.core.errors import BadRequest, InvalidInput, MessageTooLong, UserFacingError
+from etos_desktop.core.errors import (
+    AttachmentRefused,
+    BadRequest,
+    ImagesNotAccepted,
+    InvalidInput,
+    MessageTooLong,
+    StorageError,
+    UserFacingError,
+)
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.retrieval import (
     Retrieval,
@@ -86,6 +97,7 @@ from etos_desktop.core.providers.base import ChatRequest, Message, ToolCallDelta
 from etos_desktop.core.providers.registry import ProviderSource, ResolvedProvider
 from etos_desktop.core.retrieval.gating import RecallCue, recall_cue
 from etos_desktop.core.settings.store import SettingsStore
+from etos_desktop.core.storage.attachments import AttachmentRecord, AttachmentRepository
 from etos_desktop.core.storage.repositories import ChatRepository
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow, MessageStatus
 from etos_desktop.core.summaries.access import SummaryAccess
@@ -109,17 +121,21 @@ REMEMBER_COMMAND = re.compile(r"^/remember(\s+|$)", re.IGNORECASE)
 Approver = Callable[[SaveRequest, int], Awaitable[SaveRequest | None]]
 
 
-def clean_user_text(text: str) -> str:
+def clean_user_text(text: str, *, allow_empty: bool = False) -> str:
     """Normalise a message the user typed or pasted.
 
     Cleans it as all incoming text is (``core.text.cleaning``: NUL and friends break some
     servers' JSON parsers) and strips surrounding blank space.
 
+    Args:
+        text: The message.
+        allow_empty: An empty message is fine (it carries attachments).
+
     Raises:
         InvalidInput: The message is empty after cleaning, or longer than ``MAX_MESSAGE_CHARS``.
     """
     cleaned = clean_text(text).strip()
-    if not cleaned:
+    if not cleaned and not allow_empty:
         raise InvalidInput("empty message", reason="empty")
     if len(cleaned) > MAX_MESSAGE_CHARS:
         raise InvalidInput("message too large", reason="too_large", limit=MAX_MESSAGE_CHARS)
@@ -145,10 +161,12 @@ class MessageRoom:
             budget less the system message that goes with every request (persona, profile,
             summaries, standing memories). History and retrieved memories give way to it.
         model: The model it was measured for.
+        images: Whether that model accepts images (its "vision" flag, or the user's answer).
     """
 
     tokens: int
     model: str
+    images: bool = False
 
 
 class ChatService:
@@ -173,6 +191,8 @@ class ChatService:
             the window does; ``None`` reads ``ui.language`` and takes "Automatic" as English.
         changes: The app's change hub: every reply that finished is published there
             (``ReplyCompleted``, on the event loop once the reply's row is written).
+        attachments: Where the files attached to messages are kept (``None``: the app runs
+            without attachments, and a message that carries some is refused).
     """
 
     def __init__(
@@ -190,8 +210,10 @@ class ChatService:
         profile: ProfileAccess | None = None,
         ui_language: Callable[[], str] | None = None,
         changes: ChangeHub,
+        attachments: AttachmentRepository | None = None,
     ) -> None:
         self._repo = repo
+        self.attachments = attachments
         self._ui_language_of = ui_language
         self._providers = providers
         self._settings = settings
@@ -210,24 +232,36 @@ class ChatService:
 
     # -- public API ---------------------------------------------------------------------------
 
-    async def send(self, conversation_id: int, text: str) -> AsyncIterator[ChatEvent]:
-        """Save the user's message, then stream the reply.
+    async def send(
+        self,
+        conversation_id: int,
+        text: str,
+        attachments: Sequence[PreparedAttachment] = (),
+    ) -> AsyncIterator[ChatEvent]:
+        """Save the user's message (with its attachments), then stream the reply.
 
         Yields:
             ``UserMessageSaved`` first, then the reply's events.
 
         Raises:
-            InvalidInput: The text is empty or absurdly large (nothing was saved).
+            InvalidInput: The text is empty (and nothing is attached) or absurdly large
+                (nothing was saved).
+            AttachmentRefused: Too many attachments (``too_many``), or the app runs without
+                attachments.
+            ImagesNotAccepted: Images for a model that takes none (nothing was saved).
+            MessageTooLong: The message with its documents is too long for the model.
             StorageError: The message could not be saved (disk full…); nothing was sent.
         """
-        content = clean_user_text(text)
+        content = clean_user_text(text, allow_empty=bool(attachments))
         conversation = await self._conversation(conversation_id)
         if REMEMBER_COMMAND.match(content):
             # Not a user turn: nothing is sent to the model and nothing enters the history.
             yield await self.remember(conversation, REMEMBER_COMMAND.sub("", content, count=1))
             return
-        await self._check_fits(conversation, content)
+        await self._check_fits(conversation, content, attachments)
         user = await self._repo.add_message(conversation_id, "user", content)
+        if attachments:
+            await self._attach(user, attachments)
         yield UserMessageSaved(user)
         async for event in self._reply(conversation, user):
             yield event
@@ -249,7 +283,12 @@ class ChatService:
         return await self._room(await self._row_or_new(conversation_id, new), draft)
 
     async def check_fits(
-        self, conversation_id: int | None, text: str, *, new: ConversationRow | None = None
+        self,
+        conversation_id: int | None,
+        text: str,
+        *,
+        new: ConversationRow | None = None,
+        attachments: Sequence[PreparedAttachment] = (),
     ) -> None:
         """Refuse a message the model cannot take with the conversation's context.
 
@@ -258,10 +297,11 @@ class ChatService:
 
         Raises:
             MessageTooLong: With ``needed`` and ``budget`` (tokens) and ``model``.
+            ImagesNotAccepted: ``attachments`` hold images and the model takes none.
             InvalidInput: The text is empty or absurdly large.
         """
-        content = clean_user_text(text)
-        await self._check_fits(await self._row_or_new(conversation_id, new), content)
+        content = clean_user_text(text, allow_empty=bool(attachments))
+        await self._check_fits(await self._row_or_new(conversation_id, new), content, attachments)
 
     async def _row_or_new(
         self, conversation_id: int | None, new: ConversationRow | None
@@ -302,12 +342,34 @@ class ChatService:
             [b for b in blocks if b is not None],
         )
         budget = context_window - self._settings.get_int("chat.max_output_tokens") - SAFETY_MARGIN
-        return MessageRoom(tokens=budget - head, model=resolved.model)
+        images = accepts_images(resolved.model, self._settings.model_vision_overrides())
+        return MessageRoom(tokens=budget - head, model=resolved.model, images=images)
 
-    async def _check_fits(self, conversation: ConversationRow, content: str) -> None:
+    async def _check_fits(
+        self,
+        conversation: ConversationRow,
+        content: str,
+        attachments: Sequence[PreparedAttachment] = (),
+    ) -> None:
         """Refuse, before it is saved, a message the model cannot take with its context."""
+        if attachments and self.attachments is None:
+            raise AttachmentRefused("attachments are not available", name="", reason="unavailable")
+        if len(attachments) > attaching.MAX_ATTACHMENTS:
+            raise AttachmentRefused(
+                "too many attachments",
+                name="",
+                reason="too_many",
+                limit=attaching.MAX_ATTACHMENTS,
+            )
         room = await self._room(conversation, content)
-        needed = estimate_message_tokens({"role": "user", "content": content})
+        if room is not None and attaching.has_images(attachments) and not room.images:
+            raise ImagesNotAccepted(f"{room.model} takes no images", model=room.model)
+        message: Message = {"role": "user", "content": content}
+        if attachments:
+            lang = conversation_language([content] if content.strip() else [], self._ui_language())
+            sent = [SentAttachment.of(a, a.data) for a in attachments]
+            message = attaching.user_message(content, sent, lang)
+        needed = estimate_message_tokens(message)
         if room is not None and needed > room.tokens:
             raise MessageTooLong(
                 f"the message needs {needed} tokens; the model takes {room.tokens} with its context",
@@ -372,12 +434,75 @@ class ChatService:
         if old is None or old.role != "user":
             raise InvalidInput(f"no user message {user_message_id}", reason="missing")
         conversation = await self._conversation(old.conversation_id)
-        await self._check_fits(conversation, content)
+        kept = await self._attachments_of([user_message_id])
+        await self._check_fits(conversation, content, await self._prepared(kept.get(old.id or 0)))
         await self._repo.hide_after(user_message_id, inclusive=True)
         user = await self._repo.add_message(old.conversation_id, "user", content)
+        if kept and self.attachments is not None:
+            # The edited message keeps the files of the one it replaces.
+            await self.attachments.copy(user_message_id, user.id or 0)
         yield UserMessageSaved(user)
         async for event in self._reply(conversation, user):
             yield event
+
+    # -- attachments --------------------------------------------------------------------------
+
+    async def _attach(self, user: MessageRow, attachments: Sequence[PreparedAttachment]) -> None:
+        """Store a new message's attachments; if that fails, the message goes too."""
+        assert self.attachments is not None
+        try:
+            await self.attachments.attach(user.id or 0, [a.to_new() for a in attachments])
+        except BaseException:
+            # Without its files the message is not what the user sent: nothing is kept.
+            await asyncio.shield(self._repo.delete_message(user.id or 0))
+            raise
+
+    async def _attachments_of(
+        self, message_ids: Sequence[int]
+    ) -> dict[int, list[AttachmentRecord]]:
+        if self.attachments is None or not message_ids:
+            return {}
+        return await self.attachments.for_messages(message_ids)
+
+    async def _prepared(
+        self, records: Sequence[AttachmentRecord] | None
+    ) -> list[PreparedAttachment]:
+        """Stored attachments as a draft's, bytes and all (for the checks of an edited message)."""
+        if not records or self.attachments is None:
+            return []
+        return [
+            PreparedAttachment(
+                r.kind,
+                r.name,
+                r.mime,
+                r.size,
+                b"" if r.kind == attaching.IMAGE else await self.attachments.read(r.sha256),
+                r.tokens,
+                r.width,
+                r.height,
+            )
+            for r in records
+        ]
+
+    async def _sent(
+        self, records: Sequence[AttachmentRecord], images: bool
+    ) -> list[SentAttachment]:
+        """The attachments of a stored message as a request carries them.
+
+        ``images``: its images go as images (else each is a note). A file that is missing from
+        the data folder (removed by hand) becomes a note too, and the reply still goes.
+        """
+        assert self.attachments is not None
+        sent = []
+        for record in records:
+            data: bytes | None = None
+            if record.kind == attaching.DOCUMENT or images:
+                try:
+                    data = await self.attachments.read(record.sha256)
+                except StorageError as exc:
+                    log.warning("attachment %s is missing: %s", record.id, exc.code)
+            sent.append(SentAttachment.of(record, data))
+        return sent
 
     # -- the reply ----------------------------------------------------------------------------
 
@@ -495,17 +620,61 @@ class ChatService:
             log.warning("summary recall failed: %s", exc.code)
             return []
 
+    async def _with_attachments(
+        self,
+        history: list[Message],
+        user_rows: Sequence[tuple[int, MessageRow]],
+        user: MessageRow,
+        resolved: ResolvedProvider,
+        lang: Language,
+    ) -> tuple[Message, list[TraceAttachment]]:
+        """Put the attachments into the history's user messages; return the current message.
+
+        Returns:
+            The current user message, and how each attachment was sent (for the trace).
+
+        Documents go with every message that has them; images as images only with the last
+        ``REPLAYED_IMAGE_TURNS`` user messages and only to a model that takes images.
+
+        Raises:
+            ImagesNotAccepted: The current message has images and the model takes none (a
+                regenerate after the conversation's model was changed).
+        """
+        traced: list[TraceAttachment] = []
+        ids = [row.id or 0 for _, row in user_rows] + [user.id or 0]
+        attached = await self._attachments_of(ids)
+        if not attached:
+            return {"role": "user", "content": user.content}, traced
+        images = accepts_images(resolved.model, self._settings.model_vision_overrides())
+        own = attached.get(user.id or 0, [])
+        if attaching.has_images(own) and not images:
+            raise ImagesNotAccepted(f"{resolved.model} takes no images", model=resolved.model)
+        replayed = set(ids[-attaching.REPLAYED_IMAGE_TURNS :])
+        for position, row in user_rows:
+            records = attached.get(row.id or 0)
+            if records:
+                sent = await self._sent(records, images and (row.id or 0) in replayed)
+                history[position] = attaching.user_message(row.content, sent, lang)
+                traced.extend(_traced("history", sent))
+        current = await self._sent(own, images)
+        traced.extend(_traced("current", current))
+        return attaching.user_message(user.content, current, lang), traced
+
     async def _build_request(
         self, conversation: ConversationRow, user: MessageRow, resolved: ResolvedProvider
     ) -> tuple[ChatRequest, ContextTrace]:
         history_rows = await self._repo.current_history(conversation.id or 0)
         history: list[Message] = []
         user_texts: list[str] = []
+        # User messages of the history, by position in ``history``: their attachments go in
+        # once the prompt language is known.
+        user_rows: list[tuple[int, MessageRow]] = []
         for row in history_rows:
             if row.id is not None and row.id >= (user.id or 0):
                 break
             if row.role == "user":
                 user_texts.append(row.content)
+                user_rows.append((len(history), row))
             # Failed replies hold no answer, and empty interrupted ones say nothing.
             if row.role == "assistant" and (row.status == MessageStatus.ERROR or not row.content):
                 continue
@@ -513,6 +682,7 @@ class ChatService:
         previous_user = user_texts[-1] if user_texts else None
         user_texts.append(user.content)
         lang = conversation_language(user_texts[-RECENT_USER_TEXTS:], self._ui_language())
+        current, traced = await self._with_attachments(history, user_rows, user, resolved, lang)
         persona_name, persona_prompt = self._persona(conversation, lang)
         context_window = context_window_for(
             resolved.model, self._settings.model_context_overrides()
@@ -565,7 +735,7 @@ class ChatService:
             ContextInput(
                 system_prompt=system_prompt(lang, persona_name, persona_prompt),
                 history=history,
-                current={"role": "user", "content": user.content},
+                current=current,
                 model=resolved.model,
                 context_window=context_window,
                 max_output_tokens=max_output,
@@ -576,6 +746,8 @@ class ChatService:
             )
         )
         trace = assembled.trace
+        if traced:
+            trace = dataclasses.replace(trace, attachments=tuple(traced))
         if snapshot is not None and snapshot.block is not None:
             trace = dataclasses.replace(
                 trace, summaries_snapshot_at=snapshot.taken_at.isoformat(timespec="seconds")
@@ -804,6 +976,17 @@ class ChatService:
             return REFUSAL_TEXT.get(exc.code, f"not saved: {exc.code}"), None
         event = MemorySaved(reply_id, result.id, result.merged, result.superseded, save.content)
         return saved_text(result), event
+
+
+def _traced(message: str, sent: Sequence[SentAttachment]) -> list[TraceAttachment]:
+    """How each of a message's attachments went into a request (its trace's entries)."""
+    entries = []
+    for item in sent:
+        how = item.kind if item.data is not None else "note"
+        if item.data is None and item.kind == attaching.DOCUMENT:
+            how = "missing"
+        entries.append(TraceAttachment(message, item.kind, item.name, item.tokens, how))
+    return entries
 
 
 def _merge_tool_delta(calls: dict[int, dict[str, Any]], delta: ToolCallDelta) -> None:

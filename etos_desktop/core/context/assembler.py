@@ -187,6 +187,27 @@ class TraceSummary:
 
 
 @dataclass(frozen=True)
+class TraceAttachment:
+    """One file attached to a message of the request, and how it went.
+
+    Args:
+        message: ``"current"`` (the user's message now) or ``"history"`` (an earlier one).
+        kind: ``"image"`` or ``"document"``.
+        name: The file's name.
+        tokens: Its token estimate.
+        sent: ``"image"`` (an image part), ``"document"`` (a fenced block), ``"note"`` (an
+            image named in a line, not sent: older than the replay rule, or the model takes
+            none) or ``"missing"`` (its file is gone from the data folder).
+    """
+
+    message: str
+    kind: str
+    name: str
+    tokens: int
+    sent: str
+
+
+@dataclass(frozen=True)
 class ContextTrace:
     """What one request contained and what was left out: the data behind the context inspector.
 
@@ -251,6 +272,11 @@ class ContextTrace:
     memory_store_count: int = 0
     memory_store_tokens: int = 0
     memory_fit_budget: int = 0
+    #: The files attached to the messages sent (filled in by the chat service).
+    attachments: tuple[TraceAttachment, ...] = ()
+    #: The current message when the app wrote it for a request of its own (a check-in's,
+    #: ``core/checkins``); "" when it is the user's message.
+    app_request: str = ""
 
     def to_json(self) -> str:
         """Serialise the trace for the database.
@@ -306,7 +332,20 @@ class ContextTrace:
             "memory_store_count": self.memory_store_count,
             "memory_store_tokens": self.memory_store_tokens,
             "memory_fit_budget": self.memory_fit_budget,
+            "attachments": [
+                {
+                    "message": a.message,
+                    "kind": a.kind,
+                    "name": a.name,
+                    "tokens": a.tokens,
+                    "sent": a.sent,
+                }
+                for a in self.attachments
+            ],
         }
+        if self.app_request:
+            # Only then: the traces of the user's own requests stay as they were written.
+            data["app_request"] = self.app_request
         return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
     @classmethod
@@ -393,6 +432,17 @@ class ContextTrace:
                 memory_store_count=int(data.get("memory_store_count", 0)),
                 memory_store_tokens=int(data.get("memory_store_tokens", 0)),
                 memory_fit_budget=int(data.get("memory_fit_budget", 0)),
+                attachments=tuple(
+                    TraceAttachment(
+                        message=_typed(a, "message", str),
+                        kind=_typed(a, "kind", str),
+                        name=_typed(a, "name", str),
+                        tokens=_typed(a, "tokens", int),
+                        sent=_typed(a, "sent", str),
+                    )
+                    for a in data.get("attachments", [])
+                ),
+                app_request=str(data.get("app_request", "")),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"malformed context trace: {exc}") from exc

@@ -204,3 +204,143 @@ def context_window_for(model: str, overrides: Mapping[str, int] | None = None) -
         if size is not None:
             return size
     return DEFAULT_CONTEXT_WINDOW
+
+
+#: Which known models accept images (OpenAI ``image_url`` content parts), keyed like
+#: ``KNOWN_CONTEXT_WINDOWS``: lower-case id or id prefix, the longest prefix winning, so a
+#: family's text-only members are listed as ``False`` under its ``True`` (``o3`` / ``o3-mini``).
+#: A model the table does not know is taken as text-only: sending it an image makes most
+#: servers refuse the whole request. Settings → Providers → *Images* overrides it per model.
+KNOWN_VISION_MODELS: Final[Mapping[str, bool]] = MappingProxyType(
+    {
+        # OpenAI
+        "gpt-3.5": False,
+        "gpt-4": False,
+        "gpt-4-turbo": True,
+        "gpt-4-vision": True,
+        "gpt-4-1106-vision": True,
+        "gpt-4o": True,
+        "gpt-4o-audio": False,
+        "gpt-4o-mini-audio": False,
+        "gpt-4o-realtime": False,
+        "gpt-4o-mini-realtime": False,
+        "gpt-4o-transcribe": False,
+        "gpt-4o-mini-transcribe": False,
+        "gpt-4o-mini-tts": False,
+        "chatgpt-4o": True,
+        "gpt-4.1": True,
+        "gpt-4.5": True,
+        "gpt-5": True,
+        "o1": True,
+        "o1-mini": False,
+        "o1-preview": False,
+        "o3": True,
+        "o3-mini": False,
+        "o4-mini": True,
+        "gpt-oss": False,
+        # Anthropic (through OpenRouter and similar gateways): Claude 3 and later
+        "claude-3": True,
+        "claude-sonnet": True,
+        "claude-opus": True,
+        "claude-haiku": True,
+        "claude-2": False,
+        "claude-instant": False,
+        # Google
+        "gemini": True,
+        "gemma3": True,
+        "gemma-3": True,
+        "gemma3n": True,
+        "gemma-3n": True,
+        # Qwen
+        "qwen-vl": True,
+        "qwen2-vl": True,
+        "qwen2.5-vl": True,
+        "qwen3-vl": True,
+        "qwen-omni": True,
+        "qwen2.5-omni": True,
+        "qwen3-omni": True,
+        "qvq": True,
+        # Zhipu GLM
+        "glm-4v": True,
+        "glm-4.1v": True,
+        "glm-4.5v": True,
+        "glm-4.6v": True,
+        "cogvlm": True,
+        # Moonshot / Kimi
+        "kimi-vl": True,
+        "moonshot-v1-8k-vision": True,
+        "moonshot-v1-32k-vision": True,
+        "moonshot-v1-128k-vision": True,
+        # DeepSeek
+        "deepseek-vl": True,
+        "deepseek-vl2": True,
+        # Open-weights vision models (Ollama, LM Studio, SiliconFlow names)
+        "llava": True,
+        "bakllava": True,
+        "llama3.2-vision": True,
+        "llama-3.2-11b-vision": True,
+        "llama-3.2-90b-vision": True,
+        "llama4": True,
+        "llama-4": True,
+        "minicpm-v": True,
+        "minicpm-o": True,
+        "moondream": True,
+        "internvl": True,
+        "internvl2": True,
+        "internvl3": True,
+        "pixtral": True,
+        "mistral-small3.1": True,
+        "mistral-small-3.1": True,
+        "mistral-small3.2": True,
+        "mistral-small-3.2": True,
+        "mistral-medium-3": True,
+        "phi-3-vision": True,
+        "phi-3.5-vision": True,
+        "phi-4-multimodal": True,
+        "granite3.2-vision": True,
+        "grok-2-vision": True,
+        "grok-vision": True,
+        "grok-4": True,
+    }
+)
+
+
+def known_vision(model: str) -> bool:
+    """Whether the built-in table says ``model`` accepts images (unknown models: ``False``).
+
+    Looked up as ``context_window_for`` looks up windows: the exact lower-case id, then the id
+    without provider prefix and tag, exactly and by the longest known prefix.
+    """
+    lowered = model.strip().lower()
+    if lowered in KNOWN_VISION_MODELS:
+        return KNOWN_VISION_MODELS[lowered]
+    name = _family_name(model)
+    for end in range(len(name), 0, -1):
+        known = KNOWN_VISION_MODELS.get(name[:end])
+        if known is not None:
+            return known
+    return False
+
+
+def accepts_images(model: str, overrides: Mapping[str, bool] | None = None) -> bool:
+    """Return whether ``model`` takes images in a chat request.
+
+    The user's override for this exact id (then case-insensitively) wins over the table
+    (``known_vision``); overrides that are not booleans are ignored.
+
+    Args:
+        model: The model id as the server names it.
+        overrides: Per-model answers the user set in Settings, keyed by model id.
+
+    Returns:
+        Whether to send images to it.
+    """
+    if overrides:
+        exact = overrides.get(model)
+        if isinstance(exact, bool):
+            return exact
+        folded = model.strip().casefold()
+        for key, value in overrides.items():
+            if isinstance(value, bool) and key.strip().casefold() == folded:
+                return value
+    return known_vision(model)

@@ -369,6 +369,15 @@ class MemoryEngine:
         with self._state_lock:
             self._query_vectors.clear()
 
+    def changed_elsewhere(self, memory_ids: Iterable[int]) -> None:
+        """Memories were written past the engine (a sync pass): read them again at next search.
+
+        Their cached vectors are patched from the database at the next vector search; memories
+        that arrived without vectors are found by keyword until :meth:`reembed` gives them one.
+        Safe from any thread.
+        """
+        self._mark_dirty(*memory_ids)
+
     # -- internals ------------------------------------------------------------------------------
 
     def _query_vector(self, embedder: Embedder, query: str) -> FloatArray:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
+from etos_desktop.core.changes import ChangeHub, ProfileChanged
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.profile import sections, store
 from etos_desktop.core.profile.errors import ProfilePinsTooLong, ProfileTooLong
@@ -67,10 +68,15 @@ class ProfileAccess:
     Args:
         db: The open database (schema v5 or later).
         clock: The current time.
+        changes: The app's change hub, where the user's changes (save, clear, restore) are
+            published (``None``: nobody hears them).
     """
 
-    def __init__(self, db: Database, *, clock: Clock | None = None) -> None:
+    def __init__(
+        self, db: Database, *, clock: Clock | None = None, changes: ChangeHub | None = None
+    ) -> None:
         self._db = db
+        self._changes = changes
         self.clock: Clock = clock or SystemClock()
 
     async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -119,7 +125,7 @@ class ProfileAccess:
         """
         text, pins = check_edit(content, pinned)
         source = ProfileSource.MANUAL if text else ProfileSource.CLEARED
-        return await self._run(
+        return await self._published(
             store.write_version,
             content=text,
             pinned=pins,
@@ -130,7 +136,7 @@ class ProfileAccess:
 
     async def clear(self) -> Profile:
         """Empty the profile and its pins (the old text stays in the history)."""
-        return await self._run(
+        return await self._published(
             store.write_version,
             content="",
             pinned=(),
@@ -152,7 +158,14 @@ class ProfileAccess:
                 restored_from=old.id,
             )
 
-        return await self._db.run(write)
+        return await self._published(write)
+
+    async def _published(self, fn: Callable[..., Profile], *args: Any, **kwargs: Any) -> Profile:
+        profile = await self._run(fn, *args, **kwargs)
+        # After the transaction committed, on the loop (the hub's contract).
+        if self._changes is not None:
+            self._changes.publish(ProfileChanged())
+        return profile
 
     # -- the refresh ------------------------------------------------------------------------------
 

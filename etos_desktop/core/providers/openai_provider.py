@@ -34,7 +34,7 @@ import ssl
 import threading
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
@@ -287,15 +287,12 @@ class OpenAIProvider:
     async def _create_stream(
         self, request: ChatRequest, *, include_usage: bool
     ) -> openai.AsyncStream[ChatCompletionChunk]:
-        return await self._client.chat.completions.create(
-            model=request.model,
-            messages=cast(Any, list(request.messages)),
+        return await self._client.post(
+            "/chat/completions",
+            cast_to=ChatCompletion,
+            body=_chat_body(request, stream=True, include_usage=include_usage),
             stream=True,
-            stream_options={"include_usage": True} if include_usage else openai.omit,
-            temperature=_or_omit(request.temperature),
-            max_tokens=_or_omit(request.max_tokens),
-            tools=cast(Any, list(request.tools)) if request.tools else openai.omit,
-            extra_body=dict(request.extra) or None,
+            stream_cls=openai.AsyncStream[ChatCompletionChunk],
         )
 
     async def complete(self, request: ChatRequest) -> Completion:
@@ -312,14 +309,10 @@ class OpenAIProvider:
         """
 
         async def call() -> Completion:
-            response: ChatCompletion = await self._client.chat.completions.create(
-                model=request.model,
-                messages=cast(Any, list(request.messages)),
-                stream=False,
-                temperature=_or_omit(request.temperature),
-                max_tokens=_or_omit(request.max_tokens),
-                tools=cast(Any, list(request.tools)) if request.tools else openai.omit,
-                extra_body=dict(request.extra) or None,
+            response = await self._client.post(
+                "/chat/completions",
+                cast_to=ChatCompletion,
+                body=_chat_body(request, stream=False),
             )
             return _completion_from(response)
 
@@ -466,8 +459,28 @@ class OpenAIProvider:
 # -- helpers -----------------------------------------------------------------------------------
 
 
-def _or_omit(value: _T | None) -> _T | openai.Omit:
-    return openai.omit if value is None else value
+def _chat_body(
+    request: ChatRequest, *, stream: bool, include_usage: bool = False
+) -> dict[str, Any]:
+    """The JSON body of a chat completion request, as plain data.
+
+    Sent with the client's ``post``, not ``chat.completions.create``: ``create`` walks every
+    message against the request's type hints first (to rename aliased keys, which chat
+    messages have none of) — ~1 ms a message on the event loop, a stall of over a second for a
+    long conversation that fits a large context window. The messages are JSON-ready already.
+    """
+    body: dict[str, Any] = {"model": request.model, "messages": list(request.messages)}
+    body["stream"] = stream
+    if stream and include_usage:
+        body["stream_options"] = {"include_usage": True}
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.max_tokens is not None:
+        body["max_tokens"] = request.max_tokens
+    if request.tools:
+        body["tools"] = list(request.tools)
+    body.update(request.extra)
+    return body
 
 
 def _int_or(value: object, default: int) -> int:

@@ -87,6 +87,10 @@ class ProviderSource(Protocol):
         """
         ...
 
+    def is_configured(self) -> bool:
+        """Whether any provider is available (a request may still fail for want of a model)."""
+        ...
+
 
 class ProviderRegistry:
     """All provider configurations the user can pick, and the objects that talk to them.

@@ -12,15 +12,17 @@ from __future__ import annotations
 from etos_desktop.core.settings.store import (
     DEFAULT_PROVIDER_KEY,
     MODEL_CONTEXT_KEY,
+    MODEL_VISION_KEY,
     PROVIDERS_KEY,
     check_keys,
 )
 
 #: What sets how long a message may be (the composer's limit): the model and its context
-#: size, the reply's reserve and the blocks sent with every message.
+#: size, whether it takes images, the reply's reserve and the blocks sent with every message.
 MESSAGE_ROOM = check_keys(
     {
         MODEL_CONTEXT_KEY,
+        MODEL_VISION_KEY,
         PROVIDERS_KEY,
         DEFAULT_PROVIDER_KEY,
         "chat.max_output_tokens",
@@ -63,5 +65,23 @@ JOB_SCHEDULE = check_keys(
         "summaries.min_gap_minutes",
         "profile.enabled",
         "profile.refresh_hour",
+    }
+)
+
+#: What the companion's check-ins are scheduled by (``core/checkins/rule.py``): their own
+#: settings, memory (never while it is off) and whether a provider is set up.
+CHECKIN_SCHEDULE = check_keys(
+    {
+        PROVIDERS_KEY,
+        DEFAULT_PROVIDER_KEY,
+        "memory.enabled",
+        "checkins.enabled",
+        "checkins.mode",
+        "checkins.time",
+        "checkins.after_days",
+        "checkins.quiet_hours",
+        "checkins.quiet_start",
+        "checkins.quiet_end",
+        "checkins.personas_off",
     }
 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 import stat
 import tempfile
 from collections.abc import Mapping
@@ -27,6 +28,10 @@ DATA_DIR_ENV = "ETOS_DATA_DIR"
 
 _DIR_MODE = 0o700
 _FILE_MODE = 0o600
+
+#: Less free room than this on a disk is a full disk (SQLite and Qt's lock file say only "I/O
+#: error" when they cannot grow a file there).
+FULL_BELOW_BYTES = 64 * 1024
 
 _DISK_FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 _READ_ONLY = {errno.EROFS}
@@ -260,6 +265,20 @@ def _fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def free_bytes(folder: Path) -> int | None:
+    """Free bytes on the disk of ``folder`` (``None`` when that cannot be asked)."""
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
+
+
+def disk_is_full(folder: Path) -> bool:
+    """Whether the disk of ``folder`` has less than :data:`FULL_BELOW_BYTES` free."""
+    free = free_bytes(folder)
+    return free is not None and free < FULL_BELOW_BYTES
 
 
 def storage_error(exc: OSError, path: Path) -> StorageError:

@@ -322,6 +322,92 @@ SETTINGS: tuple[SettingSpec, ...] = (
         maximum=23,
     ),
     SettingSpec(
+        "checkins.enabled",
+        bool,
+        False,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "Whether the companion may start a conversation now and then: a short check-in written "
+            "from your profile and recent conversation summaries, at most one a day.",
+        ),
+    ),
+    SettingSpec(
+        "checkins.mode",
+        str,
+        "silence",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "When the companion checks in: after some days without a conversation, or every day at "
+            "a set time.",
+        ),
+        choices=("silence", "daily"),
+    ),
+    SettingSpec(
+        "checkins.time",
+        int,
+        9 * 60,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The local time of the daily check-in, in minutes after midnight.",
+        ),
+        minimum=0,
+        maximum=24 * 60 - 1,
+    ),
+    SettingSpec(
+        "checkins.after_days",
+        int,
+        3,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "How many days without a conversation pass before the companion checks in.",
+        ),
+        minimum=1,
+        maximum=60,
+    ),
+    SettingSpec(
+        "checkins.quiet_hours",
+        bool,
+        True,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "Whether the companion stays quiet during the quiet hours; a check-in due then waits "
+            "until they end.",
+        ),
+    ),
+    SettingSpec(
+        "checkins.quiet_start",
+        int,
+        22 * 60,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The local time the quiet hours begin, in minutes after midnight.",
+        ),
+        minimum=0,
+        maximum=24 * 60 - 1,
+    ),
+    SettingSpec(
+        "checkins.quiet_end",
+        int,
+        8 * 60,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The local time the quiet hours end, in minutes after midnight.",
+        ),
+        minimum=0,
+        maximum=24 * 60 - 1,
+    ),
+    SettingSpec(
+        "checkins.personas_off",
+        str,
+        "",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The companions that never check in, as a JSON list of their names; an empty name "
+            "stands for the companion of the Persona page.",
+        ),
+        maximum=20000,
+    ),
+    SettingSpec(
         "backup.keep_count",
         int,
         7,
@@ -331,6 +417,66 @@ SETTINGS: tuple[SettingSpec, ...] = (
         ),
         minimum=1,
         maximum=365,
+    ),
+    # Sync (DESIGN §11): where this device syncs and what it is called. Per device, never
+    # synced themselves; the passphrase and the WebDAV password are in the keyring, not here.
+    SettingSpec(
+        "sync.enabled",
+        bool,
+        False,
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "Whether this device syncs its memories with your other devices through a folder or "
+            "a WebDAV server.",
+        ),
+    ),
+    SettingSpec(
+        "sync.transport",
+        str,
+        "folder",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "Where the sync files are kept: a folder that a sync service keeps in step, or a "
+            "WebDAV server.",
+        ),
+        choices=("folder", "webdav"),
+    ),
+    SettingSpec(
+        "sync.folder",
+        str,
+        "",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema", "The folder on this computer that holds the sync files."
+        ),
+        maximum=4096,
+    ),
+    SettingSpec(
+        "sync.webdav_url",
+        str,
+        "",
+        QT_TRANSLATE_NOOP("SettingsSchema", "The address of the sync folder on the WebDAV server."),
+        maximum=2048,
+    ),
+    SettingSpec(
+        "sync.webdav_user",
+        str,
+        "",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The user name on the WebDAV server; its password is kept in the system keyring.",
+        ),
+        maximum=256,
+    ),
+    SettingSpec(
+        "sync.device_name",
+        str,
+        "",
+        QT_TRANSLATE_NOOP(
+            "SettingsSchema",
+            "The name your other devices show for this one in a memory's history; when empty, "
+            "the computer's name is used.",
+        ),
+        maximum=64,
     ),
 )
 

@@ -10,7 +10,9 @@ aside rather than overwritten. Layout::
       "settings": {"chat.temperature": 0.5, ...},    only values the user set
       "providers": [{"id": ..., "name": ..., ...}],
       "default_provider_id": "..." | null,
-      "model_context": {"model-name": 128000}
+      "model_context": {"model-name": 128000},
+      "model_vision": {"model-name": true}          whether a model takes images (absent: the
+                                                    built-in table decides)
     }
 
 Keys this version does not know (at the top level, in ``settings`` and in provider entries)
@@ -44,6 +46,8 @@ PROVIDERS_KEY = "providers"
 DEFAULT_PROVIDER_KEY = "default_provider_id"
 #: Change-listener key announced when a per-model context size changes.
 MODEL_CONTEXT_KEY = "model_context"
+#: Change-listener key announced when a per-model "accepts images" answer changes.
+MODEL_VISION_KEY = "model_vision"
 #: Change-listener key announced, after :data:`PROVIDERS_KEY` or :data:`DEFAULT_PROVIDER_KEY`,
 #: when what picks the embeddings endpoint changed: which provider is the default, or the
 #: default's base URL or embedding model. Only listeners that name it hear it (a detail of those
@@ -51,7 +55,13 @@ MODEL_CONTEXT_KEY = "model_context"
 EMBEDDINGS_ENDPOINT_KEY = "providers.embeddings_endpoint"
 #: The keys the store announces besides the settings of the schema.
 STORE_KEYS = frozenset(
-    {PROVIDERS_KEY, DEFAULT_PROVIDER_KEY, MODEL_CONTEXT_KEY, EMBEDDINGS_ENDPOINT_KEY}
+    {
+        PROVIDERS_KEY,
+        DEFAULT_PROVIDER_KEY,
+        MODEL_CONTEXT_KEY,
+        MODEL_VISION_KEY,
+        EMBEDDINGS_ENDPOINT_KEY,
+    }
 )
 #: Smallest and largest context window a user may enter for a model, in tokens.
 MIN_MODEL_CONTEXT = 1024
@@ -60,7 +70,7 @@ MAX_MODEL_CONTEXT = 10_000_000
 _SETTINGS = "settings"
 _VERSION = "version"
 _KNOWN_TOP_LEVEL = frozenset(
-    {_VERSION, _SETTINGS, PROVIDERS_KEY, DEFAULT_PROVIDER_KEY, MODEL_CONTEXT_KEY}
+    {_VERSION, _SETTINGS, PROVIDERS_KEY, DEFAULT_PROVIDER_KEY, MODEL_CONTEXT_KEY, MODEL_VISION_KEY}
 )
 
 Listener = Callable[[str], None]
@@ -123,6 +133,7 @@ class SettingsStore:
         self._provider_extras: dict[str, dict[str, Any]] = {}
         self._default_provider_id: str | None = None
         self._model_context: dict[str, int] = {}
+        self._model_vision: dict[str, bool] = {}
 
     @property
     def path(self) -> Path:
@@ -186,6 +197,7 @@ class SettingsStore:
         ]
         document[DEFAULT_PROVIDER_KEY] = self._default_provider_id
         document[MODEL_CONTEXT_KEY] = dict(self._model_context)
+        document[MODEL_VISION_KEY] = dict(self._model_vision)
         text = json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
         make_private_dir(self._path.parent)
         atomic_write_private(self._path, text.encode("utf-8"))
@@ -402,6 +414,29 @@ class SettingsStore:
             self._model_context[name] = tokens
             self._notify(MODEL_CONTEXT_KEY)
 
+    # -- per-model image support --------------------------------------------------------------
+
+    def model_vision_overrides(self) -> dict[str, bool]:
+        """Return a copy of the user's "accepts images" answers by model name."""
+        return dict(self._model_vision)
+
+    def set_model_vision(self, model: str, accepts: bool | None) -> None:
+        """Say whether ``model`` accepts images, or let the built-in table decide (``None``).
+
+        Raises:
+            InvalidInput: Empty model name (``key="model"``).
+        """
+        name = model.strip()
+        if not name:
+            raise InvalidInput("empty model name", key="model", reason="empty")
+        if accepts is None:
+            if self._model_vision.pop(name, None) is not None:
+                self._notify(MODEL_VISION_KEY)
+            return
+        if self._model_vision.get(name) is not bool(accepts):
+            self._model_vision[name] = bool(accepts)
+            self._notify(MODEL_VISION_KEY)
+
     # -- change listeners ---------------------------------------------------------------------
 
     def subscribe(
@@ -440,6 +475,7 @@ class SettingsStore:
         self._provider_extras = {}
         self._default_provider_id = None
         self._model_context = {}
+        self._model_vision = {}
 
     def _notify(self, key: str) -> None:
         for listener, keys in list(self._listeners):
@@ -496,6 +532,7 @@ class SettingsStore:
         self._load_providers(data.get(PROVIDERS_KEY, []), problems)
         self._load_default(data.get(DEFAULT_PROVIDER_KEY), problems)
         self._load_model_context(data.get(MODEL_CONTEXT_KEY, {}), problems)
+        self._load_model_vision(data.get(MODEL_VISION_KEY, {}), problems)
 
     def _load_settings(self, section: object, problems: list[str], invalid: list[str]) -> None:
         if not isinstance(section, dict):
@@ -563,6 +600,16 @@ class SettingsStore:
                 self._model_context[model.strip()] = tokens
             else:
                 problems.append(f"context size for {model!r} is invalid; skipped")
+
+    def _load_model_vision(self, section: object, problems: list[str]) -> None:
+        if not isinstance(section, dict):
+            problems.append(f"'{MODEL_VISION_KEY}' is not an object; no answers loaded")
+            return
+        for model, accepts in section.items():
+            if isinstance(model, str) and model.strip() and isinstance(accepts, bool):
+                self._model_vision[model.strip()] = accepts
+            else:
+                problems.append(f"image support for {model!r} is invalid; skipped")
 
 
 def _is_context_size(tokens: object) -> bool:

@@ -10,7 +10,6 @@ import concurrent.futures
 import contextlib
 import logging
 import os
-import shutil
 import sqlite3
 import threading
 from collections.abc import Awaitable, Callable
@@ -25,7 +24,7 @@ from sqlmodel import Session, create_engine
 
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.errors import StorageError
-from etos_desktop.core.settings.paths import make_private_dir
+from etos_desktop.core.settings.paths import FULL_BELOW_BYTES, free_bytes, make_private_dir
 from etos_desktop.core.storage.backups import tidy_folder
 from etos_desktop.core.storage.migrations import LATEST_VERSION, migrate
 from etos_desktop.core.storage.tables import MessageRow, MessageStatus
@@ -36,7 +35,6 @@ T = TypeVar("T")
 # SQLite says "disk I/O error", not "disk is full", where a full disk stops it growing the WAL
 # index (-shm, 32 KiB at a time: SQLITE_IOERR_SHMSIZE, seen on a full tmpfs with 0 and 4 KiB
 # free). With less than two such steps left, an I/O error is taken for the disk being full.
-_FULL_BELOW = 64 * 1024
 
 #: ``PRAGMA application_id`` of an ETOS Desktop database ("ETOS"); older files have 0.
 APPLICATION_ID = 0x45544F53
@@ -106,8 +104,8 @@ def _as_storage_error(exc: Exception, folder: Path) -> StorageError:
     if name == "SQLITE_FULL" or "full" in text:
         return StorageError(detail, reason="disk_full")
     if name.startswith("SQLITE_IOERR") or "disk i/o" in text:
-        free = _free_bytes(folder)
-        if free is not None and free < _FULL_BELOW:
+        free = free_bytes(folder)
+        if free is not None and free < FULL_BELOW_BYTES:
             return StorageError(
                 f"{detail}: {free} bytes free on the disk of {folder}", reason="disk_full"
             )
@@ -117,13 +115,6 @@ def _as_storage_error(exc: Exception, folder: Path) -> StorageError:
     if "readonly" in text or "read-only" in text:
         return StorageError(detail, reason="read_only")
     return StorageError(detail, reason="io")
-
-
-def _free_bytes(folder: Path) -> int | None:
-    try:
-        return shutil.disk_usage(folder).free
-    except OSError:
-        return None
 
 
 def check_is_ours(path: Path) -> None:

@@ -25,6 +25,8 @@ class SidebarRow:
     pinned: bool
     archived: bool
     temporary: bool
+    #: ``"companion"`` for a check-in (``None``: the user started it).
+    started_by: str | None = None
 
 
 def _parse_time(value: str) -> datetime:
@@ -48,7 +50,7 @@ def peek_conversations(path: Path, limit: int = 5000) -> list[SidebarRow] | None
         if conn.execute("PRAGMA user_version").fetchone()[0] != LATEST_VERSION:
             return None
         rows = conn.execute(
-            "SELECT id, title, updated_at, pinned, archived, temporary FROM conversation "
+            "SELECT id, title, updated_at, pinned, archived, temporary, started_by FROM conversation "
             "WHERE archived = 0 ORDER BY pinned DESC, updated_at DESC, id DESC LIMIT ?",
             (limit,),
         ).fetchall()
@@ -60,6 +62,7 @@ def peek_conversations(path: Path, limit: int = 5000) -> list[SidebarRow] | None
                 pinned=bool(r[3]),
                 archived=bool(r[4]),
                 temporary=bool(r[5]),
+                started_by=None if r[6] is None else str(r[6]),
             )
             for r in rows
         ]

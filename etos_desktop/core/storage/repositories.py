@@ -7,7 +7,7 @@ rows. Nothing here touches Qt.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -15,7 +15,7 @@ from sqlalchemy import and_, or_, update
 from sqlmodel import Session, col, delete, select
 
 from etos_desktop.core.errors import InvalidInput
-from etos_desktop.core.storage import traces
+from etos_desktop.core.storage import message_fts, traces
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.tables import (
     ContextTraceRow,
@@ -60,12 +60,23 @@ def _like_pattern(text: str) -> str:
 class ChatRepository:
     """Conversations, messages and context traces.
 
+    Every write of a message keeps the message search index (``message_fts``) in step, in the
+    same transaction: a message is indexed once it is no longer streaming, re-indexed when its
+    text changes, and taken out when it (or its conversation) is deleted.
+
     Args:
         db: The open database.
+        after_delete: Called on the event loop after a delete took messages out of the search
+            index (the indexer then merges the index, so their words leave the file).
     """
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, after_delete: Callable[[], None] | None = None) -> None:
         self._db = db
+        self._after_delete = after_delete
+
+    def _deleted_indexed(self) -> None:
+        if self._after_delete is not None:
+            self._after_delete()
 
     def _now(self) -> datetime:
         return self._db.clock.now()
@@ -199,11 +210,17 @@ class ChatRepository:
     async def delete_conversation(self, conversation_id: int) -> None:
         """Delete a conversation with all its messages and traces."""
 
-        def work(session: Session) -> None:
+        def work(session: Session) -> int:
+            # The cascade deletes the messages in SQL: their index entries go first.
+            removed = message_fts.remove(
+                session, message_fts.conversation_rows(session, conversation_id)
+            )
             session.exec(delete(ConversationRow).where(col(ConversationRow.id) == conversation_id))
             session.commit()
+            return removed
 
-        await self._db.run(work)
+        if await self._db.run(work):
+            self._deleted_indexed()
 
     async def delete_empty_conversations(self) -> int:
         """Delete conversations that hold no message at all (left by earlier versions' "New").
@@ -265,6 +282,9 @@ class ChatRepository:
             conversation.updated_at = now
             session.add(row)
             session.add(conversation)
+            session.flush()
+            if status != MessageStatus.STREAMING and row.id is not None:
+                message_fts.add(session, [(row.id, content)])
             session.commit()
             session.refresh(row)
             return row
@@ -281,9 +301,14 @@ class ChatRepository:
             row = session.get(MessageRow, message_id)
             if row is None:
                 raise InvalidInput(f"no message {message_id}", reason="missing")
+            old_content, was_streaming = row.content, row.status == MessageStatus.STREAMING
             for key, value in values.items():
                 setattr(row, key, value)
             session.add(row)
+            streaming = row.status == MessageStatus.STREAMING
+            if not streaming and (was_streaming or row.content != old_content):
+                # A reply is indexed when it ends (not at each throttled save of its growth).
+                message_fts.replace(session, message_id, old_content, row.content)
             session.commit()
             session.refresh(row)
             return row
@@ -297,12 +322,25 @@ class ChatRepository:
     async def delete_message(self, message_id: int) -> None:
         """Delete one message; deleting a user message deletes its replies too."""
 
-        def work(session: Session) -> None:
+        def work(session: Session) -> int:
+            doomed = session.exec(
+                select(MessageRow.id, MessageRow.content).where(
+                    or_(
+                        col(MessageRow.reply_to_id) == message_id,
+                        col(MessageRow.id) == message_id,
+                    )
+                )
+            ).all()
+            removed = message_fts.remove(
+                session, [(int(mid), content) for mid, content in doomed if mid is not None]
+            )
             session.exec(delete(MessageRow).where(col(MessageRow.reply_to_id) == message_id))
             session.exec(delete(MessageRow).where(col(MessageRow.id) == message_id))
             session.commit()
+            return removed
 
-        await self._db.run(work)
+        if await self._db.run(work):
+            self._deleted_indexed()
 
     async def current_history(self, conversation_id: int) -> list[MessageRow]:
         """The conversation's current history: visible messages with current replies, in order."""

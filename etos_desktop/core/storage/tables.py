@@ -46,6 +46,8 @@ class ConversationRow(SQLModel, table=True):
     #: Per-conversation persona override; ``None`` means the global persona.
     persona_name: str | None = None
     persona_prompt: str | None = None
+    #: Who started it: ``None`` the user, ``"companion"`` a check-in (``core/checkins``, v12).
+    started_by: str | None = None
 
 
 class MessageRow(SQLModel, table=True):
@@ -294,6 +296,32 @@ class JobRunRow(SQLModel, table=True):
     failures: int = 0
 
 
+class CheckinRow(SQLModel, table=True):
+    """One check-in the companion made or tried (``core/checkins``, migration v12).
+
+    The rule reads the newest rows (at most one check-in a day); a shown one names the
+    conversation it started (``None`` once that is deleted: the day still counts). The global
+    id lets sync carry the shown ones to the other devices, so the day counts there too.
+    """
+
+    __tablename__ = "checkin"
+
+    id: int | None = Field(default=None, primary_key=True)
+    gid: str = Field(default_factory=new_gid, unique=True)
+    created_at: datetime = Field(index=True)
+    #: ``"shown"`` (a conversation was started) or ``"failed"`` (nothing was shown).
+    outcome: str
+    #: What made it due: ``"daily"`` (the time of day) or ``"silence"`` (days without one).
+    reason: str
+    #: The persona that spoke: ``""`` the one in Settings, else a conversation's own name.
+    persona: str = ""
+    conversation_id: int | None = Field(
+        default=None, foreign_key="conversation.id", ondelete="SET NULL"
+    )
+    #: The failure's code (never a server's text).
+    error: str | None = None
+
+
 class UserProfileRow(SQLModel, table=True):
     """The user profile and its refresh bookkeeping: one row, ``id`` 1 (DESIGN §3, §7).
 
@@ -350,3 +378,34 @@ class SyncStateRow(SQLModel, table=True):
 
     key: str = Field(primary_key=True)
     value: bytes
+
+
+class MessageAttachmentRow(SQLModel, table=True):
+    """A file attached to a user message (DESIGN §12): what it was and where its bytes are.
+
+    The bytes are a content-addressed file in the data folder (``storage.attachments``),
+    named by ``sha256``: an image as it is sent (oriented, downscaled, re-encoded), a document
+    as the text that is sent (UTF-8). Rows go with their message (and so their conversation);
+    a file no row names any more is removed.
+    """
+
+    __tablename__ = "message_attachment"
+
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: int = Field(foreign_key="message.id", index=True, ondelete="CASCADE")
+    #: Its place among the message's attachments.
+    position: int = 0
+    #: ``image`` or ``document``.
+    kind: str
+    #: The file's name as the user had it (shown, and given to the model).
+    name: str
+    #: An image: the stored image's type. A document: the original's (``application/pdf``).
+    mime: str
+    #: The original file's size in bytes.
+    size: int
+    sha256: str = Field(index=True)
+    #: A document's token estimate; an image's is the fixed estimate per image part.
+    tokens: int = 0
+    width: int | None = None
+    height: int | None = None
+    created_at: datetime

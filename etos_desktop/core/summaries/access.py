@@ -17,6 +17,7 @@ from typing import Any, Final, TypeVar
 
 import numpy
 
+from etos_desktop.core.changes import ChangeHub, SummariesChanged
 from etos_desktop.core.clock import Clock, SystemClock
 from etos_desktop.core.errors import InvalidInput, ProviderError
 from etos_desktop.core.providers.embedding import Embedder
@@ -52,6 +53,8 @@ class SummaryAccess:
         db: The open database (schema v4 or later).
         clock: The current time.
         embedding: The memory embedder and its tuning, asked at each recall (it can change).
+        changes: The app's change hub, where the user's changes (edit, archive, restore, delete,
+            undo) are published (``None``: nobody hears them).
     """
 
     def __init__(
@@ -60,8 +63,10 @@ class SummaryAccess:
         *,
         clock: Clock | None = None,
         embedding: EmbeddingSource | None = None,
+        changes: ChangeHub | None = None,
     ) -> None:
         self._db = db
+        self._changes = changes
         self.clock: Clock = clock or SystemClock()
         self._embedding = embedding or _no_embedder
         self._pool = concurrent.futures.ThreadPoolExecutor(
@@ -199,23 +204,37 @@ class SummaryAccess:
         edited = await self._run(store.edit, summary_id, content, self.clock.now())
         if edited is None:
             raise InvalidInput(f"no summary {summary_id}", reason="missing")
+        self._published(edited.conversation_id)
         return edited
 
     async def archive(self, summary_ids: Sequence[int]) -> int:
         """Archive summaries (never sent again until restored); returns how many changed."""
-        return await self._run(store.set_archived, list(summary_ids), True, self.clock.now())
+        changed = await self._run(store.set_archived, list(summary_ids), True, self.clock.now())
+        self._published(changed=changed)
+        return changed
 
     async def restore(self, summary_ids: Sequence[int]) -> int:
         """Restore archived summaries; returns how many changed."""
-        return await self._run(store.set_archived, list(summary_ids), False, self.clock.now())
+        changed = await self._run(store.set_archived, list(summary_ids), False, self.clock.now())
+        self._published(changed=changed)
+        return changed
 
     async def delete_many(self, summary_ids: Sequence[int]) -> list[DeletedSummary]:
         """Delete summaries for real in one transaction; keep the snapshots for Undo only."""
-        return await self._run(store.delete_many, list(summary_ids))
+        deleted = await self._run(store.delete_many, list(summary_ids))
+        self._published(changed=len(deleted))
+        return deleted
 
     async def undo_delete_many(self, deleted: Sequence[DeletedSummary]) -> list[int]:
         """Put deleted summaries back from their snapshots."""
-        return await self._run(store.undo_delete_many, list(deleted))
+        restored = await self._run(store.undo_delete_many, list(deleted))
+        self._published(changed=len(restored))
+        return restored
+
+    def _published(self, conversation_id: int | None = None, *, changed: int = 1) -> None:
+        # After the transaction committed, on the loop (the hub's contract).
+        if self._changes is not None and changed:
+            self._changes.publish(SummariesChanged(conversation_id))
 
     # -- recall ---------------------------------------------------------------------------------
 

@@ -78,6 +78,7 @@ class SyncReport:
         conflicts: Lost values of concurrent changes newly kept in histories.
         held_back: ``(gid, reason)`` of remote memories not written (failed checks).
         devices: The other devices seen in the folder.
+        device_names: Their names, as they gave them (their id where one has not said yet).
     """
 
     device_id: str
@@ -91,6 +92,7 @@ class SyncReport:
     conflicts: int = 0
     held_back: list[tuple[str, str]] = field(default_factory=list)
     devices: list[str] = field(default_factory=list)
+    device_names: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -213,6 +215,7 @@ class SyncService:
             report.published = name
 
         self._merge_others(doc, key, sync, report)
+        report.device_names = {device: doc.device_name(device) for device in report.devices}
         published = doc.state_vector()
         remote = doc.touched_by_remote() | held
         doc.scrub_tombstones(remote)

@@ -105,3 +105,44 @@ def set_device_name(session: Session, name: str) -> None:
         text("INSERT OR REPLACE INTO sync_state (key, value) VALUES (:key, :value)"),
         {"key": _DEVICE_NAME, "value": name.encode("utf-8")},
     )
+
+
+_FOLDER_ID: Final = "folder.id"
+#: What a device keeps about itself whatever folder it syncs with.
+_OWN_KEYS: Final = (_DEVICE_ID, _DEVICE_NAME, _FOLDER_ID)
+
+
+def bind_folder(session: Session, folder_id: str) -> bool:
+    """Record which sync folder this device syncs with; the caller commits.
+
+    The bookkeeping (what was published, which files were applied, the document) belongs to
+    one folder: a device set up again with another folder would otherwise believe the new one
+    has everything it published to the old one. So for a folder other than the recorded one —
+    or any, when no folder was recorded but passes were (an older version, the command line) —
+    everything but the device's id and name is forgotten, and the next pass publishes the whole
+    memory store there and reads every file. Nothing of the memories themselves changes.
+
+    Args:
+        session: A session on the DB thread.
+        folder_id: The folder's id (``SyncKey.folder_id``, from its ``sync.json``).
+
+    Returns:
+        Whether the bookkeeping started over.
+    """
+    rows = {
+        str(key): bytes(value)
+        for key, value in session.execute(text("SELECT key, value FROM sync_state"))
+    }
+    recorded = rows.get(_FOLDER_ID)
+    if recorded is not None and recorded.decode("ascii", "replace") == folder_id:
+        return False
+    stale = [key for key in rows if key not in _OWN_KEYS]
+    if stale:
+        session.execute(
+            text("DELETE FROM sync_state WHERE key = :key"), [{"key": key} for key in stale]
+        )
+    session.execute(
+        text("INSERT OR REPLACE INTO sync_state (key, value) VALUES (:key, :value)"),
+        {"key": _FOLDER_ID, "value": folder_id.encode("ascii")},
+    )
+    return bool(stale)

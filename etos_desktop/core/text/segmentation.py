@@ -6,14 +6,21 @@ plus character bigrams, so one- and two-character queries match and no dictionar
 result depends only on this code and Python's Unicode tables, so it is the same on every machine.
 Raw FTS5 would treat a run of Chinese characters as one token; the trigram tokenizer does worse
 than bigrams on Chinese benchmarks (DESIGN §5.3).
+
+Two full-text indexes hold this module's tokens: the memories' (``memory_fts``) and the
+messages' (``message_fts``). A change to what :func:`tokens` returns is a change of both indexes:
+a migration re-indexes the memories (as v6 did) and must empty the message index for the
+background indexer to fill again (``core/storage/message_fts.py``: its deletes recompute the
+tokens of the text they remove).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from etos_desktop.core.text.stemming import stem
 
@@ -95,6 +102,130 @@ def tokens(text: str) -> list[str]:
 def index_text(text: str) -> str:
     """The space-separated token string stored in the full-text index for ``text``."""
     return " ".join(tokens(text))
+
+
+# A word of the original text with its inner apostrophes ("don't", "user's"), which
+# ``normalize`` folds into the word; the rest as ``_RUN_RE``.
+_SPAN_RE = re.compile(
+    rf"(?P<cjk>[{_CJK_CLASS}]+)"
+    rf"|(?P<word>(?:(?![{_CJK_CLASS}])[^\W_])+(?:['\u2019](?:(?![{_CJK_CLASS}])[^\W_])+)*)"
+)
+
+
+def token_spans(text: str) -> list[tuple[str, int, int]]:
+    """The tokens of ``text`` with where each stands in ``text`` itself (not its normalised form).
+
+    The tokens are those of :func:`tokens` (a word's come from the same normalising and
+    stemming), each with the ``(start, end)`` of the characters it was made from: a CJK
+    character's own, a bigram's two, a word's whole word. So a match found on tokens can be
+    highlighted in the text as written.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        ``(token, start, end)`` in text order.
+    """
+    spans: list[tuple[str, int, int]] = []
+    for match in _SPAN_RE.finditer(text):
+        start, end = match.span()
+        run = match.group("cjk")
+        if run is not None:
+            for i, ch in enumerate(run):
+                folded = normalize(ch)
+                spans.append((folded, start + i, start + i + 1))
+                if i + 1 < len(run):
+                    spans.append((folded + normalize(run[i + 1]), start + i, start + i + 2))
+        else:
+            spans.extend((token, start, end) for token in tokens(match.group(0)))
+    return spans
+
+
+_LATIN_CHAR_RE = re.compile(rf"(?![{_CJK_CLASS}])[^\W_]")
+# A word from where it starts, inner apostrophes and all (the "word" of ``_SPAN_RE``).
+_WORD_AT_RE = re.compile(
+    rf"(?:(?![{_CJK_CLASS}])[^\W_])+(?:['\u2019](?:(?![{_CJK_CLASS}])[^\W_])+)*"
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _letters(key: str) -> re.Pattern[str]:
+    # Only the letters, in any case: compiling the CJK class into each took ~40 ms.
+    return re.compile(re.escape(key), re.IGNORECASE)
+
+
+def phrase_spans(
+    text: str, phrase: Sequence[str], *, prefix: bool = False
+) -> list[tuple[int, int]]:
+    """Where a phrase of :func:`query_phrases` stands in ``text``, as ``(start, end)`` spans.
+
+    What :func:`token_spans` would find (the phrase's tokens one after another), without
+    segmenting the whole text: a CJK phrase is its run of characters, found as a substring; a
+    word is found by the letters it shares with its stem, and only the words found so are
+    segmented (a long message is scanned at the speed of a regular expression). A text written
+    in compatibility forms (half-width katakana, full-width Latin) is not found here: a caller
+    that must find every match falls back to :func:`token_spans`.
+
+    Args:
+        text: Any text.
+        phrase: Index tokens that stand together (a CJK run's, or one word's).
+        prefix: The (last) token may begin a longer word.
+
+    Returns:
+        Spans in text order (they may overlap for a CJK run that repeats).
+    """
+    if not phrase:
+        return []
+    if _CJK_CHAR_RE.match(phrase[0]):
+        run = "".join(phrase[0::2])
+        spans = []
+        start = text.find(run)
+        while start >= 0:
+            spans.append((start, start + len(run)))
+            start = text.find(run, start + 1)
+        return spans
+    token = phrase[-1]
+    # A stem keeps the word's beginning but may change its last letter ("worry" → "worri").
+    key = token[:-1] if len(token) > 3 else token
+    spans = []
+    for match in _letters(key).finditer(text):
+        start = match.start()
+        if start and _LATIN_CHAR_RE.match(text, start - 1):
+            continue  # inside a longer word
+        word = _WORD_AT_RE.match(text, start)
+        if word is None:
+            continue
+        found = tokens(word.group(0))
+        if any(t == token or (prefix and t.startswith(token)) for t in found):
+            spans.append(word.span())
+    return spans
+
+
+def query_phrases(text: str) -> list[tuple[str, ...]]:
+    """A search query as phrases of index tokens: each CJK run one phrase, each word another.
+
+    A CJK run's tokens (characters and bigrams, in order) stand next to each other in the index
+    exactly where the run occurs in a text, so searching the run as a phrase finds it as a
+    substring, also in the middle of a sentence ("咖啡机" in "我的咖啡机坏了"). Words are
+    phrases of one token; stop words are dropped when the query has other phrases (as
+    :func:`query_terms` drops them).
+
+    Args:
+        text: The query as typed.
+
+    Returns:
+        Distinct phrases in text order; empty when the text has no letters, digits or CJK.
+    """
+    phrases: dict[tuple[str, ...], None] = {}
+    for match in _RUN_RE.finditer(normalize(text)):
+        run = match.group("cjk")
+        if run is not None:
+            phrases.setdefault(tuple(tokens(run)), None)
+        else:
+            phrases.setdefault((stem(_strip_diacritics(match.group("word"))),), None)
+    found = list(phrases)
+    content = [p for p in found if len(p) > 1 or p[0] not in STOP_TERMS]
+    return content or found
 
 
 def query_terms(text: str, limit: int = 128) -> list[str]:

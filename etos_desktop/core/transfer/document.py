@@ -25,15 +25,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.memory import transfer as memory_transfer
 from etos_desktop.core.memory.records import Memory
 from etos_desktop.core.profile import transfer as profile_transfer
 from etos_desktop.core.profile.records import Profile
+from etos_desktop.core.storage.lookups import is_active_at
 from etos_desktop.core.summaries import transfer as summary_transfer
 from etos_desktop.core.summaries.records import Summary
+
+if TYPE_CHECKING:
+    from etos_desktop.core.transfer.foreign import ListSource
 
 #: The ``format`` value of an export.
 FORMAT: Final = "etos-desktop.memories"
@@ -53,6 +57,8 @@ FileProblem = Literal[
     "bad_structure",  # the export's own structure is broken (``memories`` not a list…)
     "too_many",  # over MAX_IMPORT_ENTRIES entries
     "duplicate_id",  # two entries claim the same id
+    "not_text",  # neither JSON nor text: binary data, or no known text encoding (a list)
+    "no_facts",  # a text file in which no line is a fact (a list)
 ]
 
 
@@ -91,10 +97,13 @@ class ImportPreview(memory_transfer.MemoryPlan):
     Attributes:
         summaries: What happens to the session summaries of the file.
         profile: What happens to the user profile.
+        source: For a list of facts from another app (``foreign.py``): what it is and where
+            each entry came from; ``None`` for an export of this app.
     """
 
     summaries: summary_transfer.SummaryPlan = field(default_factory=summary_transfer.SummaryPlan)
     profile: profile_transfer.ProfilePlan = field(default_factory=profile_transfer.ProfilePlan)
+    source: ListSource | None = None
 
     @classmethod
     def of(
@@ -103,12 +112,34 @@ class ImportPreview(memory_transfer.MemoryPlan):
         *,
         summaries: summary_transfer.SummaryPlan | None = None,
         profile: profile_transfer.ProfilePlan | None = None,
+        source: ListSource | None = None,
     ) -> ImportPreview:
         """The preview made of each layer's plan (none given: that layer is left alone)."""
         return cls(
             **_fields_of(memories, memory_transfer.MemoryPlan),
             summaries=summary_transfer.SummaryPlan() if summaries is None else summaries,
             profile=profile_transfer.ProfilePlan() if profile is None else profile,
+            source=source,
+        )
+
+    def keeping(self, indices: Iterable[int], *, now: datetime) -> ImportPreview:
+        """The preview with only the new memories whose entry index is in ``indices``.
+
+        What the user unticked in the preview is left out; the active count follows.
+
+        Args:
+            indices: The entry indices (``ImportEntry.index``) of the memories to add.
+            now: The time the preview was made for (what counts as active).
+        """
+        kept = frozenset(indices)
+        dropped = [e for e in self.to_add if e.index not in kept]
+        if not dropped:
+            return self
+        active = sum(1 for e in dropped if is_active_at(e.archived_at, e.valid_until, now))
+        return dataclasses.replace(
+            self,
+            to_add=tuple(e for e in self.to_add if e.index in kept),
+            active_after=self.active_after - active,
         )
 
     @property
@@ -242,14 +273,22 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def loads_strict(text: str) -> Any:
+    """Parse JSON text as strictly as an import needs: no NaN or Infinity, no repeated key.
+
+    Raises:
+        ValueError: Not JSON, or one of those.
+        RecursionError: Nested too deep for the parser.
+    """
+    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys)
+
+
 def _load_json(data: bytes | str) -> Any:
     if len(data) > MAX_IMPORT_BYTES:
         raise ImportInvalid(f"larger than {MAX_IMPORT_BYTES} bytes", reason="too_large")
     try:
         text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
-        return json.loads(
-            text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys
-        )
+        return loads_strict(text)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ImportInvalid(f"not readable JSON: {exc}"[:300], reason="not_json") from exc
 

@@ -29,7 +29,7 @@ from etos_desktop.core.profile.records import Profile
 from etos_desktop.core.summaries import transfer as summary_transfer
 from etos_desktop.core.summaries.access import SummaryAccess
 from etos_desktop.core.summaries.records import Summary
-from etos_desktop.core.transfer import document, markdown
+from etos_desktop.core.transfer import document, foreign, markdown
 
 
 class TransferService:
@@ -63,23 +63,29 @@ class TransferService:
     async def preview_import_file(self, path: Path, *, now: datetime) -> document.ImportPreview:
         """Read, validate and preview an import file; nothing is written.
 
+        The file is told by its content: JSON is an export of this app
+        (``document.export_json``; other JSON is refused), text is a list of facts from another
+        app (``foreign.py``: ChatGPT's or Claude's memory, a Markdown or text list), whose
+        preview adds new memories only and says what the list is (``ImportPreview.source``).
+
         Args:
-            path: An export (``document.export_json``).
+            path: An export, or a list of facts.
             now: The current time (what counts as active).
 
         Returns:
             What importing it would add, update and skip, layer by layer.
 
         Raises:
-            ImportInvalid: The file is not a usable export.
+            ImportInvalid: The file is not a usable export or list.
             OSError: The file cannot be read.
         """
 
         def read(engine: MemoryEngine) -> document.ImportPreview:
+            data = document.read_import_file(path)
+            if not _is_export(data):
+                return self._preview_list(engine, data, now)
             parsed = document.parse_import(
-                document.read_import_file(path),
-                now=now,
-                max_content_chars=engine.max_content_chars,
+                data, now=now, max_content_chars=engine.max_content_chars
             )
             memories = engine.preview_import(parsed)
             local, _created = self._local_summaries()
@@ -92,6 +98,16 @@ class TransferService:
             return document.ImportPreview.of(memories, summaries=summaries, profile=profile)
 
         return await self._memory.run(read)
+
+    @staticmethod
+    def _preview_list(engine: MemoryEngine, data: bytes, now: datetime) -> document.ImportPreview:
+        text = foreign.decode_text(data)
+        listing = foreign.parse_list(text, now=now, max_chars=engine.max_content_chars)
+        entries, source = foreign.entries_of(
+            listing, now=now, max_content_chars=engine.max_content_chars
+        )
+        plan = foreign.additions_only(engine.preview_import(entries))
+        return document.ImportPreview.of(plan, source=source)
 
     async def apply_import(self, preview: document.ImportPreview) -> document.ImportResult:
         """Apply a preview in one transaction: every layer's part, or on any error nothing.
@@ -174,6 +190,19 @@ class TransferService:
             return text, len(memories)
 
         return await self._memory.run(build)
+
+
+def _is_export(data: bytes) -> bool:
+    """Whether a file is JSON: an export, or JSON that ``parse_import`` refuses; else a list.
+
+    A list may start with ``[2024-05-01]``, so text starting with ``[`` is JSON only if it parses.
+    """
+    stripped = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if stripped.startswith(b"{"):
+        return True
+    if stripped.startswith(b"["):
+        return foreign.is_json(stripped.decode("utf-8", "replace"))
+    return False
 
 
 def _all_by_id(engine: MemoryEngine) -> list[Memory]:

@@ -47,6 +47,7 @@ from etos_desktop.ui.settings.profile_page import ProfilePage
 from etos_desktop.ui.settings.providers_controller import ProvidersController
 from etos_desktop.ui.settings.providers_page import ProbeFunction, ProvidersPage
 from etos_desktop.ui.settings.summaries_page import SummariesPage
+from etos_desktop.ui.settings.sync_page import SyncPage
 from etos_desktop.ui.task_set import TaskSet
 
 if TYPE_CHECKING:
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
     from etos_desktop.core.settings.store import SettingsStore
     from etos_desktop.core.summaries.access import SummaryAccess
     from etos_desktop.services.jobs import BackgroundJobs
+    from etos_desktop.services.sync_runner import SyncRunner
     from etos_desktop.ui.changes_bridge import ChangesBridge
 
 #: The size the dialog opens at, unless the main window or the screen is smaller.
@@ -75,10 +77,10 @@ def _loop_running() -> bool:
 
 
 class SettingsDialog(QDialog):
-    """The Settings window: Providers, Persona, General, Memory, Summaries and Profile pages.
+    """The Settings window: Providers, Persona, General, Memory, Summaries, Profile and Sync pages.
 
     The Memory page is there when the app has memory, the Summaries page when it has summaries,
-    the Profile page when it has the profile.
+    the Profile page when it has the profile, the Sync page when it has sync.
 
     On first run the dialog opens on the Providers page with a welcome banner and looks once
     for a model server on this computer, offering one-click setup. Open it with ``show()`` or
@@ -109,6 +111,7 @@ class SettingsDialog(QDialog):
         jobs: BackgroundJobs | None = None,
         changes: ChangesBridge | None = None,
         clock: Clock | None = None,
+        sync: SyncRunner | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -158,6 +161,10 @@ class SettingsDialog(QDialog):
                 profile, settings, jobs=jobs, changes=changes, parent=self.stack
             )
             self._pages["profile"] = self.profile_page
+        self.sync_page: SyncPage | None = None
+        if sync is not None:
+            self.sync_page = SyncPage(sync, settings, changes=changes, parent=self.stack)
+            self._pages["sync"] = self.sync_page
         self._page_names = tuple(self._pages)
         for name in self._page_names:
             self.page_list.addItem(QListWidgetItem())
@@ -203,6 +210,7 @@ class SettingsDialog(QDialog):
             "memory": self.tr("Memory"),
             "summaries": self.tr("Summaries"),
             "profile": self.tr("Profile"),
+            "sync": self.tr("Sync"),
         }
         for index, name in enumerate(self._page_names):
             self.page_list.item(index).setText(titles[name])
@@ -254,7 +262,7 @@ class SettingsDialog(QDialog):
         return self._page_names
 
     def show_page(self, name: str) -> None:
-        """Show the page ``name`` ("providers", "persona", "general", "memory", "summaries"…).
+        """Show the page ``name`` ("providers", "persona", "general", "memory", "summaries", "sync"…).
 
         Raises:
             ValueError: No page has that name.

@@ -1,7 +1,8 @@
-"""The General page: the ``ui.*`` and ``chat.*`` settings, and the background jobs' status.
+"""The General page: the ``ui.*`` and ``chat.*`` settings, check-ins, and the jobs' status.
 
-The editors are generated from the schema; the "Background jobs" section lists every job's last
-run, next run and last error.
+The editors are generated from the schema; the "Check-ins" group (``checkins_section.py``) has
+its own (times of day, a switch per persona); the "Background jobs" section lists every job's
+last run, next run and last error.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from etos_desktop.core.jobs import JobName, JobStatus
 from etos_desktop.core.settings.schema import SETTINGS, SettingSpec, validate
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.ui.job_text import job_error_text, job_name, local_time
+from etos_desktop.ui.settings.checkins_section import CheckinsSection
 from etos_desktop.ui.settings.page import (
     SettingsPage,
     VerticalScrollArea,
@@ -204,6 +206,7 @@ class GeneralPage(SettingsPage):
         self._jobs_queued = False
         self.specs: list[SettingSpec] = [s for s in SETTINGS if s.section in sections]
         self.editors: dict[str, QWidget] = {}
+        self.checkins_section: CheckinsSection | None = None
         self.help_labels: dict[str, QLabel] = {}
         self._labels: dict[str, QLabel] = {}
         self._groups: dict[str, QGroupBox] = {}
@@ -233,6 +236,11 @@ class GeneralPage(SettingsPage):
                     self._labels[spec.key] = label
                     form.addRow(label, stacked(group, editor, description))
             column.addWidget(group)
+            if section == "chat":
+                # When the companion may start a conversation: after the chat's settings.
+                self.checkins_section = CheckinsSection(settings, jobs=jobs, parent=content)
+                self.checkins_section.changed.connect(self.changed)
+                column.addWidget(self.checkins_section)
         self.jobs_section: JobsSection | None = None
         if jobs is not None:
             self.jobs_section = JobsSection(content)
@@ -335,6 +343,8 @@ class GeneralPage(SettingsPage):
                 return
             statuses = await self._jobs.statuses()
             self.jobs_section.set_statuses(statuses)
+            if self.checkins_section is not None:
+                await self.checkins_section.read()
             self.jobs_refreshed.emit()
         finally:
             self._jobs_queued = False
@@ -352,6 +362,8 @@ class GeneralPage(SettingsPage):
         return editor.text()
 
     def is_modified(self) -> bool:
+        if self.checkins_section is not None and self.checkins_section.is_modified():
+            return True
         return any(self.value(s.key) != self._settings.get(s.key) for s in self.specs)
 
     def validate(self) -> bool:
@@ -369,6 +381,8 @@ class GeneralPage(SettingsPage):
     def apply(self) -> None:
         for spec in self.specs:
             self._settings.set(spec.key, self.value(spec.key))
+        if self.checkins_section is not None:
+            self.checkins_section.apply()
 
     def _on_editor_changed(self, key: str) -> None:
         self.value_changed.emit(key)

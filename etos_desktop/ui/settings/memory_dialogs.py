@@ -12,10 +12,19 @@ import contextlib
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QCoreApplication,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -25,6 +34,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
+    QListView,
     QPlainTextEdit,
     QTextBrowser,
     QVBoxLayout,
@@ -33,9 +43,11 @@ from PySide6.QtWidgets import (
 
 from etos_desktop.core.memory.records import Memory, MemoryKind, Revision
 from etos_desktop.core.memory.transfer import InvalidEntry
+from etos_desktop.core.storage.lookups import is_active_at
 from etos_desktop.core.text.checks import MemoryRejected, check_content
 from etos_desktop.core.transfer.document import ImportPreview
-from etos_desktop.ui.dialogs import await_dialog, await_result
+from etos_desktop.core.transfer.foreign import LeftOut
+from etos_desktop.ui.dialogs import await_dialog
 from etos_desktop.ui.markdown_render import escape_invisible
 from etos_desktop.ui.memory_text import (
     kind_name,
@@ -46,7 +58,7 @@ from etos_desktop.ui.memory_text import (
     source_name,
 )
 from etos_desktop.ui.settings.history_dialog import HistoryDialog
-from etos_desktop.ui.settings.page import error_label, set_state
+from etos_desktop.ui.settings.page import error_label, help_label, set_state
 from etos_desktop.ui.theme import colors
 
 
@@ -279,16 +291,165 @@ async def open_editor(
 # -- import preview ---------------------------------------------------------------------------
 
 
-class ImportPreviewDialog(QDialog):
-    """What an import would add, update and skip, with Import and Cancel."""
+_ROOT = QModelIndex()
 
-    def __init__(self, preview: ImportPreview, parent: QWidget | None = None) -> None:
+
+def list_kind_name(kind: str) -> str:
+    """What a list of facts from another app is, in the user's words."""
+    return {
+        "chatgpt": QCoreApplication.translate("MemoryDialogs", "ChatGPT memory list"),
+        "claude": QCoreApplication.translate("MemoryDialogs", "Claude memory"),
+        "markdown": QCoreApplication.translate("MemoryDialogs", "Markdown list"),
+    }.get(kind, QCoreApplication.translate("MemoryDialogs", "Text list"))
+
+
+def left_out_text(item: LeftOut) -> str:
+    """Why a line of a list is not imported."""
+    if item.reason == "repeat":
+        return QCoreApplication.translate(
+            "MemoryDialogs", "Line {n}: the same as line {first}"
+        ).format(n=item.line, first=item.of_line)
+    if item.reason == "table":
+        return QCoreApplication.translate("MemoryDialogs", "Line {n}: a table row").format(
+            n=item.line
+        )
+    return QCoreApplication.translate("MemoryDialogs", "Line {n}: a heading or a note").format(
+        n=item.line
+    )
+
+
+class ImportFactsModel(QAbstractListModel):
+    """The new facts of a list's import, each to tick or untick.
+
+    Holds the entries and the set of unticked ones; a row's words are made when the view asks
+    for them, so a list of 100,000 facts opens and ticks as fast as one of ten.
+
+    Signals:
+        ticks_changed(): a fact was ticked or unticked.
+    """
+
+    ticks_changed = Signal()
+
+    def __init__(
+        self, preview: ImportPreview, now: datetime, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        source = preview.source
+        assert source is not None
+        self._source = source
+        self._entries = preview.to_add
+        self._unticked = {e.index for e in self._entries if e.index in source.unticked}
+        # Facts from a list are active unless a date put them in the past (they carry none).
+        self._active = {
+            e.index for e in self._entries if is_active_at(e.archived_at, e.valid_until, now)
+        }
+        self._texts: dict[int, str] = {}
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
+        return 0 if parent.isValid() else len(self._entries)
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return (
+            Qt.ItemFlag.ItemIsEnabled
+            | Qt.ItemFlag.ItemIsSelectable
+            | Qt.ItemFlag.ItemIsUserCheckable
+            | Qt.ItemFlag.ItemNeverHasChildren
+        )
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = 0) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._entries):
+            return None
+        entry = self._entries[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            text = self._texts.get(entry.index)
+            if text is None:
+                parts = [self.tr("Line {n}").format(n=self._source.line_of(entry.index))]
+                if entry.index in self._source.dated:
+                    parts.append(local_time(entry.created_at))
+                parts.append(one_line(entry.content))
+                text = self._texts[entry.index] = " · ".join(parts)
+            return text
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return escape_invisible(entry.content)
+        if role == Qt.ItemDataRole.CheckStateRole:
+            return (
+                Qt.CheckState.Unchecked if entry.index in self._unticked else Qt.CheckState.Checked
+            )
+        if role == Qt.ItemDataRole.UserRole:
+            return entry.index
+        return None
+
+    def setData(
+        self, index: QModelIndex | QPersistentModelIndex, value: Any, role: int = 2
+    ) -> bool:
+        if role != Qt.ItemDataRole.CheckStateRole or not index.isValid():
+            return False
+        entry = self._entries[index.row()]
+        checked = value in (Qt.CheckState.Checked, Qt.CheckState.Checked.value)
+        if checked == (entry.index not in self._unticked):
+            return True
+        if checked:
+            self._unticked.discard(entry.index)
+        else:
+            self._unticked.add(entry.index)
+        self.dataChanged.emit(index, index, [Qt.ItemDataRole.CheckStateRole])
+        self.ticks_changed.emit()
+        return True
+
+    def ticked(self) -> list[int]:
+        """The entry indices ticked now."""
+        return [e.index for e in self._entries if e.index not in self._unticked]
+
+    def ticked_count(self) -> int:
+        """How many facts are ticked."""
+        return len(self._entries) - len(self._unticked)
+
+    def unticked_active(self) -> int:
+        """How many unticked facts would have been active memories."""
+        return len(self._unticked & self._active)
+
+    def retranslate(self) -> None:
+        """Make the rows' words again (the language changed)."""
+        self._texts.clear()
+        if self._entries:
+            self.dataChanged.emit(
+                self.index(0), self.index(len(self._entries) - 1), [Qt.ItemDataRole.DisplayRole]
+            )
+
+
+class ImportPreviewDialog(QDialog):
+    """What an import would add, update and skip, with Import and Cancel.
+
+    For a list of facts from another app (``preview.source``) it says what the list is, offers
+    each new fact in a list to tick or untick (a remark about the list comes unticked), marks
+    the facts already among the memories and the lines left out, and imports what is ticked
+    (:meth:`chosen`).
+    """
+
+    def __init__(
+        self, preview: ImportPreview, now: datetime | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("memoryImportPreview")
         self.preview = preview
+        self._now = now or datetime.now(UTC)
+        self.source_label = QLabel(self)
+        self.source_label.setObjectName("memoryImportSource")
+        self.source_label.setTextFormat(Qt.TextFormat.PlainText)
+        font = self.source_label.font()
+        font.setBold(True)
+        self.source_label.setFont(font)
         self.summary_label = QLabel(self)
         self.summary_label.setTextFormat(Qt.TextFormat.PlainText)
         self.summary_label.setWordWrap(True)
+        self.hint_label = help_label(self)
+        self.facts_list = QListView(self)
+        self.facts_list.setObjectName("memoryImportFacts")
+        self.facts_list.setUniformItemSizes(True)
+        self.facts_list.setSpacing(1)
+        self.facts: ImportFactsModel | None = None
         self.details = QTextBrowser(self)
         self.buttons = QDialogButtonBox(self)
         self.import_button = self.buttons.addButton("", QDialogButtonBox.ButtonRole.AcceptRole)
@@ -296,45 +457,121 @@ class ImportPreviewDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.source_label)
         layout.addWidget(self.summary_label)
-        layout.addWidget(self.details, 1)
+        layout.addWidget(self.hint_label)
+        layout.addWidget(self.facts_list, 3)
+        layout.addWidget(self.details, 2)
         layout.addWidget(self.buttons)
+        source = preview.source
+        self.source_label.setVisible(source is not None)
+        self.hint_label.setVisible(source is not None)
+        self.facts_list.setVisible(source is not None)
+        if source is not None:
+            self.facts = ImportFactsModel(preview, self._now, self)
+            self.facts_list.setModel(self.facts)
+            self.facts.ticks_changed.connect(self._on_facts_ticks_changed)
         self.retranslate()
-        self.resize(560, 420)
+        if source is not None:
+            self.resize(640, 480)
+        else:
+            self.resize(560, 420)
+
+    def ticked(self) -> list[int]:
+        """The entry indices of the facts ticked now (a list's import)."""
+        return self.facts.ticked() if self.facts is not None else []
+
+    def chosen(self) -> ImportPreview:
+        """The preview as it would be applied: for a list, with only the ticked facts."""
+        if self.facts is None:
+            return self.preview
+        return self.preview.keeping(self.facts.ticked(), now=self._now)
 
     def retranslate(self) -> None:
         p = self.preview
+        source = p.source
         self.setWindowTitle(self.tr("Import memories"))
-        self.summary_label.setText(self.summary())
         self.import_button.setText(self.tr("Import"))
-        self.import_button.setEnabled(p.has_changes and not p.over_limit)
         self.cancel_button.setText(self.tr("Cancel"))
+        self.facts_list.setAccessibleName(self.tr("Facts to import"))
+        self.hint_label.setText(
+            self.tr(
+                "Untick what should not be kept. A line that reads like a remark about the list "
+                "comes unticked; facts you already have are listed below and not imported again."
+            )
+        )
+        if source is not None:
+            self.source_label.setText(
+                self.tr("{kind} · {facts}").format(
+                    kind=list_kind_name(source.kind),
+                    facts=self.tr("%n facts", "", source.facts),
+                )
+            )
+        if self.facts is not None:
+            self.facts.retranslate()
+        self._render_summary()
+        self._render_details()
+
+    def _tally(self) -> tuple[int, int]:
+        """The memories to add and the active count after, as ticked now."""
+        p = self.preview
+        if self.facts is None:
+            return len(p.to_add), p.active_after
+        return self.facts.ticked_count(), p.active_after - self.facts.unticked_active()
+
+    def _render_summary(self) -> None:
+        p = self.preview
+        to_add, active_after = self._tally()
+        changes = bool(to_add or p.to_update) or p.summaries.has_changes or p.profile.has_changes
+        over = active_after > p.max_active and active_after > p.active_before
+        self.summary_label.setText(self.summary())
+        self.import_button.setEnabled(changes and not over)
+
+    def _render_details(self) -> None:
+        p = self.preview
+        source = p.source
         parts: list[str] = []
 
-        def section(title: str, items: list[str]) -> None:
-            if items:
+        shown = 500  # the rest is counted: a 100,000-line list would take seconds to lay out
+
+        def section(title: str, items: list[str], total: int | None = None) -> None:
+            total = len(items) if total is None else total
+            if total:
                 parts.append(f"<h4>{html.escape(title)}</h4><ul>")
-                parts.extend(f"<li>{item}</li>" for item in items[:500])
-                if len(items) > 500:
-                    more = self.tr("%n more", "", len(items) - 500)
+                parts.extend(f"<li>{item}</li>" for item in items[:shown])
+                if total > shown:
+                    more = self.tr("%n more", "", total - shown)
                     parts.append(f"<li>… {html.escape(more)}</li>")
                 parts.append("</ul>")
 
-        section(
-            self.tr("To add"),
-            [
-                f"{rich_escaped(one_line(e.content))} <i>({html.escape(kind_name(e.kind))})</i>"
-                for e in p.to_add
-            ],
-        )
+        if source is None:
+            section(
+                self.tr("To add"),
+                [
+                    f"{rich_escaped(one_line(e.content))} <i>({html.escape(kind_name(e.kind))})</i>"
+                    for e in p.to_add[:shown]
+                ],
+                len(p.to_add),
+            )
         section(
             self.tr("To update"),
             [
                 f"#{u.memory.id} {rich_escaped(one_line(u.entry.content))}"
                 f" <i>({html.escape(', '.join(_field_name(c) for c in u.changes))})</i>"
-                for u in p.to_update
+                for u in p.to_update[:shown]
             ],
+            len(p.to_update),
         )
+        if source is not None:
+            section(
+                self.tr("Already in your memories (not imported again)"),
+                [
+                    html.escape(self.tr("Line {n}").format(n=source.line_of(u.entry.index)))
+                    + f" — #{u.memory.id} {rich_escaped(one_line(u.memory.content))}"
+                    for u in p.unchanged[:shown]
+                ],
+                len(p.unchanged),
+            )
         section(
             self.tr("Session summaries to add"),
             [
@@ -347,21 +584,36 @@ class ImportPreviewDialog(QDialog):
                 for e in p.summaries.to_add
             ],
         )
+
+        def skipped(problem: InvalidEntry) -> str:
+            why = entry_problem_text(problem)
+            if source is None:
+                text = self.tr("Entry {n}: {why}").format(n=problem.index + 1, why=why)
+            else:
+                text = self.tr("Line {n}: {why}").format(n=source.line_of(problem.index), why=why)
+            return html.escape(text) + (
+                f" — {rich_escaped(problem.excerpt)}" if problem.excerpt else ""
+            )
+
         section(
             self.tr("Skipped"),
-            [
-                html.escape(
-                    self.tr("Entry {n}: {why}").format(n=i.index + 1, why=entry_problem_text(i))
-                )
-                + (f" — {rich_escaped(i.excerpt)}" if i.excerpt else "")
-                for i in p.invalid
-            ],
+            [skipped(i) for i in p.invalid[:shown]] + [""] * max(0, len(p.invalid) - 500),
         )
+        if source is not None:
+            section(
+                self.tr("Left out"),
+                [
+                    html.escape(left_out_text(item)) + f" — {rich_escaped(one_line(item.text))}"
+                    for item in source.left_out[:shown]
+                ],
+                len(source.left_out),
+            )
         self.details.setHtml("".join(parts))
 
     def summary(self) -> str:
         """One paragraph saying what the import would do."""
         preview = self.preview
+        to_add, active_after = self._tally()
         # Punctuation differs by language ("，" and "。" in Chinese), so it is translated too.
         comma = self.tr(", ", "between the parts of a list")
         stop = self.tr(". ", "between two sentences")
@@ -378,7 +630,7 @@ class ImportPreviewDialog(QDialog):
             )
 
         text = counts(
-            len(preview.to_add),
+            to_add,
             len(preview.to_update),
             len(preview.unchanged),
             len(preview.invalid),
@@ -400,11 +652,16 @@ class ImportPreviewDialog(QDialog):
             )
         elif profile.invalid:
             text += stop + self.tr("The file's user profile is skipped: it cannot be used")
-        if preview.over_limit:
+        changes = (
+            bool(to_add or preview.to_update)
+            or preview.summaries.has_changes
+            or preview.profile.has_changes
+        )
+        if active_after > preview.max_active and active_after > preview.active_before:
             text += stop + self.tr(
                 "This would make {count} memories active, more than the {limit} allowed. Archive or delete some first."
-            ).format(count=preview.active_after, limit=preview.max_active)
-        elif not preview.has_changes:
+            ).format(count=active_after, limit=preview.max_active)
+        elif not changes:
             text += stop + self.tr("Nothing to import.")
         return text
 
@@ -413,12 +670,21 @@ class ImportPreviewDialog(QDialog):
             self.retranslate()
         super().changeEvent(event)
 
+    def _on_facts_ticks_changed(self) -> None:
+        self._render_summary()
 
-async def confirm_import(parent: QWidget, preview: ImportPreview) -> bool:
-    """Show the import preview; ``True`` when the user chose Import."""
-    dialog = ImportPreviewDialog(preview, parent)
+
+async def choose_import(
+    parent: QWidget, preview: ImportPreview, now: datetime
+) -> ImportPreview | None:
+    """Show the import preview; what to apply (a list: the ticked facts), or ``None``."""
+    dialog = ImportPreviewDialog(preview, now, parent)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    return await await_result(dialog) == QDialog.DialogCode.Accepted
+    return await await_dialog(
+        dialog,
+        lambda result: dialog.chosen() if result == QDialog.DialogCode.Accepted else None,
+        None,
+    )
 
 
 # -- history ----------------------------------------------------------------------------------

@@ -50,7 +50,7 @@ from etos_desktop.ui.settings.list_page import ListPage, ListWords
 from etos_desktop.ui.settings.memory_dialogs import (
     MemoryFields,
     MemoryHistoryDialog,
-    confirm_import,
+    choose_import,
     open_editor,
 )
 from etos_desktop.ui.settings.memory_models import MemoryFilterModel, MemoryTableModel
@@ -123,6 +123,8 @@ class MemoryPage(ListPage[Memory]):
         self._build_settings()
         self.import_action = QAction(self)
         self.import_action.triggered.connect(self._on_import_action_triggered)
+        self.import_list_action = QAction(self)
+        self.import_list_action.triggered.connect(self._on_import_list_action_triggered)
         self.export_json_action = QAction(self)
         self.export_json_action.triggered.connect(self._on_export_json_action_triggered)
         self.export_markdown_action = QAction(self)
@@ -136,7 +138,12 @@ class MemoryPage(ListPage[Memory]):
             source=self._memory,
             filters=self._build_filters,
             lead=self._build_add_button,
-            menu=[self.import_action, self.export_json_action, self.export_markdown_action],
+            menu=[
+                self.import_action,
+                self.import_list_action,
+                self.export_json_action,
+                self.export_markdown_action,
+            ],
         )
 
     def _build_settings(self) -> None:
@@ -322,6 +329,13 @@ class MemoryPage(ListPage[Memory]):
             )
         self.add_button.setText(self.tr("Add…"))
         self.import_action.setText(self.tr("Import from JSON…"))
+        self.import_list_action.setText(self.tr("Import a memory list (ChatGPT, Claude, text)…"))
+        self.import_list_action.setToolTip(
+            self.tr(
+                "A list of facts, one per line or bullet: what ChatGPT or Claude gives when "
+                "asked to list everything it remembers about you, or a Markdown or text file."
+            )
+        )
         self.export_json_action.setText(self.tr("Export as JSON…"))
         self.export_markdown_action.setText(self.tr("Export as Markdown…"))
         self.clear_action.setText(self.tr("Delete all memories…"))
@@ -391,7 +405,16 @@ class MemoryPage(ListPage[Memory]):
         self.start(self._export("markdown"), self.tr("The memories were not exported."))
 
     def _on_import_action_triggered(self) -> None:
-        self.start(self._import(), self.tr("The memories were not imported."))
+        self.start(
+            self._import(self.tr("Memory exports (*.json)")),
+            self.tr("The memories were not imported."),
+        )
+
+    def _on_import_list_action_triggered(self) -> None:
+        self.start(
+            self._import(self.tr("Lists of facts (*.txt *.md *.markdown);;All files (*)")),
+            self.tr("The memories were not imported."),
+        )
 
     def _on_reembed_button_clicked(self) -> None:
         if self._reembed_cancel is None:
@@ -569,14 +592,14 @@ class MemoryPage(ListPage[Memory]):
             "insight": self.tr("Insights"),
         }[kind]
 
-    async def _import(self) -> None:
-        path = await dialogs.choose_open_path(
-            self, self.tr("Import memories"), self.tr("Memory exports (*.json)")
-        )
+    async def _import(self, name_filter: str) -> None:
+        # Either chooser takes either kind of file: what it is, is told by its content.
+        path = await dialogs.choose_open_path(self, self.tr("Import memories"), name_filter)
         if not path:
             return
+        now = self._clock.now()
         try:
-            preview = await self._transfer.preview_import_file(Path(path), now=self._clock.now())
+            preview = await self._transfer.preview_import_file(Path(path), now=now)
         except OSError as exc:
             self.set_status(
                 "error",
@@ -595,10 +618,10 @@ class MemoryPage(ListPage[Memory]):
                 ),
             )
             return
-        if not await confirm_import(self, preview):
+        chosen = await choose_import(self, preview, now)
+        if chosen is None or not chosen.has_changes or chosen.over_limit:
             return
-        if not preview.has_changes or preview.over_limit:
-            return
+        preview = chosen
         result = await self._transfer.apply_import(preview)
         # Undoing an earlier delete now would bring back what the import may have just put
         # back: duplicates that take slots in what is sent (issue 19). The Undo is withdrawn.
@@ -692,7 +715,12 @@ class MemoryPage(ListPage[Memory]):
         idle = not self._busy
         self.add_button.setEnabled(idle)
         self.history_button.setEnabled(self.selected_count() == 1)
-        for action in (self.import_action, self.export_json_action, self.export_markdown_action):
+        for action in (
+            self.import_action,
+            self.import_list_action,
+            self.export_json_action,
+            self.export_markdown_action,
+        ):
             action.setEnabled(idle)
         has_embedder = self._embedding is not None and self._embedding.embedder is not None
         self.reembed_button.setEnabled(self._reembed_cancel is None and has_embedder)

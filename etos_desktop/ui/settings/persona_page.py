@@ -1,10 +1,14 @@
 """The Persona page: the companion's name, avatar and personality (DESIGN §4).
 
-Empty fields mean "use the default" of the UI language, shown as placeholder text.
+Empty fields mean "use the default" of the UI language, shown as placeholder text. A character
+card (SillyTavern, Character Card V1/V2/V3, PNG or JSON) fills the three fields after a preview
+(``persona_cards``); the persona can be written as a V2 card, PNG or JSON. Like every edit here,
+an imported card is kept when Settings is saved.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
@@ -25,12 +29,14 @@ from PySide6.QtWidgets import (
 
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.context.prompts import DEFAULT_PERSONA_NAME, DEFAULT_PERSONA_PROMPT
-from etos_desktop.core.errors import InvalidInput
+from etos_desktop.core.errors import EtosError, InvalidInput
 from etos_desktop.core.settings.schema import spec_for, validate
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.resources import resource_path
 from etos_desktop.ui import dialogs
+from etos_desktop.ui.error_text import failure_text
 from etos_desktop.ui.labels import plain_tooltip
+from etos_desktop.ui.settings import persona_cards
 from etos_desktop.ui.settings.page import (
     SettingsPage,
     error_label,
@@ -117,6 +123,17 @@ class PersonaPage(SettingsPage):
         form.addRow(self.prompt_label, stacked(self, self.prompt_edit, self.prompt_error))
         form.addRow("", row(self, self.hint_label, self.reset_prompt_button))
         self.hint_label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.card_label = QLabel(self)
+        self.import_card_button = QPushButton(self)
+        self.import_card_button.setObjectName("importCardButton")
+        self.import_card_button.clicked.connect(self._on_import_card_button_clicked)
+        self.export_card_button = QPushButton(self)
+        self.export_card_button.setObjectName("exportCardButton")
+        self.export_card_button.clicked.connect(self._on_export_card_button_clicked)
+        form.addRow(
+            self.card_label,
+            row(self, self.import_card_button, self.export_card_button, stretch=True),
+        )
         outer.addLayout(form, 1)
         outer.addWidget(self.status_label)
 
@@ -133,6 +150,18 @@ class PersonaPage(SettingsPage):
         self.reset_avatar_button.setText(self.tr("Use built-in"))
         self.reset_prompt_button.setText(self.tr("Reset to default"))
         self.hint_label.setText(self.tr("Empty fields use the default shown in grey."))
+        self.card_label.setText(self.tr("Character card"))
+        self.import_card_button.setText(self.tr("Import character card…"))
+        self.import_card_button.setToolTip(
+            self.tr(
+                "Fill this page from a character card: a PNG or JSON file from SillyTavern or "
+                "another app for character cards (V1, V2 or V3). A preview shows it first."
+            )
+        )
+        self.export_card_button.setText(self.tr("Export as card…"))
+        self.export_card_button.setToolTip(
+            self.tr("Save this persona as a character card (V2): a PNG with the avatar, or JSON.")
+        )
         self.prompt_edit.setToolTip(schema_tr(spec_for("persona.prompt").description))
         self.name_edit.setToolTip(schema_tr(spec_for("persona.name").description))
         self._render_avatar()
@@ -245,3 +274,92 @@ class PersonaPage(SettingsPage):
             self.avatar_path_label.setText(self.tr("Built-in avatar"))
             self.avatar_path_label.setToolTip("")
         self.reset_avatar_button.setEnabled(bool(self._avatar))
+
+    # -- character cards ----------------------------------------------------------------------
+
+    def _on_import_card_button_clicked(self) -> None:
+        self.start(self.import_card(), self.tr("The character card was not imported."))
+
+    def _on_export_card_button_clicked(self) -> None:
+        self.start(self.export_card(), self.tr("The persona was not exported."))
+
+    def failure_message(self, failure: str, error: BaseException) -> str:
+        if isinstance(error, EtosError) and error.code == "card_invalid":
+            return f"{failure} {persona_cards.card_error_text(error)}".strip()
+        return failure_text(failure, error)
+
+    async def import_card(self) -> None:
+        """Choose a card file, preview it, and on Use as persona fill the page with it."""
+        path = await dialogs.choose_open_path(
+            self,
+            self.tr("Import a character card"),
+            self.tr("Character cards (*.png *.json);;All files (*)"),
+        )
+        if not path:
+            return
+        loop = asyncio.get_running_loop()
+        try:
+            read = await loop.run_in_executor(None, persona_cards.read_card, Path(path))
+        except OSError as exc:
+            self.set_status(
+                "error",
+                lambda e=exc: self.tr("The file could not be read: {error}").format(
+                    error=e.strerror or e
+                ),
+            )
+            return
+        if not await persona_cards.confirm_card(self, read):
+            return
+        avatar = read.avatar
+        if avatar is not None:
+            data_dir = self._settings.path.parent
+            saved = await loop.run_in_executor(None, persona_cards.save_avatar, data_dir, avatar)
+            self._avatar = str(saved)
+            self.avatar_error.hide()
+            self._render_avatar()
+        self.name_edit.setText(read.draft.name)
+        self.prompt_edit.setPlainText(read.draft.prompt)
+        self.changed.emit()
+        name = read.draft.name
+        self.set_status(
+            "ok",
+            lambda: self.tr("The card “{name}” is on this page: press Save to use it.").format(
+                name=name
+            ),
+        )
+
+    def card_fields(self) -> tuple[str, str]:
+        """The name and personality a card written now would carry (the defaults if empty)."""
+        lang = self._language()
+        return (
+            self.name_edit.text().strip() or DEFAULT_PERSONA_NAME[lang],
+            self.prompt_edit.toPlainText().strip() or DEFAULT_PERSONA_PROMPT[lang],
+        )
+
+    async def export_card(self) -> None:
+        """Write the persona shown on the page as a V2 character card, PNG or JSON."""
+        name, prompt = self.card_fields()
+        png_filter = self.tr("Character card, PNG (*.png)")
+        json_filter = self.tr("Character card, JSON (*.json)")
+        path = await dialogs.choose_save_path(
+            self,
+            self.tr("Export the persona as a character card"),
+            f"{png_filter};;{json_filter}",
+            dialogs.suggested_file_name(name, ".png", fallback="persona"),
+        )
+        if not path:
+            return
+        target = Path(path)
+        if target.suffix.lower() not in (".png", ".json"):
+            target = target.with_name(target.name + ".png")
+        avatar = self._avatar
+        await asyncio.get_running_loop().run_in_executor(
+            None,
+            lambda: persona_cards.write_card(target, name=name, prompt=prompt, avatar_path=avatar),
+        )
+        self.set_status(
+            "ok",
+            lambda: self.tr("Exported “{name}” as a character card to {path}.").format(
+                name=name, path=target
+            ),
+        )

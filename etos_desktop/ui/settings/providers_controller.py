@@ -185,6 +185,9 @@ class ProvidersController:
             self.env_invalid = True
         self.context = settings.model_context_overrides()
         self._saved_context = dict(self.context)
+        #: Per model: whether it accepts images (absent: the built-in table decides).
+        self.vision = settings.model_vision_overrides()
+        self._saved_vision = dict(self.vision)
         self._keys_read = asyncio.Event()
 
     # -- drafts ---------------------------------------------------------------------------------
@@ -249,6 +252,7 @@ class ProvidersController:
         return (
             any(d.fields_modified() or d.key_modified() for d in self.drafts.values())
             or self.context != self._saved_context
+            or self.vision != self._saved_vision
         )
 
     def problem(self, draft: ProviderDraft) -> DraftProblem | None:
@@ -297,6 +301,10 @@ class ProvidersController:
             if self.context.get(model) != self._saved_context.get(model):
                 self.settings.set_model_context(model, self.context.get(model))
         self._saved_context = dict(self.context)
+        for model in set(self.vision) | set(self._saved_vision):
+            if self.vision.get(model) != self._saved_vision.get(model):
+                self.settings.set_model_vision(model, self.vision.get(model))
+        self._saved_vision = dict(self.vision)
 
     # -- keys -----------------------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from etos_desktop.core.context.language import language_for_locale
-from etos_desktop.core.context.model_limits import context_window_for
+from etos_desktop.core.context.model_limits import context_window_for, known_vision
 from etos_desktop.core.errors import EtosError, InvalidInput
 from etos_desktop.core.providers.config import ENVIRONMENT_PROVIDER_ID, ProviderConfig
 from etos_desktop.core.providers.presets import CUSTOM, PRESETS, Preset, preset_for_url
@@ -282,6 +282,13 @@ class ProvidersPage(SettingsPage):
         self.context_error = error_label(editor)
         add_row("context", stacked(editor, self.context_spin, self.context_error))
 
+        # Whether the chat model takes images: the built-in table's answer, or the user's.
+        self.vision_combo = QComboBox(editor)
+        self.vision_combo.setObjectName("visionCombo")
+        for value in ("auto", "yes", "no"):
+            self.vision_combo.addItem("", value)
+        add_row("vision", self.vision_combo)
+
         self.single_system_check = QCheckBox(editor)
         self.single_system_help = help_label(editor)
         form.addRow("", stacked(editor, self.single_system_check, self.single_system_help))
@@ -295,6 +302,7 @@ class ProvidersPage(SettingsPage):
         self.embedding_combo.currentTextChanged.connect(self._on_editor_edited)
         self.single_system_check.toggled.connect(self._on_editor_edited)
         self.context_spin.valueChanged.connect(self._on_context_spin_changed)
+        self.vision_combo.activated.connect(self._on_vision_combo_activated)
 
     @staticmethod
     def _model_combo(parent: QWidget) -> QComboBox:
@@ -334,6 +342,7 @@ class ProvidersPage(SettingsPage):
             "background": self.tr("Background model"),
             "embedding": self.tr("Embedding model"),
             "context": self.tr("Context window"),
+            "vision": self.tr("Images"),
         }
         for name, text in labels.items():
             self._form_labels[name].setText(text)
@@ -364,6 +373,12 @@ class ProvidersPage(SettingsPage):
                 "in every provider."
             )
         )
+        self.vision_combo.setToolTip(
+            self.tr(
+                "Whether the chat model accepts images. Automatic follows the app's list of "
+                "known models; it applies to this model name in every provider."
+            )
+        )
         self.single_system_check.setText(self.tr("Single system message only"))
         self.single_system_help.setText(
             self.tr(
@@ -386,6 +401,7 @@ class ProvidersPage(SettingsPage):
         self._update_key_placeholder()
         self._update_docs_link()
         self._update_context_special_text()
+        self._update_vision_combo()
         self._render_result()
         self._render_banner_status()
         self._render_status()
@@ -742,6 +758,35 @@ class ProvidersPage(SettingsPage):
         self.context_spin.blockSignals(False)
         self.context_spin.setEnabled(bool(model))
         self._update_context_special_text()
+        self._update_vision_combo()
+
+    def _update_vision_combo(self) -> None:
+        model = self.chat_combo.currentText().strip()
+        if model:
+            automatic = (
+                self.tr("Automatic (accepts images)")
+                if known_vision(model)
+                else self.tr("Automatic (text only)")
+            )
+        else:
+            automatic = self.tr("Automatic")
+        self.vision_combo.setItemText(0, automatic)
+        self.vision_combo.setItemText(1, self.tr("This model accepts images"))
+        self.vision_combo.setItemText(2, self.tr("This model does not accept images"))
+        answer = self._controller.vision.get(model) if model else None
+        self.vision_combo.setCurrentIndex(0 if answer is None else 1 if answer else 2)
+        self.vision_combo.setEnabled(bool(model))
+
+    def _on_vision_combo_activated(self, index: int) -> None:
+        model = self.chat_combo.currentText().strip()
+        if not model:
+            return
+        value = self.vision_combo.itemData(index)
+        if value == "auto":
+            self._controller.vision.pop(model, None)
+        else:
+            self._controller.vision[model] = value == "yes"
+        self.changed.emit()
 
     def _update_context_special_text(self) -> None:
         model = self.chat_combo.currentText().strip()

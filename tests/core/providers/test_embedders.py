@@ -47,12 +47,11 @@ NO_RETRY = RetryPolicy(max_retries=0)
 EMBED_MODEL = "fake-embed"
 
 
-@pytest.fixture(scope="module")
-def use() -> UseEmbedder:
-    """One loaded USE model for the whole module."""
-    embedder = UseEmbedder()
-    embedder.load()
-    return embedder
+@pytest.fixture
+def use(use_embedder: UseEmbedder) -> UseEmbedder:
+    """The loaded USE model the test process shares (loading it is proved in a fresh process
+    below, by the self-check and by the end-to-end scenario)."""
+    return use_embedder
 
 
 def make_provider(base_url: str, key: str | None = None) -> OpenAIProvider:

@@ -7,9 +7,12 @@ from etos_desktop.core.text.segmentation import (
     duplicate_key,
     index_text,
     normalize,
+    phrase_spans,
+    query_phrases,
     query_terms,
     query_units,
     stem,
+    token_spans,
     tokens,
 )
 
@@ -127,3 +130,74 @@ def test_stop_terms_are_stemmed_like_tokens() -> None:
     assert "abov" in STOP_TERMS  # "above", stemmed
     assert "above" not in STOP_TERMS
     assert tokens("above")[0] in STOP_TERMS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我的咖啡机坏了, don't worry about John's Café ＡＢＣ running!",
+        "用Python写一个 CLI 工具，version 2.0 — 好吗？",
+        "Ünïcödé naïve résumé, 東京とソウル, 한국어 텍스트",
+        "rock'n'roll’s fine; e-mail: a_b@example.com",
+        "",
+    ],
+)
+def test_token_spans_are_the_tokens_with_where_they_stand(text: str) -> None:
+    spans = token_spans(text)
+    assert [token for token, _, _ in spans] == tokens(text)
+    for token, start, end in spans:
+        assert 0 <= start < end <= len(text)
+        assert token in tokens(text[start:end])
+
+
+def test_token_spans_point_at_the_characters_a_token_came_from() -> None:
+    text = "咖啡机 Running"
+    assert [(t, text[a:b]) for t, a, b in token_spans(text)] == [
+        ("咖", "咖"),
+        ("咖啡", "咖啡"),
+        ("啡", "啡"),
+        ("啡机", "啡机"),
+        ("机", "机"),
+        ("run", "Running"),
+    ]
+
+
+def test_query_phrases_keep_a_cjk_run_together_and_drop_stop_words() -> None:
+    assert query_phrases("咖啡机 and the running 猫") == [
+        ("咖", "咖啡", "啡", "啡机", "机"),
+        ("run",),
+        ("猫",),
+    ]
+    assert query_phrases("the") == [("the",)]
+    assert query_phrases("咖啡 咖啡") == [("咖", "咖啡", "啡")]
+    assert query_phrases("?!*") == []
+
+
+def _by_tokens(text: str, phrase: tuple[str, ...], prefix: bool) -> list[tuple[int, int]]:
+    spans = token_spans(text)
+    words = [t for t, _, _ in spans]
+    found = []
+    for i in range(len(words) - len(phrase) + 1):
+        head, last = words[i : i + len(phrase) - 1], words[i + len(phrase) - 1]
+        if head == list(phrase[:-1]) and (
+            last == phrase[-1] or (prefix and last.startswith(phrase[-1]))
+        ):
+            found.append((spans[i][1], spans[i + len(phrase) - 1][2]))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("text", "query", "prefix"),
+    [
+        ("The coffee machines kept RUNNING; my machine runs. Machinery!", "machine running", False),
+        ("I worried, he worries, they worry — worrying.", "worry", False),
+        ("用Python写一个咖啡机的程序，咖啡机坏了又修咖啡机", "咖啡机 python", False),
+        ("Don't tell John's sister about Johnny", "john dont", False),
+        ("descaling the machine, the machinist", "mach", True),
+        ("hoping for hope, hopping", "hope", False),
+    ],
+)
+def test_phrase_spans_find_what_the_tokens_find(text: str, query: str, prefix: bool) -> None:
+    for n, phrase in enumerate(query_phrases(query)):
+        last = prefix and n == len(query_phrases(query)) - 1
+        assert phrase_spans(text, phrase, prefix=last) == _by_tokens(text, phrase, last), phrase

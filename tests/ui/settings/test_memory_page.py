@@ -467,7 +467,8 @@ async def test_reimporting_an_export_shows_nothing_to_do(
 @pytest.mark.parametrize(
     ("content", "words"),
     [
-        (b"\x00\x01 not json at all", "it is not a JSON file, or it is damaged"),
+        (b"{\x00\x01 not json at all", "it is not a JSON file, or it is damaged"),
+        (b"\x00\x01 not json at all", "neither a memory export nor a text list of facts"),
         (b'{"format": "something-else", "memories": []}', "not a memory export of ETOS Desktop"),
         (
             b'{"format": "etos-desktop.memories", "version": 9, "memories": []}',
