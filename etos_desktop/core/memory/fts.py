@@ -141,7 +141,10 @@ def purge(session: Session) -> None:
 
 
 #: The best ``:ranked`` rows by BM25, from the index alone (rowids: no row is read for the
-#: ranking, 2,800 matches on average at 100k memories).
+#: ranking, 2,800 matches on average at 100k memories). Equal scores keep the order they had
+#: when the joined rows were sorted again by score (SQLite's sorter is stable): the same lists
+#: for all 428 match expressions of the two benchmark query sets at 10k and 100k memories, with
+#: 80,000-110,000 tied scores among them.
 _RANKED_IDS = (
     "SELECT rowid, bm25(memory_fts) AS score FROM memory_fts WHERE memory_fts MATCH :q "
     "ORDER BY score LIMIT :ranked"
@@ -207,7 +210,7 @@ def _ranked(session: Session, terms: Sequence[str], now: datetime, limit: int) -
 def ranked_candidates(
     session: Session, terms: Sequence[str], *, now: datetime, limit: int
 ) -> list[tuple[CandidateRow, str]]:
-    """:func:`matches` with each match's row as search reads it (one statement, not two).
+    """:func:`matches` with each match's row as search reads it (no candidates query after it).
 
     Args:
         session: A session on the DB thread.
