@@ -32,7 +32,13 @@ What is measured, for each store size:
   issue 21: at 100k). ``hybrid warm`` is the same search again with the query vector cached (the
   search alone), then ``vector`` and ``keyword`` (a message searched in several modes embeds
   once). p50 / p95 / max per mode, plus the encoding alone (``embed_query`` where the embedder
-  has it: today's USE encodes queries on one BLAS thread).
+  has it: today's USE encodes queries on one BLAS thread). ``cpu ms`` is the mean process CPU
+  time of a search (every thread: the caller's, the DB thread's, BLAS's): on a busy machine the
+  work done, where latency also counts the waiting for a core.
+* **same results** (``--check-order``) — before the timing of each size, every query is searched
+  on both sides in each mode (hybrid, vector, keyword), floor on and off, ``k = 10``, and the
+  result lists (ids in order, and their scores) are compared: a speed change must not change
+  what search returns. The count of identical lists is printed, and the first differences.
 * **bulk load with embedding** (``--embed-load N``) — ``add_many`` of N new texts with the real
   USE embedder, in memories per second, next to the embedder alone on the same texts (all the
   passages a memory gets), which bounds it.
@@ -92,6 +98,9 @@ from etos_desktop.core.clock import FakeClock  # noqa: E402
 MODES = ("hybrid", "hybrid warm", "vector", "keyword")
 K = 5
 SIDES = ("today", "baseline")
+#: ``--check-order``: the modes and the result count compared between the sides.
+CHECK_MODES = ("hybrid", "vector", "keyword")
+CHECK_K = 10
 
 
 def rss_bytes() -> int:
@@ -257,6 +266,7 @@ class Runner:
         self.engine: Any = None
         self.embedder: Any = None
         self._table: dict[str, numpy.ndarray] | None = None
+        self._cpu: dict[str, list[float]] = {}
 
     def load_model(self) -> dict[str, Any]:
         """Load USE; its load time and RSS cost."""
@@ -324,9 +334,27 @@ class Runner:
                 engine._query_vectors.clear()
             else:
                 clear()
+        cpu = time.process_time()
         started = time.perf_counter()
         engine.search(query, k=K, mode=mode.split()[0])
-        return time.perf_counter() - started
+        seconds = time.perf_counter() - started
+        self._cpu.setdefault(mode, []).append(time.process_time() - cpu)
+        return seconds
+
+    def cpu_times(self) -> dict[str, list[float]]:
+        """The process CPU seconds (every thread) of each search since the last call, by mode."""
+        out, self._cpu = self._cpu, {}
+        return out
+
+    def results(self, queries: list[str]) -> list[list[list[float]]]:
+        """``[id, score]`` of every hit, per query, mode and floor (``--check-order``)."""
+        out = []
+        for query in queries:
+            for mode in CHECK_MODES:
+                for floor in (True, False):
+                    hits = self.engine.search(query, k=CHECK_K, mode=mode, apply_floor=floor)
+                    out.append([[hit.id, hit.score] for hit in hits])
+        return out
 
     def encode(self, query: str) -> float:
         """Seconds encoding one query takes (the model alone, on the engine's query path)."""
@@ -479,7 +507,11 @@ def _ratio(a: float, b: float | None) -> str:
 
 
 def report(
-    label: str, n: int, figures: dict[str, dict], samples: dict[str, dict[str, list[float]]]
+    label: str,
+    n: int,
+    figures: dict[str, dict],
+    samples: dict[str, dict[str, list[float]]],
+    cpu: dict[str, dict[str, list[float]]] | None = None,
 ) -> None:
     """Print one store size's figures, today's next to the baseline's."""
     print(f"\n== {label}: {n} memories ==")
@@ -501,6 +533,8 @@ def report(
     head = f"  {'mode':<12} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'mean ms':>8}"
     if "baseline" in samples:
         head += f" | {'base p50':>8} {'base p95':>8} {'base max':>8} | {'p50 ×':>7} {'p95 ×':>7}"
+    if cpu:
+        head += f" | {'cpu ms':>7} {'base cpu':>8} {'cpu ×':>7}"
     print(head)
     for mode, values in samples["today"].items():
         p50, p95 = percentile(values, 0.5), percentile(values, 0.95)
@@ -515,19 +549,64 @@ def report(
                 f" | {1000 * b50:>8.1f} {1000 * b95:>8.1f} {1000 * max(base):>8.1f} |"
                 f" {_ratio(p50, b50):>7} {_ratio(p95, b95):>7}"
             )
+        mine = (cpu or {}).get("today", {}).get(mode)
+        if mine:
+            c = statistics.fmean(mine)
+            theirs = (cpu or {}).get("baseline", {}).get(mode)
+            cb = statistics.fmean(theirs) if theirs else None
+            line += f" | {1000 * c:>7.1f} " + (
+                f"{1000 * cb:>8.1f} {_ratio(c, cb):>7}" if cb else f"{'':>8} {'':>7}"
+            )
         print(line)
 
 
+def check_order(sides: dict[str, Any], queries: list[str]) -> None:
+    """Compare both sides' result lists for every query, mode and floor; print the count."""
+    today, base = (
+        sides["today"].results(queries=queries),
+        sides["baseline"].results(queries=queries),
+    )
+    labels = [(q, m, f) for q in queries for m in CHECK_MODES for f in ("floor", "no floor")]
+    same_ids = sum([h[0] for h in a] == [h[0] for h in b] for a, b in zip(today, base, strict=True))
+    same = sum(a == b for a, b in zip(today, base, strict=True))
+    print(
+        f"  same results: {same_ids} of {len(labels)} result lists have the same ids in the same "
+        f"order, {same} also the same scores (k = {CHECK_K}; {len(queries)} queries × "
+        f"{'/'.join(CHECK_MODES)} × floor on/off)"
+    )
+    shown = 0
+    for (query, mode, floor), a, b in zip(labels, today, base, strict=True):
+        if a != b and shown < 5:
+            shown += 1
+            print(f"    differs: {mode}, {floor}, {query[:60]!r}")
+            print(f"      today    {[(h[0], round(h[1], 6)) for h in a[:5]]}")
+            print(f"      baseline {[(h[0], round(h[1], 6)) for h in b[:5]]}")
+
+
 def run_size(
-    sides: dict[str, Any], label: str, n: int, synthetic: bool, queries: list[str], rounds: int
+    sides: dict[str, Any],
+    label: str,
+    n: int,
+    synthetic: bool,
+    queries: list[str],
+    rounds: int,
+    check: bool = False,
 ) -> None:
     """Load both sides' stores of one size, time the queries, report, close."""
     at_start = load_average()
     figures = {
         side: runner.load(label=label, n=n, synthetic=synthetic) for side, runner in sides.items()
     }
-    samples = measure(sides, queries, rounds)
-    report(label, n, figures, samples)
+    if check and "baseline" in sides:
+        print(f"\n== {label}: {n} memories, today's results against the baseline's ==")
+        check_order(sides, queries)
+    samples = measure(sides, queries, rounds) if rounds > 0 else None
+    if samples is None:
+        for runner in sides.values():
+            runner.close()
+        return
+    cpu = {side: runner.cpu_times() for side, runner in sides.items()}
+    report(label, n, figures, samples, cpu)
     print(f"  load average {at_start} at the start of this size, {load_average()} at its end")
     for runner in sides.values():
         runner.close()
@@ -595,6 +674,11 @@ def main() -> int:
         default=1000,
         help="memories bulk-loaded with real embedding, per side and round (0: skip)",
     )
+    parser.add_argument(
+        "--check-order",
+        action="store_true",
+        help="compare both sides' result lists for every query before timing (--rounds 0: only that)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -643,10 +727,20 @@ def main() -> int:
             print(f"Baseline: {args.baseline} ({where}), timed alternately in a child process")
         try:
             for n in sizes:
-                run_size(sides, f"USE vectors {n}", n, False, queries, args.rounds)
+                run_size(
+                    sides, f"USE vectors {n}", n, False, queries, args.rounds, args.check_order
+                )
             if args.synthetic:
                 n = args.synthetic
-                run_size(sides, "synthetic random vectors", n, True, queries, args.rounds)
+                run_size(
+                    sides,
+                    "synthetic random vectors",
+                    n,
+                    True,
+                    queries,
+                    args.rounds,
+                    args.check_order,
+                )
             if args.embed_load:
                 run_embed_load(sides, args.embed_load)
         finally:

@@ -1434,22 +1434,42 @@ class MemoryEngine:
         def gather(session: Any) -> _Gathered:
             in_window = set() if window is None else self._window_ids(session, window, now)
             matched: list[tuple[int, str]] = []
-            frequencies = fts.document_frequencies(session, terms)
-            total = store.count_all(session) if terms else 0
+            rows: list[CandidateRow] = []
+            frequencies: dict[str, int] = {}
+            total = 0
             if terms:
+                frequencies, total = fts.term_statistics(session, terms)
                 selective = selective_terms(terms, frequencies, total)
-                matched = fts.matches(session, selective, now=now, limit=KEYWORD_CANDIDATES)
+                ranked = fts.ranked_candidates(
+                    session, selective, now=now, limit=KEYWORD_CANDIDATES
+                )
                 # Too few: add the dropped terms back, least common first, until enough match
                 # (a ranked MATCH on a term in every row costs ~18 ms at 10k memories).
                 dropped = sorted(
                     (t for t in terms if t not in selective), key=lambda t: frequencies.get(t, 0)
                 )
-                while dropped and len(matched) < max(k, KEYWORD_MIN_CANDIDATES):
+                while dropped and len(ranked) < max(k, KEYWORD_MIN_CANDIDATES):
                     selective = [*selective, dropped.pop(0)]
-                    matched = fts.matches(session, selective, now=now, limit=KEYWORD_CANDIDATES)
-            seen = {memory_id for memory_id, _ in matched}
+                    ranked = fts.ranked_candidates(
+                        session, selective, now=now, limit=KEYWORD_CANDIDATES
+                    )
+                # The matches come with their rows: every one is a candidate.
+                rows = [row for row, _ in ranked]
+                matched = [(row.id, body) for row, body in ranked]
+            seen = {row.id for row in rows}
+
+            def add(memory_ids: Iterable[int]) -> list[CandidateRow]:
+                # Candidates that did not match (the period's, the vector side's), with their
+                # bodies when the query has terms: a body without one simply scores 0.
+                wanted = [i for i in memory_ids if i not in seen]
+                if not terms:
+                    return store.candidates(session, wanted, now)
+                added = store.candidates_with_bodies(session, wanted, now)
+                matched.extend((row.id, body) for row, body in added if body is not None)
+                return [row for row, _ in added]
+
             # The keyword side's rows and float vectors are read while the caller scans.
-            found = store.candidates(session, seen | in_window, now)
+            found = rows + add(in_window)
             blobs: dict[int, list[bytes]] = {}
             rescore = index is not None and index.quantized
             if rescore:
@@ -1457,23 +1477,14 @@ class MemoryEngine:
             near = scanned.result()
             if near:
                 have = {c.id for c in found}
-                more = [i for i in near if i not in have and i not in seen]
-                if more:
-                    added = store.candidates(session, more, now)
-                    if rescore:
-                        blobs.update(
-                            self._stored_vectors(session, vector_key, dim, [c.id for c in added])
-                        )
-                    found = sorted([*found, *added], key=_by_id)
-            if terms and (in_window or (near and search_mode is SearchMode.HYBRID)):
-                wanted = set(in_window)
-                if search_mode is SearchMode.HYBRID:
-                    wanted.update(near)
-                extra = [i for i in wanted if i not in seen]
-                if extra:
-                    matched += fts.matches(
-                        session, terms, now=now, limit=len(extra), only_ids=extra
+                # In KEYWORD mode there is no scan; in VECTOR mode no terms (no bodies).
+                more = add(i for i in near if i not in have)
+                if more and rescore:
+                    blobs.update(
+                        self._stored_vectors(session, vector_key, dim, [c.id for c in more])
                     )
+                found += more
+            found.sort(key=_by_id)
             scorer = KeywordScorer(terms, frequencies, total)
             gate = gate_terms(terms, names, frequencies, total, tuning.gate_rare_share)
             return _Gathered(matched, seen, scorer, found, in_window, gate, blobs)
@@ -1532,20 +1543,16 @@ class MemoryEngine:
         scorer = gathered.scorer
         for memory_id, indexed in gathered.matched:
             tokens = indexed.split()
-            token_set = set(tokens)
-            keyword[memory_id] = scorer.score(token_set, len(tokens))
-            shared[memory_id] = term_set.intersection(token_set)
+            # The query terms it contains are all the score reads of its tokens (no set of
+            # every token: a few hundred bodies per search).
+            common = term_set.intersection(tokens)
+            keyword[memory_id] = scorer.score(common, len(tokens))
+            shared[memory_id] = common
         in_window = gathered.in_window
         no_terms: frozenset[str] = frozenset()
         candidates = [
             Candidate(
-                c.id,
-                c.text,
-                c.kind,
-                c.created_at,
-                c.valid_from,
-                c.importance,
-                c.confidence,
+                *c,
                 cosines.get(c.id),
                 keyword.get(c.id, 0.0),
                 c.id in in_window or (window is not None and _in_window(c, window)),

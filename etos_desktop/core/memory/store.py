@@ -293,15 +293,19 @@ def rows_by_id(session: Session, memory_ids: Iterable[int]) -> dict[int, MemoryR
 #: hundred ids, which go in as one JSON array. The ORM's statement (an expanding IN of ~300
 #: parameters, row objects, datetime result processing) took 6 ms at 10k memories, this 1.5.
 _CANDIDATES_SQL = (
-    "SELECT id, content, kind, created_at, valid_from, importance, confidence FROM memory "
+    f"SELECT {fts.CANDIDATE_COLUMNS} FROM memory "
     "WHERE id IN (SELECT value FROM json_each(:ids)) AND " + fts.ACTIVE_SQL + " ORDER BY id"
 )
-
-
-def _stored_time(value: str) -> datetime:
-    # The memory table stores UTC as "YYYY-MM-DD HH:MM:SS.ffffff" (naive); the ORM reads it back
-    # as an aware UTC datetime, and so does this (the same value, several times faster).
-    return datetime.fromisoformat(value).replace(tzinfo=UTC)
+#: The same with each memory's indexed text (``NULL`` when it has none): the vector candidates'
+#: keyword scores. memory stays the outer loop (a LEFT JOIN's left side); the bodies are read
+#: by rowid from FTS5's own table (1.2 ms for 100 ids at 10k through memory_fts, 0.6 so).
+_CANDIDATES_BODIES_SQL = (
+    f"SELECT {fts.CANDIDATE_COLUMNS}, {fts.BODIES_TABLE}.c0 FROM memory "
+    f"LEFT JOIN {fts.BODIES_TABLE} ON {fts.BODIES_TABLE}.id = memory.id "
+    "WHERE memory.id IN (SELECT value FROM json_each(:ids)) AND "
+    + fts.ACTIVE_SQL
+    + " ORDER BY memory.id"
+)
 
 
 def candidates(session: Session, memory_ids: Iterable[int], now: datetime) -> list[CandidateRow]:
@@ -316,17 +320,25 @@ def candidates(session: Session, memory_ids: Iterable[int], now: datetime) -> li
     driver = session.connection().connection.driver_connection
     assert driver is not None
     rows = driver.execute(_CANDIDATES_SQL, {"ids": json.dumps(ids), "now": fts.stored_time(now)})
+    return [fts.candidate_row(row) for row in rows]
+
+
+def candidates_with_bodies(
+    session: Session, memory_ids: Iterable[int], now: datetime
+) -> list[tuple[CandidateRow, str | None]]:
+    """:func:`candidates` with each one's indexed text (``None`` when it is not indexed).
+
+    One statement where a search read the rows and the bodies of its vector candidates apart.
+    """
+    ids = sorted(set(memory_ids))
+    if not ids:
+        return []
+    driver = session.connection().connection.driver_connection
+    assert driver is not None
+    params = {"ids": json.dumps(ids), "now": fts.stored_time(now)}
     return [
-        CandidateRow(
-            memory_id,
-            content,
-            kind,
-            _stored_time(created_at),
-            _stored_time(valid_from),
-            importance,
-            confidence,
-        )
-        for memory_id, content, kind, created_at, valid_from, importance, confidence in rows
+        (fts.candidate_row(row[:7]), None if row[7] is None else str(row[7]))
+        for row in driver.execute(_CANDIDATES_BODIES_SQL, params)
     ]
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -266,7 +265,7 @@ def _candidate(memory_id: int, **changes: object) -> Candidate:
         cosine=None,
         keyword=0.0,
     )
-    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+    return base._replace(**changes)  # type: ignore[arg-type]
 
 
 def test_rank_applies_the_floors_per_mode() -> None:
