@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop import __version__
 from etos_desktop.ui.labels import make_plain
@@ -155,6 +156,7 @@ class AboutDialog(QDialog):
         self.loaded = self._tasks.spawn(self._load_parts(), self.tr("The licences were not read."))
 
     def retranslate(self) -> None:
+        """Set every text in the current language."""
         self.setWindowTitle(self.tr("About ETOS Desktop"))
         self.title.setText(self.tr("ETOS Desktop {version}").format(version=__version__))
         self.blurb.setText(
@@ -170,6 +172,7 @@ class AboutDialog(QDialog):
         self.parts.setAccessibleName(self.tr("Bundled parts and their licences"))
         self.buttons.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("Close"))
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
@@ -192,6 +195,7 @@ class AboutDialog(QDialog):
         if self._data_dir is not None:
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(self._data_dir)))
 
+    @override
     def done(self, result: int) -> None:
         self._tasks.cancel_all()
         super().done(result)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.memory.records import MemoryKind
 from etos_desktop.core.memory.tools import SaveRequest
@@ -100,6 +101,7 @@ class EscapeHighlighter(QSyntaxHighlighter):
         self._format.setForeground(QColor(theme.colors().invisible))
         self._format.setBackground(QColor(245, 158, 11, 50))
 
+    @override
     def highlightBlock(self, text: str) -> None:
         for match in _ESCAPE_RE.finditer(text):
             if _stands_for_invisible(match):

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from PySide6.QtCore import QCoreApplication, QDate, QDateTime, QEvent, QLocale, Qt, QTime
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+from typing_extensions import override
 
 from etos_desktop.core.checkins.records import STARTED_BY_COMPANION
 
@@ -85,6 +86,7 @@ class CheckinMark(QLabel):
         self.setText(text)
         self.setAccessibleName(text)
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.LocaleChange):
             self.retranslate()

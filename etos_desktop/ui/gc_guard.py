@@ -27,6 +27,7 @@ class GarbageCollector(QObject):
         self._timer.timeout.connect(self._on_timer_timeout)
 
     def start(self) -> None:
+        """Turn automatic collection off and start collecting young objects on the timer."""
         gc.disable()
         self._timer.start()
 
@@ -40,6 +41,7 @@ class GarbageCollector(QObject):
         gc.freeze()
 
     def stop(self) -> None:
+        """Stop the timer and give collection back to Python."""
         self._timer.stop()
         gc.enable()
 

@@ -15,6 +15,7 @@ import html
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+from typing_extensions import override
 
 from etos_desktop.core.text.cleaning import neutralise_bidi
 
@@ -54,16 +55,20 @@ class ElidedLabel(QLabel):
         """The text before eliding."""
         return self._full
 
+    @override
     def setText(self, text: str) -> None:
         self._full = neutralise_bidi(" ".join(text.split()))
         self._elide()
 
+    @override
     def sizeHint(self) -> QSize:
         return QSize(80, super().sizeHint().height())
 
+    @override
     def minimumSizeHint(self) -> QSize:
         return QSize(40, super().minimumSizeHint().height())
 
+    @override
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._elide()

@@ -672,6 +672,7 @@ class MathBrowserMixin:
     # The Qt methods it calls (font, palette, document…) are the browser's it is mixed into.
 
     def loadResource(self, kind: int, url: QUrl) -> Any:
+        """Draw a formula the document refers to by name; other resources as Qt does."""
         # Only for a formula that was not added by _add_formula_images (a pasted fragment).
         if url.scheme() == MATH_SCHEME:
             return self._formula_image(url)
@@ -727,6 +728,7 @@ class MathBrowserMixin:
             self._add_formula_images(list(names))
 
     def changeEvent(self, event: QEvent) -> None:
+        """Draw the formulas again at a new font size or in a new text colour."""
         super().changeEvent(event)  # type: ignore[misc]
         names = self.__dict__.get("_math_names")
         kinds = (QEvent.Type.FontChange, QEvent.Type.PaletteChange)
@@ -738,6 +740,7 @@ class MathBrowserMixin:
             document.markContentsDirty(0, document.characterCount())
 
     def createMimeDataFromSelection(self) -> QMimeData:
+        """Copy a selection with its formulas as their source text."""
         mime: QMimeData = super().createMimeDataFromSelection()  # type: ignore[misc]
         cursor = self.textCursor()
         sources = formula_sources(cursor)
@@ -753,6 +756,7 @@ class MathBrowserMixin:
         return plain
 
     def setHtml(self, html: str) -> None:
+        """Show ``html`` with its formulas drawn as images."""
         self.__dict__["_math_names"] = {}
         super().setHtml(html)  # type: ignore[misc]
         if MATH_SCHEME + ":" in html:

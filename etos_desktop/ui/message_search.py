@@ -64,6 +64,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.text.cleaning import neutralise_bidi
 from etos_desktop.ui import theme
@@ -165,23 +166,29 @@ class SearchHitsModel(QAbstractListModel):
             self.endInsertRows()
 
     def hit(self, row: int) -> MessageHit | None:
+        """The hit in ``row``, or None outside the list."""
         return self._hits[row] if 0 <= row < len(self._hits) else None
 
     @property
     def more(self) -> bool:
+        """Whether the search has more hits than those listed."""
         return self._more
 
+    @override
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._hits)
 
+    @override
     def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> bool:
         return not parent.isValid() and self._more and not self._asked and bool(self._hits)
 
+    @override
     def fetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> None:
         if self.canFetchMore(parent):
             self._asked = True
             self.more_requested.emit()
 
+    @override
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
@@ -200,6 +207,7 @@ class SearchHitsModel(QAbstractListModel):
         return None
 
     def parent_locale(self) -> Any:
+        """The locale of the widget that shows the hits (dates are written in it)."""
         owner = self.parent()
         return owner.locale() if isinstance(owner, QWidget) else None
 
@@ -223,12 +231,14 @@ class SearchHitDelegate(QStyledItemDelegate):
         line = option.fontMetrics.lineSpacing()
         return line, 6
 
+    @override
     def sizeHint(
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QSize:
         line, pad = self._lines(option)
         return QSize(200, 3 * line + 2 * pad + 4)
 
+    @override
     def paint(
         self,
         painter: QPainter,
@@ -439,6 +449,7 @@ class MessageSearchDialog(QDialog):
             self._timer.start()  # the rest is searchable now: ask again
 
     def retranslate(self) -> None:
+        """Set every text in the current language."""
         self.setWindowTitle(self.tr("Search all messages"))
         self.field.setPlaceholderText(self.tr("Search every conversation"))
         self.field.setAccessibleName(self.tr("Search all messages"))
@@ -451,6 +462,7 @@ class MessageSearchDialog(QDialog):
         self._show_status()
         self.results.viewport().update()
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.LocaleChange):
             self.retranslate()
@@ -678,6 +690,7 @@ class FindBar(QFrame):
         self.field.selectAll()
 
     def close_bar(self) -> None:
+        """Hide the bar and say so (the view drops its marks)."""
         self._timer.stop()
         self.hide()
         self.closed.emit()
@@ -693,10 +706,12 @@ class FindBar(QFrame):
         self._show_count()
 
     def set_searching(self) -> None:
+        """Show that a find is running."""
         self._searching = True
         self._show_count()
 
     def clear_count(self) -> None:
+        """Forget the last find's count."""
         self._state = None
         self._searching = False
         self._show_count()
@@ -720,6 +735,7 @@ class FindBar(QFrame):
             )
 
     def retranslate(self) -> None:
+        """Set every text in the current language."""
         self.field.setPlaceholderText(self.tr("Find in this conversation"))
         self.field.setAccessibleName(self.tr("Find in this conversation"))
         self.older_button.setToolTip(self.tr("Older match (Enter)"))
@@ -730,6 +746,7 @@ class FindBar(QFrame):
         self.close_button.setAccessibleName(self.tr("Close the find bar"))
         self._show_count()
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.LocaleChange):
             self.retranslate()

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 
 class PersonaOverrideDialog(QDialog):
@@ -70,6 +71,7 @@ class PersonaOverrideDialog(QDialog):
         self.retranslate()
 
     def retranslate(self) -> None:
+        """Set every text in the current language."""
         self.setWindowTitle(self.tr("Persona for this conversation"))
         self.intro.setText(
             self.tr(
@@ -85,6 +87,7 @@ class PersonaOverrideDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Reset).setText(self.tr("Use Settings"))
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(self.tr("Cancel"))
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()

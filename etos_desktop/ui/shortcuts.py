@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,7 @@ class ShortcutsDialog(QDialog):
         self.retranslate()
 
     def retranslate(self) -> None:
+        """Set every text in the current language."""
         self.setWindowTitle(self.tr("Keyboard shortcuts"))
         self.intro.setText(
             self.tr(
@@ -157,6 +159,7 @@ class ShortcutsDialog(QDialog):
         items = (self.table.topLevelItem(i) for i in range(self.table.topLevelItemCount()))
         return [(item.text(0), item.text(1)) for item in items if item is not None]
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()

@@ -107,6 +107,7 @@ class TrayIcon(QObject):
         self.checkin_open_requested.emit(self.notified_conversation)
 
     def retranslate(self) -> None:
+        """Set every text in the current language."""
         self.icon.setToolTip(self.tr("ETOS Desktop"))
         self.toggle_action.setText(
             self.tr("Hide window") if self._window_in_front() else self.tr("Show window")
