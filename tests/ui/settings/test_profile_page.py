@@ -87,6 +87,17 @@ class PageEnv:
         self.env.clock.advance(minutes=5)
         await self.env.memory.save(text, "fact")
 
+    async def say(self, conversation_id: int, text: str) -> None:
+        """Send ``text`` and let everything it started end, the page's reload included.
+
+        The jobs a reply starts end by saying so (``JobsChanged``), and the open page then
+        reloads: a test must not end with that reload running, or pytest-qt's teardown (which
+        processes Qt events before fixtures are torn down, outside the asyncio loop) runs its
+        next step where no loop runs ("no running event loop", seen in CI).
+        """
+        await self.env.say(conversation_id, text)  # waits for the jobs, which spawn the reload
+        await self.dialog.wait_idle()
+
 
 @pytest.fixture
 async def pe(qtbot: Any, tmp_path: Path, server: FakeOpenAIServer) -> AsyncIterator[PageEnv]:
@@ -163,7 +174,7 @@ async def test_an_edit_saved_here_is_the_first_block_of_the_next_chat_request(pe
         source="scheduled",
     )
     cid = await pe.env.new_conversation()
-    await pe.env.say(cid, "Any tips for my code review?")
+    await pe.say(cid, "Any tips for my code review?")
     system = pe.env.chat_requests()[-1]["messages"][0]["content"]
     blocks = fenced_blocks(system)
     assert [tag for tag, _ in blocks] == ["profile", "summaries"]
@@ -174,7 +185,7 @@ async def test_an_edit_saved_here_is_the_first_block_of_the_next_chat_request(pe
     cursor_to_line(page, 1, end=True)
     await type_text(page.editor, " (she/her)", replace=False)
     await save(page)
-    await pe.env.say(cid, "And for the tests?")
+    await pe.say(cid, "And for the tests?")
     system = pe.env.chat_requests()[-1]["messages"][0]["content"]
     assert fenced_blocks(system)[0] == (
         "profile",
@@ -193,7 +204,7 @@ async def test_a_chinese_profile_typed_here_goes_out_under_the_chinese_label(pe:
     assert stored.content == text
     assert stored.pinned == (PinnedLine("- 回答简短，先给代码", "communication_style"),)
     cid = await pe.env.new_conversation()
-    await pe.env.say(cid, "帮我看看这段代码有什么问题？")
+    await pe.say(cid, "帮我看看这段代码有什么问题？")
     system = pe.env.chat_requests()[-1]["messages"][0]["content"]
     label = profile_label("zh", stored.updated_at)
     assert label.startswith("用户画像（最近更新于 ")
@@ -628,7 +639,7 @@ async def test_clear_asks_and_restore_brings_it_back(pe: PageEnv):
     assert not page.clear_button.isEnabled()
     assert [page.source_text(r) for r in page.revisions()] == ["Cleared", "Edited by you"]
     cid = await pe.env.new_conversation()
-    await pe.env.say(cid, "hello")
+    await pe.say(cid, "hello")
     assert "<profile>" not in pe.env.chat_requests()[-1]["messages"][0]["content"]
     page.select_revision(page.revisions()[1].id)
     assert ("-", "## Identity") in page.diff()
