@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.chat import attachments as attaching
 from etos_desktop.core.chat.attachments import PreparedAttachment, PreparedImage
@@ -239,6 +240,7 @@ class AttachButton(QToolButton):
         self.setIconSize(QSize(side, side))
         self.setIcon(paperclip_icon(self.palette().color(QPalette.ColorRole.ButtonText), side))
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
             self._draw()
@@ -324,6 +326,7 @@ class AttachmentChip(QFrame):
         )
         self.setAccessibleName(shown_name(item.name))
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.LocaleChange):
             self.retranslate()
@@ -407,6 +410,7 @@ class AttachmentTray(QScrollArea):
             bar = self.horizontalScrollBar().sizeHint().height()
             self.setFixedHeight(self._chips[0].sizeHint().height() + bar + 2)
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.FontChange:
             self._fit_height()
@@ -510,6 +514,7 @@ class MessageAttachments(QWidget):
                 button.setAccessibleName(self.tr("Open document {name}").format(name=name))
                 button.setToolTip(plain_tooltip(record.name))
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.LocaleChange):
             self.retranslate()
@@ -571,6 +576,7 @@ class ImageViewerDialog(QDialog):
             )
         )
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
@@ -612,6 +618,7 @@ class DocumentViewerDialog(QDialog):
         )
         self.view.setAccessibleName(self.windowTitle())
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()

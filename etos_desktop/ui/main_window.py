@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.errors import EtosError
 from etos_desktop.core.settings import paths
@@ -231,6 +232,7 @@ class MainWindow(QMainWindow):
         self.chat.context_requested.connect(self.context_requested)
 
     def retranslate(self) -> None:
+        """Set every text in the current language."""
         self.setWindowTitle(self.tr("ETOS Desktop"))
         self.file_menu.setTitle(self.tr("&File"))
         self.conversation_menu.setTitle(self.tr("&Conversation"))
@@ -257,6 +259,7 @@ class MainWindow(QMainWindow):
         self.about_action.setText(self.tr("&About ETOS Desktop"))
         self._render_notice()
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
@@ -328,6 +331,7 @@ class MainWindow(QMainWindow):
         self.chat.send_button.setEnabled(False)
 
     def set_provider_text(self, text: str) -> None:
+        """Show which provider and model the chat uses (the status bar's label)."""
         self.provider_label.setText(text)
 
     def set_notice(self, text: str | TextFactory, tooltip: str | TextFactory = "") -> None:
@@ -352,6 +356,7 @@ class MainWindow(QMainWindow):
         self.notice_label.setText(metrics.elidedText(full, Qt.TextElideMode.ElideMiddle, width))
         self.notice_label.setToolTip(self._notice[1]() or full)
 
+    @override
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._render_notice()
@@ -824,6 +829,7 @@ class MainWindow(QMainWindow):
         if splitter is not None:
             self.splitter.restoreState(splitter)  # type: ignore[arg-type]
 
+    @override
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.chat.queued_message() is not None and not self._quit_confirmed:
             # A message the user sent is still waiting (for the services to start, or for a

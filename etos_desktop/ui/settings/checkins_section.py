@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.checkins.records import (
     SETTINGS_PERSONA,
@@ -226,6 +227,7 @@ class CheckinsSection(QGroupBox):
         self._show_status()
         self._update_enabled()
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()

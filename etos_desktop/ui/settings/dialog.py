@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.errors import EtosError
@@ -201,6 +202,7 @@ class SettingsDialog(QDialog):
         self.show_page("providers")
 
     def retranslate(self) -> None:
+        """Set every text in the current language."""
         self.setWindowTitle(self.tr("Settings"))
         self.page_list.setAccessibleName(self.tr("Settings pages"))
         titles = {
@@ -222,6 +224,7 @@ class SettingsDialog(QDialog):
         self.close_button.setText(self.tr("Close"))
         self._render_status()
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
@@ -332,6 +335,7 @@ class SettingsDialog(QDialog):
 
     # -- closing ------------------------------------------------------------------------------
 
+    @override
     def reject(self) -> None:
         if self._saving or self._asking:
             return
@@ -374,6 +378,7 @@ class SettingsDialog(QDialog):
             # A bound ``super().reject`` does not work as a PySide slot; call the base.
             QDialog.reject(self)
 
+    @override
     def done(self, result: int) -> None:
         # Deleted memories are held for Undo only while Settings is open (DESIGN §3); the
         # pages' work stops and the dialogs they opened close unanswered.

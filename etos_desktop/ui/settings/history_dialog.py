@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from typing_extensions import override
 
 
 class HistoryDialog(QDialog):
@@ -50,6 +51,7 @@ class HistoryDialog(QDialog):
         self.close_button.setText(self.tr("Close"))
         self.browser.setHtml(self.body())
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.PaletteChange):
             self.retranslate()

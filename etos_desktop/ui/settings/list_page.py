@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.changes import DataChange, Layer
 from etos_desktop.core.storage.windows import ListCounts
@@ -277,6 +278,7 @@ class ListPage(SettingsPage, Generic[R]):
         self._render_count()
         self._render_status()
 
+    @override
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         # Records change outside Settings too (conversations, background jobs): every visit

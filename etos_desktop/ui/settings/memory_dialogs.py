@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.memory.records import Memory, MemoryKind, Revision
 from etos_desktop.core.memory.transfer import InvalidEntry
@@ -193,6 +194,7 @@ class MemoryEditorDialog(QDialog):
         self.resize(520, 360)
 
     def retranslate(self) -> None:
+        """Set every text in the current language."""
         for label, text in zip(
             self._labels,
             (
@@ -220,6 +222,7 @@ class MemoryEditorDialog(QDialog):
             self.kind_combo.setItemText(index, kind_name(str(self.kind_combo.itemData(index))))
         self._on_content_edit_text_changed()
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
@@ -227,6 +230,7 @@ class MemoryEditorDialog(QDialog):
             set_state(self.error_label, "error")
         super().changeEvent(event)
 
+    @override
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if (
             watched is self.content_edit
@@ -252,6 +256,7 @@ class MemoryEditorDialog(QDialog):
             trigger_context=self.trigger_edit.text().strip() or None,
         )
 
+    @override
     def accept(self) -> None:
         try:
             check_content(self.content_edit.toPlainText(), max_chars=self._max_chars)
@@ -345,9 +350,11 @@ class ImportFactsModel(QAbstractListModel):
         }
         self._texts: dict[int, str] = {}
 
+    @override
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else len(self._entries)
 
+    @override
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
@@ -358,6 +365,7 @@ class ImportFactsModel(QAbstractListModel):
             | Qt.ItemFlag.ItemNeverHasChildren
         )
 
+    @override
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = 0) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._entries):
             return None
@@ -381,6 +389,7 @@ class ImportFactsModel(QAbstractListModel):
             return entry.index
         return None
 
+    @override
     def setData(
         self, index: QModelIndex | QPersistentModelIndex, value: Any, role: int = 2
     ) -> bool:
@@ -488,6 +497,7 @@ class ImportPreviewDialog(QDialog):
         return self.preview.keeping(self.facts.ticked(), now=self._now)
 
     def retranslate(self) -> None:
+        """Set every text in the current language."""
         p = self.preview
         source = p.source
         self.setWindowTitle(self.tr("Import memories"))
@@ -665,6 +675,7 @@ class ImportPreviewDialog(QDialog):
             text += stop + self.tr("Nothing to import.")
         return text
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
@@ -827,9 +838,11 @@ class MemoryHistoryDialog(HistoryDialog):
         self.revisions = list(revisions)
         self.retranslate()
 
+    @override
     def title(self) -> str:
         memory_id = self.memory.id if self.memory is not None else ""
         return self.tr("History of memory #{id}").format(id=memory_id)
 
+    @override
     def body(self) -> str:
         return history_html(self.memory, self.revisions, muted=colors(self).muted)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from PySide6.QtCore import QObject
+from typing_extensions import override
 
 from etos_desktop.core.clock import Clock
 from etos_desktop.core.memory import listing
@@ -209,5 +210,6 @@ class MemoryFilterModel(RecordFilterModel[Memory, MemoryFilters]):
         super().__init__(MemoryFilters(), parent)
         self._clock = clock
 
+    @override
     def accepts(self, memory: Memory, filters: MemoryFilters) -> bool:
         return listing.accepts(memory, filters, self._clock.now())

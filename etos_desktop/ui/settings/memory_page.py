@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop import __version__
 from etos_desktop.core.changes import Layer
@@ -262,6 +263,7 @@ class MemoryPage(ListPage[Memory]):
             )
         return title, text
 
+    @override
     def retranslate(self) -> None:
         self.settings_group.setTitle(self.tr("Settings"))
         self.setting_editors.retranslate()
@@ -350,9 +352,11 @@ class MemoryPage(ListPage[Memory]):
 
     # -- settings (saved with the dialog's Save) ----------------------------------------------
 
+    @override
     def is_modified(self) -> bool:
         return self.setting_editors.is_modified()
 
+    @override
     def apply(self) -> None:
         self.setting_editors.apply()
 
@@ -431,6 +435,7 @@ class MemoryPage(ListPage[Memory]):
 
     # -- the work -------------------------------------------------------------------------------
 
+    @override
     def failure_message(self, failure: str, error: BaseException) -> str:
         if isinstance(error, EtosError):
             return f"{failure} {memory_error_text(error)}".strip()

@@ -56,6 +56,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.errors import InvalidInput
 from etos_desktop.core.settings.schema import spec_for, validate
@@ -299,15 +300,18 @@ class VerticalScrollArea(QScrollArea):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
+    @override
     def setWidget(self, widget: QWidget) -> None:
         super().setWidget(widget)
         widget.installEventFilter(self)
 
+    @override
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
             self.updateGeometry()
         return super().eventFilter(watched, event)
 
+    @override
     def minimumSizeHint(self) -> QSize:
         hint = super().minimumSizeHint()
         widget = self.widget()
@@ -350,6 +354,7 @@ class SettingsPage(QWidget):
         """Set every text the page shows in the current language."""
         raise NotImplementedError
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.errors import EtosError
 from etos_desktop.core.settings.paths import atomic_write_private, make_private_dir
@@ -374,6 +375,7 @@ class CardPreviewDialog(QDialog):
         return lines
 
     def retranslate(self) -> None:
+        """Set every text in the current language."""
         card, draft = self.read.card, self.read.draft
         self.setWindowTitle(self.tr("Import a character card"))
         kind = self.tr("Character card {version} · {container}").format(
@@ -406,6 +408,7 @@ class CardPreviewDialog(QDialog):
         self.use_button.setText(self.tr("Use as persona"))
         self.cancel_button.setText(self.tr("Cancel"))
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.context.language import Language
 from etos_desktop.core.context.prompts import DEFAULT_PERSONA_NAME, DEFAULT_PERSONA_PROMPT
@@ -142,6 +143,7 @@ class PersonaPage(SettingsPage):
         self._render_avatar()
         self.retranslate()
 
+    @override
     def retranslate(self) -> None:
         self.name_label.setText(self.tr("Name"))
         self.avatar_label.setText(self.tr("Avatar"))
@@ -205,6 +207,7 @@ class PersonaPage(SettingsPage):
         self._render_avatar()
         self.changed.emit()
 
+    @override
     def is_modified(self) -> bool:
         return (
             self.name_edit.text().strip(),
@@ -216,6 +219,7 @@ class PersonaPage(SettingsPage):
             self._settings.get_str("persona.avatar"),
         )
 
+    @override
     def validate(self) -> bool:
         self.prompt_error.hide()
         try:
@@ -230,6 +234,7 @@ class PersonaPage(SettingsPage):
             return False
         return True
 
+    @override
     def apply(self) -> None:
         self._settings.set("persona.name", self.name_edit.text().strip())
         self._settings.set("persona.prompt", self.prompt_edit.toPlainText().strip())
@@ -283,6 +288,7 @@ class PersonaPage(SettingsPage):
     def _on_export_card_button_clicked(self) -> None:
         self.start(self.export_card(), self.tr("The persona was not exported."))
 
+    @override
     def failure_message(self, failure: str, error: BaseException) -> str:
         if isinstance(error, EtosError) and error.code == "card_invalid":
             return f"{failure} {persona_cards.card_error_text(error)}".strip()

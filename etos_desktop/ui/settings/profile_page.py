@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.changes import DataChange, Layer
 from etos_desktop.core.errors import EtosError, InvalidInput
@@ -228,6 +229,7 @@ class ProfilePage(SettingsPage):
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.status_label)
 
+    @override
     def retranslate(self) -> None:
         self.settings_group.setTitle(self.tr("Settings"))
         self.setting_editors.retranslate()
@@ -268,6 +270,7 @@ class ProfilePage(SettingsPage):
         self._render_stage()
         self._render_status()
 
+    @override
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         # The profile changes in the background: every visit shows the database as it is now.
@@ -287,15 +290,18 @@ class ProfilePage(SettingsPage):
             return True
         return set(self.editor.pins()) != set(self._loaded.pinned)
 
+    @override
     def is_modified(self) -> bool:
         return self.settings_modified() or self.text_modified()
 
+    @override
     def validate(self) -> bool:
         if self.setting_editors.invalid_key() is not None:
             self.set_status("error", lambda: self.tr("A profile setting is out of range."))
             return False
         return True
 
+    @override
     def apply(self) -> None:
         self.setting_editors.apply()
 
@@ -578,6 +584,7 @@ class ProfilePage(SettingsPage):
 
     # -- the work -------------------------------------------------------------------------------
 
+    @override
     def failure_message(self, failure: str, error: BaseException) -> str:
         if isinstance(error, InvalidInput):
             return f"{failure} {self._refused_text(error)}".strip()

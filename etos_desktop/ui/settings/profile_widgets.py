@@ -14,6 +14,7 @@ from typing import Final
 from PySide6.QtCore import QEvent, QRect, QSize, Signal
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QResizeEvent, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+from typing_extensions import override
 
 from etos_desktop.core.profile import sections
 from etos_desktop.core.profile.records import PinnedLine
@@ -155,6 +156,7 @@ class ProfileEditor(QPlainTextEdit):
         self._gutter.update()
 
     def paint_gutter(self, gutter: QWidget, event: QPaintEvent) -> None:
+        """Paint the pin marks of the visible lines on ``gutter`` (its paint event calls this)."""
         painter = QPainter(gutter)
         painter.fillRect(event.rect(), self.palette().base())
         bar = _qcolor(colors(self).accent_border)
@@ -172,6 +174,7 @@ class ProfileEditor(QPlainTextEdit):
             block = block.next()
         painter.end()
 
+    @override
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         rect = self.contentsRect()
@@ -183,6 +186,7 @@ class ProfileEditor(QPlainTextEdit):
         else:
             self._gutter.update(0, rect.y(), self._gutter.width(), rect.height())
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange:

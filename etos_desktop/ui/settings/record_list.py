@@ -47,6 +47,7 @@ from PySide6.QtWidgets import (
     QTableView,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.storage.windows import PAGE_SIZE, Cursor, ListCounts, ListOrder, ListWindow
 from etos_desktop.ui.task_set import TaskSet
@@ -59,7 +60,9 @@ class Record(Protocol):
     """What a list shows: anything with an ``id``."""
 
     @property
-    def id(self) -> int: ...
+    def id(self) -> int:
+        """The record's database id."""
+        ...
 
 
 R = TypeVar("R", bound=Record)
@@ -348,9 +351,11 @@ class RecordTableModel(QAbstractTableModel, Generic[R]):
             filters, order, after=after, limit=limit, with_counts=with_counts
         )
 
+    @override
     def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> bool:
         return not parent.isValid() and self._source is not None and self._cursor is not None
 
+    @override
     def fetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> None:
         if self.canFetchMore(parent) and not self._fetching:
             self._fetching = True
@@ -394,12 +399,15 @@ class RecordTableModel(QAbstractTableModel, Generic[R]):
 
     # -- Qt model interface ---------------------------------------------------------------------
 
+    @override
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._ids)
 
+    @override
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._columns)
 
+    @override
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
@@ -412,6 +420,7 @@ class RecordTableModel(QAbstractTableModel, Generic[R]):
             return column.header_tooltip()
         return None
 
+    @override
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
@@ -446,6 +455,7 @@ class RecordTableModel(QAbstractTableModel, Generic[R]):
             self._brush = (palette.cacheKey(), brush)
         return self._brush[1]
 
+    @override
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
         return _FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
@@ -498,6 +508,7 @@ class RecordFilterModel(QSortFilterProxyModel, Generic[R, F]):
         """The filters that let every record through (those at the start)."""
         return self._everything
 
+    @override
     def setSourceModel(self, model: Any) -> None:
         previous = self.sourceModel()
         if isinstance(previous, RecordTableModel):
@@ -537,6 +548,7 @@ class RecordFilterModel(QSortFilterProxyModel, Generic[R, F]):
         else:
             self.invalidateRowsFilter()
 
+    @override
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         self._sorted = (column, order)
         model = self.sourceModel()
@@ -562,6 +574,7 @@ class RecordFilterModel(QSortFilterProxyModel, Generic[R, F]):
         """Whether ``filters`` let ``record`` through (a layer's subclass decides)."""
         return True
 
+    @override
     def filterAcceptsRow(
         self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex
     ) -> bool:
@@ -588,6 +601,7 @@ class RecordTableView(QTableView):
         super().__init__(parent)
         self.selecting_all = False
 
+    @override
     def selectAll(self) -> None:
         self.selecting_all = True
         try:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.changes import DataChange, Layer
 from etos_desktop.core.clock import Clock, SystemClock
@@ -228,6 +229,7 @@ class SummariesPage(ListPage[Summary]):
             len(ids),
         )
 
+    @override
     def retranslate(self) -> None:
         self.settings_group.setTitle(self.tr("Settings"))
         self.setting_editors.retranslate()
@@ -258,9 +260,11 @@ class SummariesPage(ListPage[Summary]):
 
     # -- settings (saved with the dialog's Save) ----------------------------------------------
 
+    @override
     def is_modified(self) -> bool:
         return self.setting_editors.is_modified()
 
+    @override
     def validate(self) -> bool:
         key = self.setting_editors.invalid_key()
         if key is not None:
@@ -272,6 +276,7 @@ class SummariesPage(ListPage[Summary]):
         self.settings_error.setVisible(key is not None)
         return key is None
 
+    @override
     def apply(self) -> None:
         self.setting_editors.apply()
 
@@ -356,6 +361,7 @@ class SummariesPage(ListPage[Summary]):
 
     # -- the work -------------------------------------------------------------------------------
 
+    @override
     def failure_message(self, failure: str, error: BaseException) -> str:
         if isinstance(error, EtosError) and error.code.startswith("memory_"):
             return f"{failure} {memory_error_text(error)}".strip()

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.summaries.access import MAX_EDIT_CHARS
 from etos_desktop.core.summaries.records import Summary
@@ -67,6 +68,7 @@ class SummaryEditorDialog(QDialog):
         self.resize(560, 340)
 
     def retranslate(self) -> None:
+        """Set every text in the current language."""
         self.setWindowTitle(self.tr("Edit summary"))
         title = self.summary.conversation_title or self.tr("(untitled)")
         self.title_label.setText(
@@ -78,6 +80,7 @@ class SummaryEditorDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(self.tr("Cancel"))
         self._on_text_edit_text_changed()
 
+    @override
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
@@ -89,6 +92,7 @@ class SummaryEditorDialog(QDialog):
         """The text in the editor now."""
         return self.text_edit.toPlainText().strip()
 
+    @override
     def accept(self) -> None:
         try:
             check_content(self.text_edit.toPlainText(), max_chars=MAX_EDIT_CHARS)
@@ -137,11 +141,13 @@ class SummaryHistoryDialog(HistoryDialog):
         self._summaries = list(summaries)
         self.retranslate()
 
+    @override
     def title(self) -> str:
         return self.tr("Summary history of “{title}”").format(
             title=self._title or self.tr("(untitled)")
         )
 
+    @override
     def body(self) -> str:
         muted = colors(self).muted
         states = {

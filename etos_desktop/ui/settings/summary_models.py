@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Final
 
 from PySide6.QtCore import QObject
+from typing_extensions import override
 
 from etos_desktop.core.summaries import listing
 from etos_desktop.core.summaries.listing import SummaryFilters
@@ -130,5 +131,6 @@ class SummaryFilterModel(RecordFilterModel[Summary, SummaryFilters]):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(SummaryFilters(), parent)
 
+    @override
     def accepts(self, summary: Summary, filters: SummaryFilters) -> bool:
         return listing.accepts(summary, filters)
