@@ -5,6 +5,7 @@ from tests.helpers.ui_session import (
     collect_garbage_on_gui_thread,
     keep_loop_when_windows_close,
     pytest_asyncio_loop_factories,
+    pytest_runtest_call,
     restore_look,
     ui_guard,
 )
@@ -14,6 +15,7 @@ __all__ = [
     "collect_garbage_on_gui_thread",
     "keep_loop_when_windows_close",
     "pytest_asyncio_loop_factories",
+    "pytest_runtest_call",
     "restore_look",
     "ui_guard",
 ]
