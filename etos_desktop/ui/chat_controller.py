@@ -81,6 +81,8 @@ class ChatController(QObject):
         conversations_loaded(list): ConversationRow list for the sidebar (after any change): its
             first window, as far as it was scrolled.
         conversations_appended(list): the window of the sidebar after its last row.
+        conversation_previews_loaded(object): the start of the last message of conversations
+            about to be listed (a dict by conversation id), sent just before their rows.
         conversation_loading(int): a conversation is being opened (the view may clear at once).
         conversation_opened(object, list, bool): the conversation (``None``: a new one not
             written yet), its newest page of messages, and whether older messages exist.
@@ -112,6 +114,7 @@ class ChatController(QObject):
 
     conversations_loaded = Signal(list)
     conversations_appended = Signal(list)
+    conversation_previews_loaded = Signal(object)
     conversation_loading = Signal(int)
     conversation_opened = Signal(object, list, bool)
     older_messages_loaded = Signal(list, bool)
@@ -204,6 +207,7 @@ class ChatController(QObject):
             limit=max(CONVERSATION_PAGE, self._conversations_held),
         )
         self._conversations_held = len(rows)
+        await self._load_previews(rows)
         self.conversations_loaded.emit(rows)
 
     def load_more_conversations(self, after: ConversationRow) -> asyncio.Task[Any]:
@@ -221,8 +225,14 @@ class ChatController(QObject):
             after=after,
         )
         if read == self._conversations_read:
+            await self._load_previews(rows)
+        if read == self._conversations_read:
             self._conversations_held += len(rows)
             self.conversations_appended.emit(rows)
+
+    async def _load_previews(self, rows: list[ConversationRow]) -> None:
+        previews = await self._repo.last_messages([r.id for r in rows if r.id is not None])
+        self.conversation_previews_loaded.emit(previews)
 
     def refresh_message_room(self) -> asyncio.Task[Any]:
         """Measure again how long a message the open conversation takes (for the composer)."""

@@ -1073,6 +1073,33 @@ Why it was chosen: {reason}</source>
     </message>
 </context>
 <context>
+    <name>ConversationGroups</name>
+    <message>
+        <source>Pinned</source>
+        <translation>置顶</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <source>Yesterday</source>
+        <translation>昨天</translation>
+    </message>
+    <message>
+        <source>Previous 7 days</source>
+        <translation>过去 7 天</translation>
+    </message>
+    <message>
+        <source>MMMM</source>
+        <translation>M月</translation>
+    </message>
+    <message>
+        <source>MMMM yyyy</source>
+        <translation>yyyy年M月</translation>
+    </message>
+</context>
+<context>
     <name>ConversationListModel</name>
     <message>
         <source>New conversation</source>

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, or_, update
+from sqlalchemy import and_, bindparam, or_, text, update
 from sqlmodel import Session, col, delete, select
 
 from etos_desktop.core.errors import InvalidInput
@@ -178,6 +178,36 @@ class ChatRepository:
             if limit is not None:
                 query = query.limit(limit)
             return list(session.exec(query).all())
+
+        return await self._db.run(work)
+
+    async def last_messages(
+        self, conversation_ids: Sequence[int], *, chars: int = 300
+    ) -> dict[int, str]:
+        """The start of each conversation's last visible message (the sidebar's preview).
+
+        A conversation whose history holds no text (only tool calls, or nothing) is left out.
+
+        Args:
+            conversation_ids: The conversations (one window of the sidebar).
+            chars: How much of each message to read.
+        """
+        ids = sorted({int(i) for i in conversation_ids})
+        if not ids:
+            return {}
+
+        def work(session: Session) -> dict[int, str]:
+            # One indexed look-up per conversation, newest message first (the index on
+            # conversation_id holds the id): a 5,000-message conversation reads one row.
+            statement = text(
+                "SELECT c.id, (SELECT substr(m.content, 1, :chars) FROM message AS m"
+                " WHERE m.conversation_id = c.id AND m.hidden_at IS NULL AND m.is_current = 1"
+                " AND m.role IN ('user', 'assistant') AND m.content != ''"
+                " ORDER BY m.id DESC LIMIT 1)"
+                " FROM conversation AS c WHERE c.id IN :ids"
+            ).bindparams(bindparam("ids", expanding=True))
+            rows = session.connection().execute(statement, {"ids": ids, "chars": chars})
+            return {int(cid): str(content) for cid, content in rows if content}
 
         return await self._db.run(work)
 
