@@ -201,13 +201,13 @@ class ChatController(QObject):
 
     async def _refresh(self) -> None:
         self._conversations_read += 1
-        rows = await self._repo.list_conversations(
+        rows, previews = await self._repo.list_conversations_with_previews(
             archived=None if self.show_archived else False,
             search=self.search_text,
             limit=max(CONVERSATION_PAGE, self._conversations_held),
         )
         self._conversations_held = len(rows)
-        await self._load_previews(rows)
+        self.conversation_previews_loaded.emit(previews)
         self.conversations_loaded.emit(rows)
 
     def load_more_conversations(self, after: ConversationRow) -> asyncio.Task[Any]:
@@ -218,21 +218,16 @@ class ChatController(QObject):
 
     async def _more_conversations(self, after: ConversationRow) -> None:
         read = self._conversations_read
-        rows = await self._repo.list_conversations(
+        rows, previews = await self._repo.list_conversations_with_previews(
             archived=None if self.show_archived else False,
             search=self.search_text,
             limit=CONVERSATION_PAGE,
             after=after,
         )
         if read == self._conversations_read:
-            await self._load_previews(rows)
-        if read == self._conversations_read:
             self._conversations_held += len(rows)
+            self.conversation_previews_loaded.emit(previews)
             self.conversations_appended.emit(rows)
-
-    async def _load_previews(self, rows: list[ConversationRow]) -> None:
-        previews = await self._repo.last_messages([r.id for r in rows if r.id is not None])
-        self.conversation_previews_loaded.emit(previews)
 
     def refresh_message_room(self) -> asyncio.Task[Any]:
         """Measure again how long a message the open conversation takes (for the composer)."""

@@ -242,6 +242,24 @@ class ConversationDelegate(QStyledItemDelegate):
 class GroupedListView(QListView):
     """The conversation list: a press on a group's header selects nothing."""
 
+    def text_areas(self, index: QModelIndex) -> list[tuple[QRect, str]]:
+        """The parts of a row on their own backgrounds: its group's header, if any, and the row.
+
+        The contrast checks measure each apart.
+        """
+        rect = self.visualRect(index)
+        delegate = self.itemDelegate()
+        if not isinstance(delegate, ConversationDelegate):
+            return [(rect, "")]
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        option.rect = rect
+        header = delegate.header_rect(option, index)
+        if header.isEmpty():
+            return [(rect, "")]
+        row = rect.adjusted(0, header.height(), 0, 0)
+        return [(header, " header"), (row, "")]
+
     @override
     def mousePressEvent(self, event: QMouseEvent) -> None:
         index = self.indexAt(event.position().toPoint())

@@ -39,5 +39,12 @@ async def test_the_preview_is_the_last_visible_current_message(tmp_path: Path) -
         )
         assert previews == {talk.id: "First answer", edited.id: "kept " + "x" * 95}
         assert await repo.last_messages([]) == {}
+        # The sidebar reads its window and the window's previews in one trip.
+        rows, shown = await repo.list_conversations_with_previews(limit=2, chars=100)
+        assert [r.title for r in rows] == ["empty", "tools only"]
+        assert shown == {}
+        rows, shown = await repo.list_conversations_with_previews(after=rows[-1], chars=100)
+        assert [r.title for r in rows] == ["edited", "talk"]
+        assert shown == {edited.id: "kept " + "x" * 95, talk.id: "First answer"}
     finally:
         db.close()
