@@ -408,7 +408,9 @@ async def _look_shots(app: Any, out: Path, stem: str, theme: str) -> None:
         window.grab().save(str(out / f"look-{label}-{stem}-{theme}.png"))
         reply = next((w for w in chat._widgets_in_order() if w.is_assistant), None)
         if reply is not None:
-            QTest.mouseMove(reply, QPoint(reply.width() // 2, 20))
+            chat.scroll.ensureWidgetVisible(reply.action_bar(), 0, 40)
+            await _settle(0.2)
+            QTest.mouseMove(reply, QPoint(reply.width() // 2, reply.action_bar().geometry().top()))
             await _settle(0.3)
             window.grab().save(str(out / f"look-hover-{label}-{stem}-{theme}.png"))
             QTest.mouseMove(window, QPoint(2, 2))

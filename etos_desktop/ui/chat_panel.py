@@ -637,7 +637,9 @@ class ChatPanel(QWidget):
         token_row = QHBoxLayout()
         token_row.setContentsMargins(0, 0, 0, 0)
         token_row.addWidget(self.token_label, 1)
-        token_row.addWidget(self.model_indicator, 0, Qt.AlignmentFlag.AlignTop)
+        token_row.addWidget(
+            self.model_indicator, 0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop
+        )
         bottom_layout.addLayout(token_row)
         # Counting on every keystroke would stall typing in a long draft: once typing pauses.
         self._count_timer = QTimer(self)
