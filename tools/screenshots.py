@@ -16,9 +16,9 @@ Usage (from the repository root)::
     python tools/screenshots.py --readme                        # the README's two pictures
 
 Files are named ``<what>-<ui language>-<content language>-<theme>.png``; ``--readme`` writes
-``resources/screenshots/main-window-light.png`` (English UI and content) and
-``main-window-dark.png`` (Chinese UI and content) instead, so the README shows both languages
-and both themes.
+``resources/screenshots/main-window-light.png`` (English UI and content), ``main-window.png``
+(the same with the first reply's actions shown, as on hover) and ``main-window-dark.png``
+(Chinese UI and content) instead, so the README shows both languages and both themes.
 """
 
 from __future__ import annotations
@@ -227,6 +227,10 @@ async def _take(
                 app.window.chat.scroll.verticalScrollBar().setValue(0)
                 await _settle()
                 app.window.grab().save(str(out / f"main-window-{theme}.png"))
+                if content == "en":
+                    # The README's first picture: the reply's actions shown, as on hover.
+                    await _hover_first_reply(app)
+                    app.window.grab().save(str(out / "main-window.png"))
                 continue
             app.window.grab().save(str(out / f"main-{stem}-{theme}.png"))
 
@@ -392,6 +396,21 @@ async def _seed_dated(app: Any, conversations: Sequence[tuple[str, int, Sequence
         app.window.sidebar.select(current.id)
 
 
+async def _hover_first_reply(app: Any) -> None:
+    """Move the pointer over the first reply's actions (scrolled into view): they show."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtTest import QTest
+
+    chat = app.window.chat
+    reply = next((w for w in chat._widgets_in_order() if w.is_assistant), None)
+    if reply is None:
+        return
+    chat.scroll.ensureWidgetVisible(reply.action_bar(), 0, 40)
+    await _settle(0.2)
+    QTest.mouseMove(reply, QPoint(reply.width() // 2, reply.action_bar().geometry().top()))
+    await _settle(0.3)
+
+
 async def _look_shots(app: Any, out: Path, stem: str, theme: str) -> None:
     """The main window at 800×600 and 1600×1000: at rest, and a reply's actions on hover."""
     from PySide6.QtCore import QPoint
@@ -406,14 +425,9 @@ async def _look_shots(app: Any, out: Path, stem: str, theme: str) -> None:
         chat.scroll.verticalScrollBar().setValue(0)
         await _settle(0.2)
         window.grab().save(str(out / f"look-{label}-{stem}-{theme}.png"))
-        reply = next((w for w in chat._widgets_in_order() if w.is_assistant), None)
-        if reply is not None:
-            chat.scroll.ensureWidgetVisible(reply.action_bar(), 0, 40)
-            await _settle(0.2)
-            QTest.mouseMove(reply, QPoint(reply.width() // 2, reply.action_bar().geometry().top()))
-            await _settle(0.3)
-            window.grab().save(str(out / f"look-hover-{label}-{stem}-{theme}.png"))
-            QTest.mouseMove(window, QPoint(2, 2))
+        await _hover_first_reply(app)
+        window.grab().save(str(out / f"look-hover-{label}-{stem}-{theme}.png"))
+        QTest.mouseMove(window, QPoint(2, 2))
     window.resize(*WINDOW)
     await _settle()
 
