@@ -18,6 +18,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QPersistentModelIndex,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import QAction, QGuiApplication, QPalette
@@ -95,10 +96,19 @@ class ConversationListModel(QAbstractListModel):
         # The last message of each conversation shown, by id (one line each, for the preview).
         self._previews: dict[int, str] = {}
         self._today: Callable[[], date] = date.today
+        self._shown_day: date | None = None
+
+    def check_day(self) -> None:
+        """Group again if another day began since the groups were drawn (Today → Yesterday)."""
+        today = self._today()
+        if today != self._shown_day:
+            self._shown_day = today
+            self.refresh_groups()
 
     def set_today(self, today: Callable[[], date]) -> None:
         """Read the local date from ``today`` (the app's clock) for the date groups."""
         self._today = today
+        self._shown_day = today()
         self.refresh_groups()
 
     def refresh_groups(self) -> None:
@@ -326,6 +336,11 @@ class ConversationListPanel(QWidget):
         self.delegate = ConversationDelegate(self.view)
         self.view.setItemDelegate(self.delegate)
         self.view.setMouseTracking(True)
+        # The list may stay open past midnight: the groups follow the day.
+        self._day_timer = QTimer(self)
+        self._day_timer.setInterval(60_000)
+        self._day_timer.timeout.connect(self.model.check_day)
+        self._day_timer.start()
         # Long titles are elided; the list never scrolls sideways or widens the sidebar.
         self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

@@ -146,3 +146,20 @@ def test_conversations_land_under_their_date_headers_in_chinese(
         ("1月", ["Two months ago"]),
         ("2025年10月", ["Last year"]),
     ]
+
+
+def test_the_groups_follow_the_day_when_the_list_stays_open(qtbot) -> None:  # type: ignore[no-untyped-def]
+    panel = ConversationListPanel()
+    qtbot.addWidget(panel)
+    day = [TODAY]
+    panel.set_today(lambda: day[0])
+    panel.set_conversations(ROWS[1:4], None)
+    assert [h for h, _ in panel.model.headers()] == ["Today", "Yesterday"]
+    changed: list[bool] = []
+    panel.model.layoutChanged.connect(lambda *_: changed.append(True))
+    panel.model.check_day()
+    assert changed == []  # the same day: nothing to do
+    day[0] = TODAY + timedelta(days=1)
+    panel.model.check_day()
+    assert changed == [True]
+    assert [h for h, _ in panel.model.headers()] == ["Yesterday", "Previous 7 days"]
