@@ -380,6 +380,8 @@ class EtosApp:
 
         clock = self._clock or SystemClock()
         self._clock = clock
+        # The sidebar's date groups (Today, Yesterday…) by the clock every rule reads.
+        self.window.sidebar.set_today(lambda: clock.now().astimezone().date())
         self.db = Database(
             paths.database_path(self.data_dir), paths.backups_dir(self.data_dir), clock=clock
         )

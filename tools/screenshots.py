@@ -16,9 +16,9 @@ Usage (from the repository root)::
     python tools/screenshots.py --readme                        # the README's two pictures
 
 Files are named ``<what>-<ui language>-<content language>-<theme>.png``; ``--readme`` writes
-``resources/screenshots/main-window-light.png`` (English UI and content) and
-``main-window-dark.png`` (Chinese UI and content) instead, so the README shows both languages
-and both themes.
+``resources/screenshots/main-window-light.png`` (English UI and content), ``main-window.png``
+(the same with the first reply's actions shown, as on hover) and ``main-window-dark.png``
+(Chinese UI and content) instead, so the README shows both languages and both themes.
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ if str(ROOT) not in sys.path:
 _CHILD = "_ETOS_SCREENSHOTS_CHILD"
 TITLES = {"en": "Reading CSV files with pandas", "zh": "用 pandas 读取 CSV 文件"}
 WINDOW = (1400, 880)
+#: The sizes of the look's pictures (``--only look``): the smallest supported and a large one.
+LOOK_SIZES = ((800, 600), (1600, 1000))
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -57,12 +59,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--only",
-        choices=("all", "attachments", "imports", "sync", "checkins"),
+        choices=("all", "attachments", "imports", "sync", "checkins", "look"),
         default="all",
         help="take every picture, or only the attachments' (composer, message, viewer, "
         "refusal), or only the memory list and character card import previews, or only "
         "Settings → Sync at 800×600 (off, on, an error), or only the check-ins' (the Settings "
-        "group, the marked conversation in the list and the chat, the inspector)",
+        "group, the marked conversation in the list and the chat, the inspector), or only the "
+        "main window's look (date groups, bubbles, a reply's actions on hover, the composer) at "
+        "800×600 and 1600×1000",
     )
     return parser.parse_args(argv)
 
@@ -75,7 +79,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_child(args)
     from tests.helpers.xvfb import display_env, xvfb
 
-    width, height = (round(side * args.scale) + 80 for side in WINDOW)
+    # Room for the largest window taken (the look's 1600×1000).
+    width, height = (
+        round(max(side, *(size[i] for size in LOOK_SIZES)) * args.scale) + 80
+        for i, side in enumerate(WINDOW)
+    )
     with (
         tempfile.TemporaryDirectory(prefix="etos-shots-") as home,
         xvfb(f"{width}x{height}x24") as display,
@@ -182,7 +190,8 @@ async def _take(
         app.window.show()
         only_attachments = getattr(args, "only", "all") == "attachments"
         only_sync = getattr(args, "only", "all") == "sync"
-        if not readme and not only_attachments and not only_sync:
+        only_look = getattr(args, "only", "all") == "look"
+        if not readme and not only_attachments and not only_sync and not only_look:
             await _first_frame_shot(app, out, f"{language}-{content}", themes[0], content)
         await app.start()
         await showcase.fill(app, server, content)
@@ -192,6 +201,8 @@ async def _take(
         assert conversation.id is not None
         await app.controller.update_conversation(conversation.id, title=TITLES[content])
         await app.controller.wait_idle()
+        # Earlier conversations, so the sidebar shows its date groups and previews.
+        await _seed_dated(app, LOOK_CONVERSATIONS[content])
         math_id = None if readme else await _math_conversation(app, server, content)
         await app.controller.open_conversation(conversation.id)
         await app.controller.wait_idle()
@@ -201,6 +212,9 @@ async def _take(
             await _settle()
             if only_attachments:
                 await _attachment_shots(app, server, out, stem, theme, content)
+                continue
+            if only_look:
+                await _look_shots(app, out, stem, theme)
                 continue
             if only_sync:
                 dialog = app.open_settings("sync")
@@ -213,6 +227,10 @@ async def _take(
                 app.window.chat.scroll.verticalScrollBar().setValue(0)
                 await _settle()
                 app.window.grab().save(str(out / f"main-window-{theme}.png"))
+                if content == "en":
+                    # The README's first picture: the reply's actions shown, as on hover.
+                    await _hover_first_reply(app)
+                    app.window.grab().save(str(out / "main-window.png"))
                 continue
             app.window.grab().save(str(out / f"main-{stem}-{theme}.png"))
 
@@ -324,6 +342,94 @@ async def _math_shots(
     app.window.resize(*WINDOW)
     await app.controller.open_conversation(back_to)
     await app.controller.wait_idle()
+
+
+LOOK_CONVERSATIONS = {
+    "en": (
+        (
+            "Birthday gift for Mia",
+            1,
+            ("Mia turns eight on Saturday.", "A kite or a book of riddles?"),
+        ),
+        ("Morning run plan", 4, ("Can you plan three runs a week?", "Tuesday, Thursday, Sunday.")),
+        ("Sourdough starter", 75, ("My starter smells of acetone.", "Feed it twice a day.")),
+    ),
+    "zh": (
+        ("给米娅的生日礼物", 1, ("米娅周六满八岁。", "风筝还是一本谜语书？")),
+        ("晨跑计划", 4, ("能帮我排一周三次的跑步吗？", "周二、周四、周日各跑一次。")),
+        ("酸面包酵种", 75, ("我的酵种有股丙酮味。", "每天喂两次就好。")),
+    ),
+}
+
+
+async def _seed_dated(app: Any, conversations: Sequence[tuple[str, int, Sequence[str]]]) -> None:
+    """Add conversations last active ``days`` ago (the repository stamps the clock's time)."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlmodel import Session, select
+
+    from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+
+    repo = app.controller.repo
+    current = app.controller.current
+    for title, days, texts in conversations:
+        row = await repo.create_conversation(title)
+        for i, text in enumerate(texts):
+            await repo.add_message(row.id, "user" if i % 2 == 0 else "assistant", text)
+        when = datetime.now(UTC) - timedelta(days=days)
+
+        def backdate(session: Session, cid: int = row.id, when: datetime = when) -> None:
+            conversation = session.get(ConversationRow, cid)
+            conversation.created_at = conversation.updated_at = when
+            session.add(conversation)
+            for n, message in enumerate(
+                session.exec(select(MessageRow).where(MessageRow.conversation_id == cid))
+            ):
+                message.created_at = when + timedelta(minutes=n)
+                session.add(message)
+            session.commit()
+
+        await app.db.run(backdate)
+    await app.controller.refresh_conversations()
+    await app.controller.wait_idle()
+    if current is not None and current.id is not None:
+        app.window.sidebar.select(current.id)
+
+
+async def _hover_first_reply(app: Any) -> None:
+    """Move the pointer over the first reply's actions (scrolled into view): they show."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtTest import QTest
+
+    chat = app.window.chat
+    reply = next((w for w in chat._widgets_in_order() if w.is_assistant), None)
+    if reply is None:
+        return
+    chat.scroll.ensureWidgetVisible(reply.action_bar(), 0, 40)
+    await _settle(0.2)
+    QTest.mouseMove(reply, QPoint(reply.width() // 2, reply.action_bar().geometry().top()))
+    await _settle(0.3)
+
+
+async def _look_shots(app: Any, out: Path, stem: str, theme: str) -> None:
+    """The main window at 800×600 and 1600×1000: at rest, and a reply's actions on hover."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtTest import QTest
+
+    window = app.window
+    chat = window.chat
+    for width, height in LOOK_SIZES:
+        window.resize(width, height)
+        await _settle(0.4)
+        label = f"{width}x{height}"
+        chat.scroll.verticalScrollBar().setValue(0)
+        await _settle(0.2)
+        window.grab().save(str(out / f"look-{label}-{stem}-{theme}.png"))
+        await _hover_first_reply(app)
+        window.grab().save(str(out / f"look-hover-{label}-{stem}-{theme}.png"))
+        QTest.mouseMove(window, QPoint(2, 2))
+    window.resize(*WINDOW)
+    await _settle()
 
 
 async def _composer_shots(app: Any, out: Path, stem: str, theme: str) -> None:

@@ -81,6 +81,8 @@ class ChatController(QObject):
         conversations_loaded(list): ConversationRow list for the sidebar (after any change): its
             first window, as far as it was scrolled.
         conversations_appended(list): the window of the sidebar after its last row.
+        conversation_previews_loaded(object): the start of the last message of conversations
+            about to be listed (a dict by conversation id), sent just before their rows.
         conversation_loading(int): a conversation is being opened (the view may clear at once).
         conversation_opened(object, list, bool): the conversation (``None``: a new one not
             written yet), its newest page of messages, and whether older messages exist.
@@ -112,6 +114,7 @@ class ChatController(QObject):
 
     conversations_loaded = Signal(list)
     conversations_appended = Signal(list)
+    conversation_previews_loaded = Signal(object)
     conversation_loading = Signal(int)
     conversation_opened = Signal(object, list, bool)
     older_messages_loaded = Signal(list, bool)
@@ -198,12 +201,13 @@ class ChatController(QObject):
 
     async def _refresh(self) -> None:
         self._conversations_read += 1
-        rows = await self._repo.list_conversations(
+        rows, previews = await self._repo.list_conversations_with_previews(
             archived=None if self.show_archived else False,
             search=self.search_text,
             limit=max(CONVERSATION_PAGE, self._conversations_held),
         )
         self._conversations_held = len(rows)
+        self.conversation_previews_loaded.emit(previews)
         self.conversations_loaded.emit(rows)
 
     def load_more_conversations(self, after: ConversationRow) -> asyncio.Task[Any]:
@@ -214,7 +218,7 @@ class ChatController(QObject):
 
     async def _more_conversations(self, after: ConversationRow) -> None:
         read = self._conversations_read
-        rows = await self._repo.list_conversations(
+        rows, previews = await self._repo.list_conversations_with_previews(
             archived=None if self.show_archived else False,
             search=self.search_text,
             limit=CONVERSATION_PAGE,
@@ -222,6 +226,7 @@ class ChatController(QObject):
         )
         if read == self._conversations_read:
             self._conversations_held += len(rows)
+            self.conversation_previews_loaded.emit(previews)
             self.conversations_appended.emit(rows)
 
     def refresh_message_room(self) -> asyncio.Task[Any]:

@@ -40,7 +40,9 @@ from etos_desktop.core.text.cleaning import neutralise_bidi
 from etos_desktop.ui import attachments as attached
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.avatar import avatar_pixmap
+from etos_desktop.ui.bubbles import bubble_max_width
 from etos_desktop.ui.checkin_mark import CheckinMark
+from etos_desktop.ui.composer_indicator import ModelTokenIndicator
 from etos_desktop.ui.error_text import describe, failure_text, retry_reason_text, status_text
 from etos_desktop.ui.labels import ElidedLabel, make_plain, plain_tooltip
 from etos_desktop.ui.message_widget import MemoryNote, MessageWidget, wrap_mode_for
@@ -250,10 +252,19 @@ class _MessageList(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.column_width = 720
+        #: Called after the column's width on screen changed (the bubbles follow it).
+        self.fitted: Callable[[], None] | None = None
 
     def set_column_width(self, width: int) -> None:
         self.column_width = width
         self._fit()
+
+    def shown_column_width(self) -> int:
+        """How wide the column is on screen (narrower than ``column_width`` in a small window)."""
+        layout = self.layout()
+        margins = layout.contentsMargins() if layout is not None else None
+        side = margins.left() + margins.right() if margins is not None else 24
+        return max(0, min(self.column_width, self.width() - side))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -267,6 +278,8 @@ class _MessageList(QWidget):
         margins = layout.contentsMargins()
         if (margins.left(), margins.right()) != (side, side):
             layout.setContentsMargins(side, margins.top(), side, margins.bottom())
+        if self.fitted is not None:
+            self.fitted()
 
 
 class WelcomePanel(QWidget):
@@ -505,6 +518,7 @@ class ChatPanel(QWidget):
         # Messages
         self.messages = _MessageList(self)
         self.messages.setObjectName("messageList")
+        self.messages.fitted = self._fit_bubbles
         self.older_button = QPushButton(self.messages)
         self.older_button.setObjectName("olderButton")
         self.older_button.setFlat(True)
@@ -618,7 +632,15 @@ class ChatPanel(QWidget):
         self.token_label.setObjectName("tokenCount")
         self.token_label.setWordWrap(True)
         self.token_label.hide()
-        bottom_layout.addWidget(self.token_label)
+        # The quiet model and token line (ui/composer_indicator.py), right of the token line.
+        self.model_indicator = ModelTokenIndicator(self.bottom)
+        token_row = QHBoxLayout()
+        token_row.setContentsMargins(0, 0, 0, 0)
+        token_row.addWidget(self.token_label, 1)
+        token_row.addWidget(
+            self.model_indicator, 0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop
+        )
+        bottom_layout.addLayout(token_row)
         # Counting on every keystroke would stall typing in a long draft: once typing pauses.
         self._count_timer = QTimer(self)
         self._count_timer.setSingleShot(True)
@@ -675,9 +697,14 @@ class ChatPanel(QWidget):
         return text_column_width(metrics) + 2 * round(metrics.height()) + 10
 
     def bubble_width(self) -> int:
-        """The widest a user's bubble grows: ~80 characters, a step in from the column."""
-        metrics = QFontMetricsF(self.font())
-        return min(text_column_width(metrics) + 28, round(self.column_width() * 0.88))
+        """The widest a user's bubble grows: three quarters of the column on screen."""
+        return bubble_max_width(self.column_width(), self.messages.shown_column_width())
+
+    def _fit_bubbles(self) -> None:
+        width = self.bubble_width()
+        for widget in self._widgets.values():
+            if widget.is_user and widget.maximumWidth() != width:
+                widget.setMaximumWidth(width)
 
     def _fit_to_font(self) -> None:
         # Sizes follow the UI font, so the font-size setting scales them (the title's is a
@@ -687,9 +714,7 @@ class ChatPanel(QWidget):
         column = self.column_width()
         self.messages.set_column_width(column)
         self.bottom.setMaximumWidth(column)
-        for widget in self._widgets.values():
-            if widget.is_user:
-                widget.setMaximumWidth(self.bubble_width())
+        self._fit_bubbles()
 
     def set_persona(self, chosen_name: str, ui_language: str) -> None:
         """The name set in Settings ("" for none) and the UI language the default name is in.
@@ -1345,6 +1370,9 @@ class ChatPanel(QWidget):
         else:
             kind = None
         self.token_label.setVisible(kind is not None)
+        self.model_indicator.show_state(
+            room.model if room is not None else "", tokens, room.tokens if room is not None else 0
+        )
         if kind is not None and self.token_label.property("kind") != kind:
             self.token_label.setProperty("kind", kind)
             self.token_label.style().unpolish(self.token_label)

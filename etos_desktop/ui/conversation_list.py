@@ -7,14 +7,18 @@ its end, so a long-time user's thousand conversations are never read, nor laid o
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
     QAbstractListModel,
     QEvent,
+    QLocale,
     QModelIndex,
     QPersistentModelIndex,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import QAction, QGuiApplication, QPalette
@@ -43,6 +47,16 @@ from etos_desktop.ui.checkin_mark import (
     checkin_title,
     checkin_tooltip,
     started_by_companion,
+)
+from etos_desktop.ui.conversation_groups import (
+    ConversationDelegate,
+    DateGroup,
+    GroupedListView,
+    GroupHeaderRole,
+    PreviewRole,
+    date_group,
+    group_label,
+    preview_line,
 )
 from etos_desktop.ui.labels import plain_tooltip
 from etos_desktop.ui.task_set import TaskSet
@@ -79,6 +93,63 @@ class ConversationListModel(QAbstractListModel):
         self._positions: dict[int, int] = {}
         self._more = False
         self._asked = False
+        # The last message of each conversation shown, by id (one line each, for the preview).
+        self._previews: dict[int, str] = {}
+        self._today: Callable[[], date] = date.today
+        self._shown_day: date | None = None
+
+    def check_day(self) -> None:
+        """Group again if another day began since the groups were drawn (Today → Yesterday)."""
+        today = self._today()
+        if today != self._shown_day:
+            self._shown_day = today
+            self.refresh_groups()
+
+    def set_today(self, today: Callable[[], date]) -> None:
+        """Read the local date from ``today`` (the app's clock) for the date groups."""
+        self._today = today
+        self._shown_day = today()
+        self.refresh_groups()
+
+    def refresh_groups(self) -> None:
+        """Draw the groups' headers again (another day began, or the language changed)."""
+        if self._rows:
+            self.layoutChanged.emit()
+
+    def set_previews(self, previews: dict[int, str]) -> None:
+        """Show the last message of these conversations (by id) under their titles."""
+        changed = False
+        for conversation_id, text in previews.items():
+            line = preview_line(text)
+            if self._previews.get(conversation_id) != line:
+                self._previews[conversation_id] = line
+                changed = True
+        if changed and self._rows:
+            self.dataChanged.emit(self.index(0), self.index(len(self._rows) - 1), [PreviewRole])
+
+    def group(self, row: int) -> DateGroup | None:
+        """The date group of the conversation in ``row``."""
+        conversation = self.conversation(row)
+        if conversation is None:
+            return None
+        return date_group(conversation.updated_at, self._today(), pinned=conversation.pinned)
+
+    def header(self, row: int) -> str | None:
+        """The group header shown above ``row`` when it begins a group, else ``None``."""
+        group = self.group(row)
+        if group is None or (row > 0 and self.group(row - 1) == group):
+            return None
+        return group_label(group, self._today(), QLocale())
+
+    def headers(self) -> list[tuple[str, list[str]]]:
+        """The groups in order, each with its conversations' titles (for tests and readers)."""
+        groups: list[tuple[str, list[str]]] = []
+        for row, conversation in enumerate(self._rows):
+            header = self.header(row)
+            if header is not None:
+                groups.append((header, []))
+            groups[-1][1].append(conversation.title)
+        return groups
 
     def set_rows(self, rows: list[ConversationRow]) -> None:
         """Replace every row (a full window: more may follow)."""
@@ -140,6 +211,16 @@ class ConversationListModel(QAbstractListModel):
                 + (f"{CHECKIN_MARK} " if checkin else "")
             )
             return marks + title
+        if role == PreviewRole:
+            return self._previews.get(row.id or 0, "")
+        if role == GroupHeaderRole:
+            return self.header(index.row())
+        if role == Qt.ItemDataRole.AccessibleDescriptionRole:
+            # A screen reader hears the group and the last message the eye sees.
+            group = self.group(index.row())
+            label = group_label(group, self._today(), QLocale()) if group is not None else ""
+            preview = self._previews.get(row.id or 0, "")
+            return f"{label}. {preview}" if preview else label
         if role == Qt.ItemDataRole.ToolTipRole:
             when = row.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
             archived = self.tr("Archived")
@@ -244,10 +325,22 @@ class ConversationListPanel(QWidget):
         self.archived = QCheckBox(self)
         self.model = ConversationListModel(self)
         self.model.more_requested.connect(self.more_requested)
-        self.view = QListView(self)
+        self.view = GroupedListView(self)
         self.view.setObjectName("conversationList")
         self.view.setModel(self.model)
-        self.view.setUniformItemSizes(True)
+        # A row that begins a date group is taller (its header): sizes differ, laid out in
+        # batches so a long list is never measured at once.
+        self.view.setUniformItemSizes(False)
+        self.view.setLayoutMode(QListView.LayoutMode.Batched)
+        self.view.setBatchSize(100)
+        self.delegate = ConversationDelegate(self.view)
+        self.view.setItemDelegate(self.delegate)
+        self.view.setMouseTracking(True)
+        # The list may stay open past midnight: the groups follow the day.
+        self._day_timer = QTimer(self)
+        self._day_timer.setInterval(60_000)
+        self._day_timer.timeout.connect(self.model.check_day)
+        self._day_timer.start()
         # Long titles are elided; the list never scrolls sideways or widens the sidebar.
         self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -281,6 +374,7 @@ class ConversationListPanel(QWidget):
         rows = self.model.rowCount()
         if rows:
             self.model.dataChanged.emit(self.model.index(0), self.model.index(rows - 1))
+            self.model.refresh_groups()
         self.new_button.setText(self.tr("New"))
         self.new_button.setToolTip(self.tr("New conversation (Ctrl+N)"))
         self.archived.setText(self.tr("Show archived"))
@@ -293,6 +387,14 @@ class ConversationListPanel(QWidget):
     def set_conversations(self, rows: list[ConversationRow], current_id: int | None) -> None:
         self.model.set_rows(rows)
         self.select(current_id)
+
+    def set_previews(self, previews: dict[int, str]) -> None:
+        """Show the last message of these conversations (by id) under their titles."""
+        self.model.set_previews(previews)
+
+    def set_today(self, today: Callable[[], date]) -> None:
+        """Read the local date from ``today`` (the app's clock) for the date groups."""
+        self.model.set_today(today)
 
     def append_conversations(self, rows: list[ConversationRow]) -> None:
         """Add the conversations that follow the last one shown (``more_requested``'s answer)."""

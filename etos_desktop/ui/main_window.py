@@ -371,6 +371,7 @@ class MainWindow(QMainWindow):
         chat = self.chat
         c.conversations_loaded.connect(self._on_controller_conversations_loaded)
         c.conversations_appended.connect(self.sidebar.append_conversations)
+        c.conversation_previews_loaded.connect(self.sidebar.set_previews)
         c.conversation_loading.connect(lambda _cid: chat.show_loading())
         c.conversation_opened.connect(self._on_controller_conversation_opened)
         c.older_messages_loaded.connect(

@@ -25,8 +25,10 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import (
     QDesktopServices,
+    QEnterEvent,
     QGuiApplication,
     QImage,
+    QPaintEvent,
     QPalette,
     QPixmap,
     QResizeEvent,
@@ -46,12 +48,15 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from etos_desktop.core.text.cleaning import neutralise_bidi
 from etos_desktop.ui import theme
 from etos_desktop.ui.avatar import avatar_pixmap
+from etos_desktop.ui.bubbles import paint_bubble
 from etos_desktop.ui.labels import plain_tooltip
 from etos_desktop.ui.math_render import MathBrowserMixin
+from etos_desktop.ui.message_actions import ActionBar, ActionButton
 
 __all__ = ["MemoryNote", "MessageWidget"]
 
@@ -421,46 +426,7 @@ class MessageWidget(QFrame):
         status_layout.addWidget(self._retry_button)
         self._status_row.setVisible(False)
 
-        self._copy_button = self._make_button("copyButton", self._on_copy_button_clicked)
-        self._regenerate_button = self._make_button(
-            "regenerateButton", self._on_regenerate_button_clicked
-        )
-        self._edit_button = self._make_button("editButton", self._on_edit_button_clicked)
-        self._delete_button = self._make_button("deleteButton", self._on_delete_button_clicked)
-        self._context_button = self._make_button("contextButton", self._on_context_button_clicked)
-        self._remember_button = self._make_button(
-            "rememberButton", self._on_remember_button_clicked
-        )
-        self._previous_button = self._make_button(
-            "previousVersionButton", self._on_previous_button_clicked
-        )
-        self._previous_button.setText("‹")
-        self._next_button = self._make_button("nextVersionButton", self._on_next_button_clicked)
-        self._next_button.setText("›")
-        self._version_label = QLabel(self)
-        self._version_label.setObjectName("versionLabel")
-
-        actions = QHBoxLayout()
-        self._actions_layout = actions
-        actions.setContentsMargins(0, 0, 0, 0)
-        actions.setSpacing(2)
-        if self.is_assistant:
-            actions.addWidget(self._previous_button)
-            actions.addWidget(self._version_label)
-            actions.addWidget(self._next_button)
-        actions.addWidget(self._copy_button)
-        if self.is_assistant:
-            actions.addWidget(self._regenerate_button)
-        if self.is_user:
-            actions.addWidget(self._edit_button)
-        actions.addWidget(self._delete_button)
-        if self.is_assistant:
-            actions.addWidget(self._context_button)
-        actions.addWidget(self._remember_button)
-        actions.addStretch(1)
-        self._regenerate_button.setVisible(self.is_assistant)
-        self._context_button.setVisible(self.is_assistant)
-        self._edit_button.setVisible(self.is_user)
+        self._actions = self._make_actions()
 
         layout = QVBoxLayout(self)
         layout.setSpacing(4)
@@ -473,7 +439,7 @@ class MessageWidget(QFrame):
         self._notes_layout.setContentsMargins(0, 2, 0, 2)
         self._notes_layout.setSpacing(4)
         layout.addLayout(self._notes_layout)
-        layout.addLayout(actions)
+        layout.addWidget(self._actions)
         # The companion's replies stand beside its avatar on the chat's background; the user's
         # own messages are tinted bubbles on the right (ChatPanel aligns them; resources/themes).
         # The avatar sits in the layout's left margin, so the layout stays one column.
@@ -652,7 +618,8 @@ class MessageWidget(QFrame):
     def set_regenerate_available(self, available: bool) -> None:
         """Offer Regenerate or not (a message the companion began with answers nothing)."""
         self._regenerable = available
-        self._regenerate_button.setVisible(self.is_assistant and available)
+        if self._regenerate_button is not None:
+            self._regenerate_button.setVisible(available)
 
     def set_remember_available(self, available: bool) -> None:
         """Offer Remember… or not (a temporary conversation writes nothing to memory)."""
@@ -662,26 +629,22 @@ class MessageWidget(QFrame):
     def retranslate(self) -> None:
         self._update_role_label()
         self._update_time_label()
-        self._copy_button.setText(self.tr("Copied") if self._copied_shown else self.tr("Copy"))
-        self._copy_button.setToolTip(self.tr("Copy the message as Markdown"))
-        self._regenerate_button.setText(self.tr("Regenerate"))
-        self._regenerate_button.setToolTip(self.tr("Write a new version of this reply"))
-        self._edit_button.setText(self.tr("Edit"))
-        self._edit_button.setToolTip(self.tr("Edit this message and send it again"))
-        self._delete_button.setText(self.tr("Delete"))
-        self._delete_button.setToolTip(self.tr("Delete this message"))
-        self._context_button.setText(self.tr("Context"))
-        self._context_button.setToolTip(self.tr("Show what was sent to the model for this reply"))
-        self._remember_button.setText(self.tr("Remember…"))
-        self._remember_button.setToolTip(
-            self.tr("Save something from this message to long-term memory")
+        self._copy_button.set_words(
+            self.tr("Copied") if self._copied_shown else self.tr("Copy the message as Markdown")
         )
+        if self._regenerate_button is not None:
+            self._regenerate_button.set_words(self.tr("Regenerate: write a new version"))
+        if self._context_button is not None:
+            self._context_button.set_words(self.tr("Show what was sent to the model"))
+        if self._previous_button is not None and self._next_button is not None:
+            self._previous_button.set_words(self.tr("Previous version"))
+            self._next_button.set_words(self.tr("Next version"))
+        if self._edit_button is not None:
+            self._edit_button.set_words(self.tr("Edit and send again"))
+        self._delete_button.set_words(self.tr("Delete this message"))
+        self._remember_button.set_words(self.tr("Remember… (save to long-term memory)"))
         self._retry_button.setText(self.tr("Retry"))
         self._retry_button.setToolTip(self.tr("Try this reply again"))
-        self._previous_button.setToolTip(self.tr("Previous version"))
-        self._previous_button.setAccessibleName(self.tr("Previous version"))
-        self._next_button.setToolTip(self.tr("Next version"))
-        self._next_button.setAccessibleName(self.tr("Next version"))
         self._update_versions()
         self._update_status_line()
         if self._text:
@@ -714,7 +677,7 @@ class MessageWidget(QFrame):
         # A user's bubble is as wide as its text (up to the maximum width ChatPanel sets), so
         # a short message makes a small bubble on the right.
         margins = self.layout().contentsMargins()
-        text = max(self._natural_text_width(), self._actions_layout.sizeHint().width())
+        text = max(self._natural_text_width(), self._actions.sizeHint().width())
         width = max(text + margins.left() + margins.right(), self.minimumSizeHint().width())
         return QSize(width, hint.height())
 
@@ -739,6 +702,62 @@ class MessageWidget(QFrame):
                 break
         self._natural_width = (self._text, key, widest + 8)
         return widest + 8
+
+    def _make_actions(self) -> ActionBar:
+        """The icon buttons under the message (ui/message_actions.py: shown on hover or focus)."""
+        bar = ActionBar(self, trailing=self.is_user)
+        add = bar.add_button
+        # Only the actions of the message's role are made (a long conversation opens faster).
+        self._previous_button: ActionButton | None = None
+        self._next_button: ActionButton | None = None
+        self._version_label: QLabel | None = None
+        self._regenerate_button: ActionButton | None = None
+        self._context_button: ActionButton | None = None
+        self._edit_button: ActionButton | None = None
+        if self.is_assistant:
+            self._previous_button = add(
+                "previousVersionButton", "previous", self._on_previous_button_clicked, always=True
+            )
+            self._version_label = QLabel(bar)
+            self._version_label.setObjectName("versionLabel")
+            bar.add_widget(self._version_label)
+            self._next_button = add(
+                "nextVersionButton", "next", self._on_next_button_clicked, always=True
+            )
+        self._copy_button = add("copyButton", "copy", self._on_copy_button_clicked)
+        if self.is_assistant:
+            self._regenerate_button = add(
+                "regenerateButton", "regenerate", self._on_regenerate_button_clicked
+            )
+        if self.is_user:
+            self._edit_button = add("editButton", "edit", self._on_edit_button_clicked)
+        self._delete_button = add("deleteButton", "delete", self._on_delete_button_clicked)
+        if self.is_assistant:
+            self._context_button = add("contextButton", "context", self._on_context_button_clicked)
+        self._remember_button = add("rememberButton", "remember", self._on_remember_button_clicked)
+        bar.finish()
+        return bar
+
+    def action_bar(self) -> ActionBar:
+        """The row of the message's action buttons."""
+        return self._actions
+
+    @override
+    def paintEvent(self, event: QPaintEvent) -> None:
+        if self.is_user:
+            # The bubble holds the text; the actions sit under it, on the chat's background.
+            paint_bubble(self, self._actions.geometry().top() - self._layout.spacing() // 2)
+        super().paintEvent(event)
+
+    @override
+    def enterEvent(self, event: QEnterEvent) -> None:
+        super().enterEvent(event)
+        self._actions.set_hovered(True)
+
+    @override
+    def leaveEvent(self, event: QEvent) -> None:
+        super().leaveEvent(event)
+        self._actions.set_hovered(False)
 
     def _draw_avatar(self) -> None:
         if self._avatar_label is None:
@@ -1001,26 +1020,30 @@ class MessageWidget(QFrame):
         # A stopped or failed reply offers one way to try again (Retry, which writes a new
         # version as Regenerate does), and none when trying again cannot help (issue 19).
         failed = self._status in ("interrupted", "error")
-        self._regenerate_button.setVisible(self.is_assistant and self._regenerable and not failed)
+        if self._regenerate_button is not None:
+            self._regenerate_button.setVisible(self._regenerable and not failed)
         self._status_row.setVisible(bool(text))
 
     def _update_versions(self) -> None:
-        shown = self.is_assistant and self._version_count > 1
-        for widget in (self._previous_button, self._version_label, self._next_button):
-            widget.setVisible(shown)
-        self._version_label.setText(f"{self._version_index + 1}/{self._version_count}")
+        if self._version_label is not None:
+            shown = self._version_count > 1
+            for widget in (self._previous_button, self._version_label, self._next_button):
+                if widget is not None:
+                    widget.setVisible(shown)
+            self._version_label.setText(f"{self._version_index + 1}/{self._version_count}")
         self._update_actions()
 
     def _update_actions(self) -> None:
         idle = self._status != "streaming"
-        self._regenerate_button.setEnabled(idle)
-        self._edit_button.setEnabled(idle)
+        for button in (self._regenerate_button, self._edit_button, self._context_button):
+            if button is not None:
+                button.setEnabled(idle)
         self._delete_button.setEnabled(idle)
         self._retry_button.setEnabled(idle or self._status == "error")
-        self._context_button.setEnabled(self._status != "streaming")
-        self._remember_button.setEnabled(self._status != "streaming" and bool(self._text.strip()))
-        self._previous_button.setEnabled(idle and self._version_index > 0)
-        self._next_button.setEnabled(idle and self._version_index < self._version_count - 1)
+        self._remember_button.setEnabled(idle and bool(self._text.strip()))
+        if self._previous_button is not None and self._next_button is not None:
+            self._previous_button.setEnabled(idle and self._version_index > 0)
+            self._next_button.setEnabled(idle and self._version_index < self._version_count - 1)
 
     # --- slots -------------------------------------------------------------------------------------
 
@@ -1039,13 +1062,15 @@ class MessageWidget(QFrame):
     def _on_copy_button_clicked(self) -> None:
         QGuiApplication.clipboard().setText(self._text)
         self._copied_shown = True
-        self._copy_button.setText(self.tr("Copied"))
+        self._copy_button.set_icon_name("check")
+        self._copy_button.set_words(self.tr("Copied"))
         self._copied_timer.start()
         self.copy_requested.emit(self._message_id)
 
     def _on_copied_timer_timeout(self) -> None:
         self._copied_shown = False
-        self._copy_button.setText(self.tr("Copy"))
+        self._copy_button.set_icon_name("copy")
+        self._copy_button.set_words(self.tr("Copy the message as Markdown"))
 
     def _on_regenerate_button_clicked(self) -> None:
         self.regenerate_requested.emit(self._message_id)

@@ -52,6 +52,8 @@ class Colors:
     mark: str
     mark_current: str
     mark_text: str
+    #: The user's message bubbles: a tint of the accent on the chat's background.
+    bubble: str
 
 
 LIGHT = Colors(
@@ -67,6 +69,7 @@ LIGHT = Colors(
     mark="#ffe58a",
     mark_current="#ffb84d",
     mark_text="#1c1c22",
+    bubble="#ecebfa",
 )
 DARK = Colors(
     ok="#8ee89a",
@@ -81,6 +84,7 @@ DARK = Colors(
     mark="#5c4d12",
     mark_current="#8f4a00",
     mark_text="#f4f4f6",
+    bubble="#2a2840",
 )
 
 

@@ -1073,6 +1073,33 @@ Why it was chosen: {reason}</source>
     </message>
 </context>
 <context>
+    <name>ConversationGroups</name>
+    <message>
+        <source>Pinned</source>
+        <translation>置顶</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <source>Yesterday</source>
+        <translation>昨天</translation>
+    </message>
+    <message>
+        <source>Previous 7 days</source>
+        <translation>过去 7 天</translation>
+    </message>
+    <message>
+        <source>MMMM</source>
+        <translation>M月</translation>
+    </message>
+    <message>
+        <source>MMMM yyyy</source>
+        <translation>yyyy年M月</translation>
+    </message>
+</context>
+<context>
     <name>ConversationListModel</name>
     <message>
         <source>New conversation</source>
@@ -3292,7 +3319,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Copy</source>
-        <translation>复制</translation>
+        <translation type="vanished">复制</translation>
     </message>
     <message>
         <source>Copy the message as Markdown</source>
@@ -3300,23 +3327,23 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Regenerate</source>
-        <translation>重新生成</translation>
+        <translation type="vanished">重新生成</translation>
     </message>
     <message>
         <source>Write a new version of this reply</source>
-        <translation>为这条回复生成一个新版本</translation>
+        <translation type="vanished">为这条回复生成一个新版本</translation>
     </message>
     <message>
         <source>Edit</source>
-        <translation>编辑</translation>
+        <translation type="vanished">编辑</translation>
     </message>
     <message>
         <source>Edit this message and send it again</source>
-        <translation>编辑这条消息并重新发送</translation>
+        <translation type="vanished">编辑这条消息并重新发送</translation>
     </message>
     <message>
         <source>Delete</source>
-        <translation>删除</translation>
+        <translation type="vanished">删除</translation>
     </message>
     <message>
         <source>Delete this message</source>
@@ -3324,19 +3351,19 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Context</source>
-        <translation>上下文</translation>
+        <translation type="vanished">上下文</translation>
     </message>
     <message>
         <source>Show what was sent to the model for this reply</source>
-        <translation>查看这条回复发送给模型的内容</translation>
+        <translation type="vanished">查看这条回复发送给模型的内容</translation>
     </message>
     <message>
         <source>Remember…</source>
-        <translation>记住…</translation>
+        <translation type="vanished">记住…</translation>
     </message>
     <message>
         <source>Save something from this message to long-term memory</source>
-        <translation>把这条消息中的内容存入长期记忆</translation>
+        <translation type="vanished">把这条消息中的内容存入长期记忆</translation>
     </message>
     <message>
         <source>Retry</source>
@@ -3351,8 +3378,24 @@ You can undo this only until you close Settings.</source>
         <translation>上一个版本</translation>
     </message>
     <message>
+        <source>Regenerate: write a new version</source>
+        <translation>重新生成：写一个新版本</translation>
+    </message>
+    <message>
+        <source>Show what was sent to the model</source>
+        <translation>查看发送给模型的内容</translation>
+    </message>
+    <message>
         <source>Next version</source>
         <translation>下一个版本</translation>
+    </message>
+    <message>
+        <source>Edit and send again</source>
+        <translation>编辑后重新发送</translation>
+    </message>
+    <message>
+        <source>Remember… (save to long-term memory)</source>
+        <translation>记住…（存入长期记忆）</translation>
     </message>
     <message numerus="yes">
         <source>Show the whole message (%n more characters)</source>
@@ -3399,6 +3442,17 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Something went wrong.</source>
         <translation>出错了。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelTokenIndicator</name>
+    <message>
+        <source>{model} · about {tokens} tokens</source>
+        <translation>{model} · 约 {tokens} 个 token</translation>
+    </message>
+    <message>
+        <source>The model that answers in this conversation, and about how many tokens your message takes (it may take up to {room}).</source>
+        <translation>本对话中回答你的模型，以及你的消息大约占用多少 token（最多可用 {room} 个）。</translation>
     </message>
 </context>
 <context>

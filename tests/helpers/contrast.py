@@ -209,12 +209,19 @@ def text_areas(window: QWidget) -> list[TextArea]:
                         index = model.index(row, column, parent)
                         if hidden_column(column) or not str(index.data() or "").strip():
                             continue
-                        rect = widget.visualRect(index).adjusted(1, 1, -1, -1)
-                        shown = _visible_rect(viewport, window, rect)
-                        if not shown.isEmpty():
-                            areas.append(
-                                TextArea(f"{name}[{row},{column}] {index.data()!r}", shown)
+                        # A view that draws several texts on their own backgrounds in one row
+                        # (the sidebar: a date header over the row) names each part's area.
+                        parts = getattr(widget, "text_areas", None)
+                        rects = (
+                            parts(index) if parts is not None else [(widget.visualRect(index), "")]
+                        )
+                        for part_rect, part in rects:
+                            shown = _visible_rect(
+                                viewport, window, part_rect.adjusted(1, 1, -1, -1)
                             )
+                            if not shown.isEmpty():
+                                label = f"{name}[{row},{column}]{part} {index.data()!r}"
+                                areas.append(TextArea(label, shown))
             continue
         if isinstance(widget, QTabBar):
             for tab in range(widget.count()):

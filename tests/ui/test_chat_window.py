@@ -591,7 +591,7 @@ async def test_an_unexpected_failure_says_what_was_not_done(
     async def broken(**_kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(etos.controller.repo, "list_conversations", broken)
+    monkeypatch.setattr(etos.controller.repo, "list_conversations_with_previews", broken)
     etos.controller.refresh_conversations()
     await idle(etos)
     chat = etos.window.chat

@@ -44,6 +44,7 @@ CHINESE = {
     "&File": "文件(&F)",
     "Send": "发送",
     "Copy": "复制",
+    "Copy the message as Markdown": "以 Markdown 复制这条消息",
     "Undo": "撤销",
     "Search conversations": "搜索对话",
     "Settings": "设置",
@@ -147,7 +148,8 @@ async def test_language_switches_live_in_every_open_window(etos: EtosApp) -> Non
     assert QLocale().language() == QLocale.Language.Chinese
     assert window.file_menu.title() == "文件(&F)"
     assert chat.send_button.text() in ("发送", "Send")  # "Send" is disabled-empty's text
-    assert reply.findChild(QToolButton, "copyButton").text() == "复制"
+    copy = reply.findChild(QToolButton, "copyButton")
+    assert copy.toolTip() == copy.accessibleName() == "以 Markdown 复制这条消息"
     assert note.undo_button.text() == "撤销"
     assert chat.banner_action.text() == "重试"
     assert window.sidebar.search.placeholderText() == "搜索对话"

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, or_, update
+from sqlalchemy import and_, bindparam, or_, text, update
 from sqlmodel import Session, col, delete, select
 
 from etos_desktop.core.errors import InvalidInput
@@ -131,55 +131,113 @@ class ChatRepository:
             after: Only those after this one in that order (the next window of a list that
                 fetches as it scrolls: a conversation changed meanwhile moves no other).
         """
+        return await self._db.run(
+            lambda session: self._conversations(session, archived, search, limit, after)
+        )
 
-        def work(session: Session) -> list[ConversationRow]:
-            query = select(ConversationRow)
-            if archived is not None:
-                query = query.where(ConversationRow.archived == archived)
-            if after is not None:
-                pinned, updated, last = (
-                    col(ConversationRow.pinned),
-                    col(ConversationRow.updated_at),
-                    col(ConversationRow.id),
-                )
-                # Booleans as 0/1: SQLAlchemy compares a Python bool only with = and IS.
-                was_pinned = int(bool(after.pinned))
-                query = query.where(
-                    or_(
-                        pinned < was_pinned,
-                        and_(
-                            pinned == was_pinned,
-                            or_(
-                                updated < after.updated_at,
-                                and_(updated == after.updated_at, last < (after.id or 0)),
-                            ),
-                        ),
-                    )
-                )
-            needle = search.strip()
-            if needle:
-                pattern = _like_pattern(needle)
-                in_messages = (
-                    select(MessageRow.conversation_id)
-                    .where(col(MessageRow.content).like(pattern, escape="\\"))
-                    .where(col(MessageRow.hidden_at).is_(None))
-                )
-                query = query.where(
-                    or_(
-                        col(ConversationRow.title).like(pattern, escape="\\"),
-                        col(ConversationRow.id).in_(in_messages),
-                    )
-                )
-            query = query.order_by(
-                col(ConversationRow.pinned).desc(),
-                col(ConversationRow.updated_at).desc(),
-                col(ConversationRow.id).desc(),
-            )
-            if limit is not None:
-                query = query.limit(limit)
-            return list(session.exec(query).all())
+    async def list_conversations_with_previews(
+        self,
+        *,
+        archived: bool | None = False,
+        search: str = "",
+        limit: int | None = None,
+        after: ConversationRow | None = None,
+        chars: int = 300,
+    ) -> tuple[list[ConversationRow], dict[int, str]]:
+        """``list_conversations`` and the ``last_messages`` of its rows, in one trip to the DB."""
+
+        def work(session: Session) -> tuple[list[ConversationRow], dict[int, str]]:
+            rows = self._conversations(session, archived, search, limit, after)
+            ids = [r.id for r in rows if r.id is not None]
+            return rows, self._last_messages(session, ids, chars)
 
         return await self._db.run(work)
+
+    @staticmethod
+    def _conversations(
+        session: Session,
+        archived: bool | None,
+        search: str,
+        limit: int | None,
+        after: ConversationRow | None,
+    ) -> list[ConversationRow]:
+        """The query of ``list_conversations`` (on the DB thread)."""
+        query = select(ConversationRow)
+        if archived is not None:
+            query = query.where(ConversationRow.archived == archived)
+        if after is not None:
+            pinned, updated, last = (
+                col(ConversationRow.pinned),
+                col(ConversationRow.updated_at),
+                col(ConversationRow.id),
+            )
+            # Booleans as 0/1: SQLAlchemy compares a Python bool only with = and IS.
+            was_pinned = int(bool(after.pinned))
+            query = query.where(
+                or_(
+                    pinned < was_pinned,
+                    and_(
+                        pinned == was_pinned,
+                        or_(
+                            updated < after.updated_at,
+                            and_(updated == after.updated_at, last < (after.id or 0)),
+                        ),
+                    ),
+                )
+            )
+        needle = search.strip()
+        if needle:
+            pattern = _like_pattern(needle)
+            in_messages = (
+                select(MessageRow.conversation_id)
+                .where(col(MessageRow.content).like(pattern, escape="\\"))
+                .where(col(MessageRow.hidden_at).is_(None))
+            )
+            query = query.where(
+                or_(
+                    col(ConversationRow.title).like(pattern, escape="\\"),
+                    col(ConversationRow.id).in_(in_messages),
+                )
+            )
+        query = query.order_by(
+            col(ConversationRow.pinned).desc(),
+            col(ConversationRow.updated_at).desc(),
+            col(ConversationRow.id).desc(),
+        )
+        if limit is not None:
+            query = query.limit(limit)
+        return list(session.exec(query).all())
+
+    async def last_messages(
+        self, conversation_ids: Sequence[int], *, chars: int = 300
+    ) -> dict[int, str]:
+        """The start of each conversation's last visible message (the sidebar's preview).
+
+        A conversation whose history holds no text (only tool calls, or nothing) is left out.
+
+        Args:
+            conversation_ids: The conversations (one window of the sidebar).
+            chars: How much of each message to read.
+        """
+        ids = sorted({int(i) for i in conversation_ids})
+        return await self._db.run(lambda session: self._last_messages(session, ids, chars))
+
+    @staticmethod
+    def _last_messages(session: Session, ids: Sequence[int], chars: int) -> dict[int, str]:
+        """The query of ``last_messages`` (on the DB thread)."""
+        if not ids:
+            return {}
+        # One indexed look-up per conversation, newest message first (the index on
+        # conversation_id holds the id): a 5,000-message conversation reads one row.
+        statement = text(
+            "SELECT c.id, (SELECT substr(m.content, 1, :chars) FROM message AS m"
+            " WHERE m.conversation_id = c.id AND m.hidden_at IS NULL AND m.is_current = 1"
+            " AND m.role IN ('user', 'assistant') AND m.content != ''"
+            " ORDER BY m.id DESC LIMIT 1)"
+            " FROM conversation AS c WHERE c.id IN :ids"
+        ).bindparams(bindparam("ids", expanding=True))
+        rows = session.connection().execute(statement, {"ids": ids, "chars": chars})
+        return {int(cid): str(content) for cid, content in rows if content}
 
     async def update_conversation(self, conversation_id: int, **values: Any) -> ConversationRow:
         """Change fields of a conversation (title, pinned, archived, model, persona…).
