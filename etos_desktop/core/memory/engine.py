@@ -234,6 +234,8 @@ class _Gathered(NamedTuple):
     gate: frozenset[str]
     #: The stored float32 vectors of the candidates that have them, by memory, in chunk order.
     blobs: dict[int, list[bytes]]
+    #: The gate terms in at most ``GATE_MIN_DOC_FREQ`` memories (``search.rank``'s ``gate_unique``).
+    unique: frozenset[str] = frozenset()
 
 
 def _by_id(candidate: CandidateRow) -> int:
@@ -1487,7 +1489,8 @@ class MemoryEngine:
             found.sort(key=_by_id)
             scorer = KeywordScorer(terms, frequencies, total)
             gate = gate_terms(terms, names, frequencies, total, tuning.gate_rare_share)
-            return _Gathered(matched, seen, scorer, found, in_window, gate, blobs)
+            unique = frozenset(t for t in gate if 0 < frequencies.get(t, 0) <= GATE_MIN_DOC_FREQ)
+            return _Gathered(matched, seen, scorer, found, in_window, gate, blobs, unique)
 
         # The DB thread matches the full-text index while this thread embeds the query and
         # scans the vectors: on two cores the two overlap.
@@ -1582,6 +1585,7 @@ class MemoryEngine:
             gate_terms=gate,
             prefer_recent=prefer_recent,
             gate_names=gate.intersection(names),
+            gate_unique=gathered.unique,
         )
 
     @staticmethod

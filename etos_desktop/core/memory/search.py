@@ -379,6 +379,47 @@ def _newer_in_slot(
             break
 
 
+def _gate_units(
+    candidate: Candidate,
+    terms: frozenset[str],
+    names: frozenset[str],
+    lead: float,
+    tuning: Tuning,
+    unique: frozenset[str] = frozenset(),
+    best: bool = False,
+) -> tuple[float, float]:
+    """What one of the best candidates shares with the query, for the relevance gate.
+
+    A shared name counts as much as any number of words (``math.inf``). Fewer rare words than
+    ``tuning.gate_peak_units`` count only when the candidate stands out from the pack (its
+    relevance at least ``tuning.gate_peak`` above the one at rank ``tuning.gate_peak_rank``) or
+    is the best and shares a term found in at most two memories.
+
+    Args:
+        candidate: The candidate.
+        terms: The query's gate terms (rare content terms and names).
+        names: The query's names among them.
+        lead: The candidate's relevance minus the one at rank ``tuning.gate_peak_rank``.
+        tuning: The active tuning.
+        unique: The gate terms found in at most two memories.
+        best: The candidate is the best one (floor off).
+
+    Returns:
+        The units that count for the gate, and the units shared before the standing-out
+        check (``rank`` gives the second ``weak_lead_floor``).
+    """
+    if candidate.shared & names:
+        return math.inf, math.inf
+    units = content_units(candidate.shared & terms)
+    if (
+        units < tuning.gate_peak_units
+        and lead < tuning.gate_peak
+        and not (best and candidate.shared & unique)
+    ):
+        return 0.0, units
+    return units, units
+
+
 def rank(
     candidates: Sequence[Candidate],
     *,
@@ -395,6 +436,7 @@ def rank(
     gate_terms: Collection[str] = (),
     prefer_recent: bool = False,
     gate_names: Collection[str] = (),
+    gate_unique: Collection[str] = (),
 ) -> list[Hit]:
     """Score, filter and order candidates.
 
@@ -424,6 +466,8 @@ def rank(
             candidate sharing one of ``gate_names`` or ``tuning.gate_min_units`` of these makes
             the query memory-directed.
         gate_names: The query's names among ``gate_terms``.
+        gate_unique: The query's ``gate_terms`` found in at most two memories: the best
+            candidate sharing one passes the gate without standing out (``Tuning.gate_peak``).
         prefer_recent: The query asks for recent things without naming a period ("recently",
             "最近"): recency weighs ``tuning.recent_weight`` (at least); no window.
 
@@ -464,21 +508,24 @@ def rank(
         for c, w in zip(candidates, weights, strict=True)
     ]
     # How much the best candidates share with the query: a name counts as much as any words.
-    shared_units = 0.0
+    shared_units = weak_units = 0.0
     if not personal and gate_terms:
-        head = sorted(range(len(candidates)), key=lambda i: -relevances[i])[:GATE_HEAD]
+        order = sorted(range(len(candidates)), key=lambda i: -relevances[i])
+        peak_rank = tuning.gate_peak_rank
+        pack = relevances[order[peak_rank]] if len(order) > peak_rank else 0.0
         terms, names = frozenset(gate_terms), frozenset(gate_names)
-        shared_units = max(
-            (
-                math.inf
-                if candidates[i].shared & names
-                else content_units(candidates[i].shared & terms)
-                for i in head
-            ),
-            default=0.0,
-        )
+        unique = frozenset(gate_unique)
+        for r, i in enumerate(order[:GATE_HEAD]):
+            counted, found = _gate_units(
+                candidates[i], terms, names, relevances[i] - pack, tuning, unique, r == 0
+            )
+            shared_units = max(shared_units, counted)
+            weak_units = max(weak_units, found)
     shared = shared_units >= tuning.gate_min_units
     floor = tuning.vector_floor(personal, shared_units)
+    if not personal and not shared and weak_units >= tuning.gate_min_units:
+        # Shared words, but their memory does not stand out from the pack: weak evidence.
+        floor = max(tuning.floor, min(tuning.weak_lead_floor, tuning.impersonal_floor))
     best = max(relevances, default=0.0)
     recency_weight = (
         max(tuning.recency_weight, tuning.recent_weight) if prefer_recent else tuning.recency_weight
