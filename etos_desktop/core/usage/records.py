@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from etos_desktop.core.providers.base import Usage
-from etos_desktop.core.storage.tables import MessageRow
+
+if TYPE_CHECKING:
+    # Only for its type: the chat view reads usage before the first frame, without SQLModel.
+    from etos_desktop.core.storage.tables import MessageRow
 
 
 def usage_columns(usage: Usage | None) -> dict[str, Any]:
