@@ -22,6 +22,7 @@ from etos_desktop.ui.message_widget import MessageWidget
 
 if TYPE_CHECKING:
     from etos_desktop.core.storage.tables import MessageRow
+    from etos_desktop.core.usage.store import JobUsage
 
 #: The sign each currency is written with.
 CURRENCY_SIGNS = {"USD": "$", "CNY": "¥", "EUR": "€"}
@@ -194,3 +195,10 @@ def reprice(widgets: Iterable[QWidget], prices: Prices) -> None:
     for widget in widgets:
         for line in widget.findChildren(UsageLine):
             line.reprice(prices)
+
+
+def show_job_usage(label: QLabel, used: JobUsage | None) -> None:
+    """Put a job's tokens of the last 30 days in its cell of Settings' jobs list."""
+    label.setText(job_usage_text(used.usage if used is not None else None))
+    label.setToolTip(job_usage_tooltip(used.usage, used.requests) if used is not None else "")
+    label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)

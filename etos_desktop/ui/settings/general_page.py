@@ -43,6 +43,7 @@ from etos_desktop.ui.settings.page import (
     set_state,
     stacked,
 )
+from etos_desktop.ui.usage_text import show_job_usage
 
 if TYPE_CHECKING:
     from etos_desktop.services.jobs import BackgroundJobs
@@ -95,9 +96,9 @@ def ui_language(setting: str) -> Language:
 
 
 class JobsSection(QGroupBox):
-    """The "Background jobs" section: each job's last run, next run and last error."""
+    """The "Background jobs" section: each job's last run, next run, tokens and last error."""
 
-    COLUMNS = 4
+    COLUMNS = 5
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -136,13 +137,20 @@ class JobsSection(QGroupBox):
         self.setTitle(self.tr("Background jobs"))
         for header, text in zip(
             self._headers,
-            (self.tr("Job"), self.tr("Last run"), self.tr("Next run"), self.tr("Last error")),
+            (
+                self.tr("Job"),
+                self.tr("Last run"),
+                self.tr("Next run"),
+                self.tr("Tokens, 30 days"),
+                self.tr("Last error"),
+            ),
             strict=True,
         ):
             header.setText(text)
-        for name, (title, last, next_run, error) in self.cells.items():
+        for name, (title, last, next_run, tokens, error) in self.cells.items():
             title.setText(job_name(name))
             status = self._statuses.get(name)
+            show_job_usage(tokens, status.usage if status is not None else None)
             if status is None:
                 for label in (last, next_run, error):
                     label.setText("…")
