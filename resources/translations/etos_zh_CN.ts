@@ -1928,6 +1928,10 @@ Why it was chosen: {reason}</source>
         <translation>下次运行</translation>
     </message>
     <message>
+        <source>Tokens, 30 days</source>
+        <translation>30 天 token 用量</translation>
+    </message>
+    <message>
         <source>Last error</source>
         <translation>上次错误</translation>
     </message>
