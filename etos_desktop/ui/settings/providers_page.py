@@ -338,9 +338,13 @@ class ProvidersPage(SettingsPage):
         spin = QDoubleSpinBox(parent)
         spin.setObjectName(name)
         spin.setRange(0.0, MAX_PRICE)
-        spin.setDecimals(4)
+        # Three decimals hold the cheapest listed prices ($0.075); more only widen the field.
+        spin.setDecimals(3)
         spin.setSingleStep(0.1)
         spin.setGroupSeparatorShown(True)
+        # Sized for a usual price, not for MAX_PRICE: the row then fits beside its label at
+        # 800×600 instead of wrapping under it.
+        spin.setMinimumWidth(spin.fontMetrics().horizontalAdvance("Out 000.000") + 36)
         return spin
 
     @staticmethod
