@@ -17,6 +17,9 @@ import pytest
 from PySide6.QtWidgets import QApplication, QLabel, QToolButton
 
 from etos_desktop.app import EtosApp
+from etos_desktop.core.settings import paths
+from etos_desktop.core.settings.store import SettingsStore
+from etos_desktop.core.usage.prices import ModelPrice
 from etos_desktop.ui.context_dialog import ContextDialog
 from etos_desktop.ui.message_widget import MessageWidget
 from etos_desktop.ui.settings.dialog import SettingsDialog
@@ -168,5 +171,29 @@ async def test_a_server_refusing_stream_options_still_replies_without_a_usage_li
             "The server reported no token usage in this conversation yet.",
         ]
         inspector.close()
+    finally:
+        await stop_app(app)
+
+
+async def test_the_line_is_in_chinese_and_follows_a_language_switch(
+    qapp: QApplication, server: FakeOpenAIServer, isolated_environment: Path
+) -> None:
+    settings = SettingsStore(paths.settings_path(isolated_environment))
+    settings.load()
+    settings.set("ui.language", "zh")
+    settings.set_model_price("fake-chat", ModelPrice(input=1.0, output=2.0, currency="CNY"))
+    settings.save()
+    app = await start_app(qapp, server, isolated_environment)
+    try:
+        server.script(Text("巴黎。", reported=FIRST))
+        await send(app, "法国的首都是哪里？")
+        reply_id = await last_reply_id(app)
+        # (1,234 × 1 + 210 × 2) / 1e6 = 0.001654 yuan.
+        assert (
+            usage_line(app, reply_id) == "Token：输入 1,234（缓存命中 800） · 输出 210 · ≈ ¥0.0017"
+        )
+        app.install_language("en")
+        await idle(app)
+        assert usage_line(app, reply_id) == "Tokens: 1,234 in (800 cached) · 210 out · ≈ ¥0.0017"
     finally:
         await stop_app(app)
