@@ -37,6 +37,16 @@ def _count(value: int) -> str:
     return locale.toString(value)
 
 
+def currency_name(currency: str) -> str:
+    """A currency as the price fields list it ("US dollar ($)")."""
+    names = {
+        "USD": QCoreApplication.translate("UsageText", "US dollar ($)"),
+        "CNY": QCoreApplication.translate("UsageText", "Chinese yuan (¥)"),
+        "EUR": QCoreApplication.translate("UsageText", "Euro (€)"),
+    }
+    return names.get(currency, currency)
+
+
 def money_text(currency: str, amount: float) -> str:
     """An estimated amount, as "≈ $0.0031": two significant digits below 1, else cents."""
     sign = CURRENCY_SIGNS.get(currency, currency + " ")

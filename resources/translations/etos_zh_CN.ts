@@ -5652,6 +5652,18 @@ You can undo this only until you close Settings.</source>
 <context>
     <name>UsageText</name>
     <message>
+        <source>US dollar ($)</source>
+        <translation>美元（$）</translation>
+    </message>
+    <message>
+        <source>Chinese yuan (¥)</source>
+        <translation>人民币（¥）</translation>
+    </message>
+    <message>
+        <source>Euro (€)</source>
+        <translation>欧元（€）</translation>
+    </message>
+    <message>
         <source>&lt; {amount}</source>
         <translation>&lt; {amount}</translation>
     </message>
@@ -5669,7 +5681,7 @@ You can undo this only until you close Settings.</source>
     </message>
     <message>
         <source>Tokens: {tokens}</source>
-        <translation>Token：{tokens}</translation>
+        <translation>用量：{tokens}</translation>
     </message>
     <message>
         <source>The server reported no token usage in this conversation yet.</source>

@@ -190,7 +190,7 @@ async def test_the_line_is_in_chinese_and_follows_a_language_switch(
         reply_id = await last_reply_id(app)
         # (1,234 × 1 + 210 × 2) / 1e6 = 0.001654 yuan.
         assert (
-            usage_line(app, reply_id) == "Token：输入 1,234（缓存命中 800） · 输出 210 · ≈ ¥0.0017"
+            usage_line(app, reply_id) == "用量：输入 1,234（缓存命中 800） · 输出 210 · ≈ ¥0.0017"
         )
         app.install_language("en")
         await idle(app)

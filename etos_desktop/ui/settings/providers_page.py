@@ -60,6 +60,7 @@ from etos_desktop.ui.settings.providers_controller import (
     ProvidersController,
     preset_or_custom,
 )
+from etos_desktop.ui.usage_text import currency_name
 
 _log = logging.getLogger(__name__)
 
@@ -428,6 +429,9 @@ class ProvidersPage(SettingsPage):
         self.price_input_spin.setAccessibleName(self.tr("Input price per million tokens"))
         self.price_output_spin.setAccessibleName(self.tr("Output price per million tokens"))
         self.price_currency_combo.setAccessibleName(self.tr("Currency"))
+        for index in range(self.price_currency_combo.count()):
+            code = str(self.price_currency_combo.itemData(index))
+            self.price_currency_combo.setItemText(index, currency_name(code))
         self.price_help.setText(
             self.tr(
                 "Per million tokens, as the service lists it, for the estimated cost under each "
