@@ -38,10 +38,10 @@ def _count(value: int) -> str:
 
 
 def currency_name(currency: str) -> str:
-    """A currency as the price fields list it ("US dollar ($)")."""
+    """A currency as the price fields list it ("Dollar ($)")."""
     names = {
-        "USD": QCoreApplication.translate("UsageText", "US dollar ($)"),
-        "CNY": QCoreApplication.translate("UsageText", "Chinese yuan (¥)"),
+        "USD": QCoreApplication.translate("UsageText", "Dollar ($)"),
+        "CNY": QCoreApplication.translate("UsageText", "Yuan (¥)"),
         "EUR": QCoreApplication.translate("UsageText", "Euro (€)"),
     }
     return names.get(currency, currency)

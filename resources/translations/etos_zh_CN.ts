@@ -5652,11 +5652,11 @@ You can undo this only until you close Settings.</source>
 <context>
     <name>UsageText</name>
     <message>
-        <source>US dollar ($)</source>
+        <source>Dollar ($)</source>
         <translation>美元（$）</translation>
     </message>
     <message>
-        <source>Chinese yuan (¥)</source>
+        <source>Yuan (¥)</source>
         <translation>人民币（¥）</translation>
     </message>
     <message>
