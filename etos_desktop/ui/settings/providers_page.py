@@ -299,9 +299,7 @@ class ProvidersPage(SettingsPage):
         self.price_currency_combo = QComboBox(editor)
         self.price_currency_combo.setObjectName("priceCurrencyCombo")
         # Its names are translated after it is built: it grows with them.
-        self.price_currency_combo.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToContents
-        )
+        self.price_currency_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         for currency in CURRENCIES:
             self.price_currency_combo.addItem(currency, currency)
         self.price_help = help_label(editor)
