@@ -111,16 +111,22 @@ class JobsSection(QGroupBox):
         grid.setVerticalSpacing(4)
         for column, header in enumerate(self._headers):
             header.setStyleSheet("font-weight: bold;")
+            # "Tokens, 30 days" may take two lines: the five columns fit the dialog at 800×600.
+            header.setWordWrap(True)
             grid.addWidget(header, 0, column, Qt.AlignmentFlag.AlignTop)
         for row, name in enumerate(JobName, start=1):
-            # Names and times stay on one line; only the error wraps (it takes the spare width).
+            # Names, times and tokens stay on one line; the error wraps (it takes the spare
+            # width), and so does the next run (the titles' is a sentence, not a time).
             labels = [
-                plain_label(self, wrap=column == self.COLUMNS - 1) for column in range(self.COLUMNS)
+                plain_label(self, wrap=column in (2, self.COLUMNS - 1))
+                for column in range(self.COLUMNS)
             ]
             labels[0].setObjectName(f"job:{name.value}")
             for column, label in enumerate(labels):
                 grid.addWidget(label, row, column, Qt.AlignmentFlag.AlignTop)
             self.cells[name] = labels
+        # The next run shares the spare width, so it keeps to one line when the dialog is wide.
+        grid.setColumnStretch(2, 1)
         grid.setColumnStretch(self.COLUMNS - 1, 1)
         self.retranslate()
 
