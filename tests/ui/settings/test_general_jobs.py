@@ -125,3 +125,14 @@ async def test_the_tokens_a_job_used_in_30_days_show_in_its_row(
     env.clock.advance(days=31)
     await page.refresh_jobs()
     assert section.row_texts(JobName.CONSOLIDATION)[3] == "—"
+
+
+async def test_the_jobs_list_fits_beside_the_page_list_at_800_by_600(
+    general: tuple[GeneralPage, JobsEnv],
+):
+    page, _env = general
+    section = page.jobs_section
+    assert section is not None
+    # Settings at 800 px leaves the page about 620 px (the page list, margins, the scroll bar);
+    # with every header and the next run on one line the section needed 673 (now 430).
+    assert section.minimumSizeHint().width() <= 600
