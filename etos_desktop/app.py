@@ -32,7 +32,11 @@ from etos_desktop.core.changes import (
 )
 from etos_desktop.core.errors import EtosError, redact
 from etos_desktop.core.settings import key_groups, paths
-from etos_desktop.core.settings.store import EMBEDDINGS_ENDPOINT_KEY, SettingsStore
+from etos_desktop.core.settings.store import (
+    EMBEDDINGS_ENDPOINT_KEY,
+    MODEL_PRICES_KEY,
+    SettingsStore,
+)
 from etos_desktop.resources import resource_path
 from etos_desktop.ui.gc_guard import GarbageCollector
 from etos_desktop.ui.main_window import MainWindow
@@ -201,6 +205,7 @@ class EtosApp:
         self.window.setWindowIcon(QIcon(str(resource_path("icons", "etos.svg"))))
         # The welcome of the first frame names the companion as it will be once started.
         self.window.chat.set_persona(self.settings.get_str("persona.name"), self.ui_language)
+        self.window.chat.set_model_prices(self.settings.model_prices())
         self.window.settings_requested.connect(self._on_window_settings_requested)
         self.window.context_requested.connect(self._on_window_context_requested)
         self.window.closing.connect(self._on_window_closing)
@@ -590,9 +595,13 @@ class EtosApp:
             (key_groups.MEMORY_LIMITS, self._apply_memory_limits),
             (key_groups.JOB_SCHEDULE, self._reschedule_jobs),
             (key_groups.CHECKIN_SCHEDULE, self._reschedule_checkins),
+            ([MODEL_PRICES_KEY], self._apply_model_prices),
         )
         for keys, action in table:
             self._unsubscribe.append(self.settings.subscribe(lambda _key, a=action: a(), keys))
+
+    def _apply_model_prices(self) -> None:
+        self.window.chat.set_model_prices(self.settings.model_prices())
 
     def _apply_render_interval(self) -> None:
         self.window.chat.render_interval_ms = self.settings.get_int(
@@ -830,9 +839,17 @@ class EtosApp:
     def _on_window_context_requested(self, message_id: int) -> None:
         if self.controller is None:
             return
+        from etos_desktop.core.usage.store import UsageRepository
         from etos_desktop.ui.context_dialog import show_context
 
-        show_context(self.window, self.controller, message_id)
+        usage = UsageRepository(self.db) if self.db is not None else None
+        show_context(
+            self.window,
+            self.controller,
+            message_id,
+            usage=usage,
+            prices=self.settings.model_prices(),
+        )
 
     def _show_fatal(self, error: EtosError) -> None:
         text = fatal_text(error, self.data_dir)

@@ -113,7 +113,7 @@ LAYERS = frozenset({"memory", "summaries", "profile"})
 #: What stands above the layers and composes them: no layer imports it.
 ABOVE = frozenset({"transfer", "chat", "checkins"})
 #: What the layers stand on, the toolkits they share among it: no layer, nothing above one.
-BELOW = frozenset({"text", "retrieval", "storage", "context", "providers", "settings"})
+BELOW = frozenset({"text", "retrieval", "storage", "context", "providers", "settings", "usage"})
 
 
 def _core_packages(path: Path, root: Path) -> set[tuple[str, str]]:

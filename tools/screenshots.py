@@ -59,7 +59,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--only",
-        choices=("all", "attachments", "imports", "sync", "checkins", "look"),
+        choices=("all", "attachments", "imports", "sync", "checkins", "look", "usage"),
         default="all",
         help="take every picture, or only the attachments' (composer, message, viewer, "
         "refusal), or only the memory list and character card import previews, or only "
@@ -143,6 +143,9 @@ async def _take_all(qt_app: Any, args: argparse.Namespace) -> int:
         return 0
     if args.only == "checkins":
         await _checkin_shots(qt_app, themes, out, language=args.language)
+        return 0
+    if args.only == "usage":
+        await _usage_shots(qt_app, themes, out, language=args.language)
         return 0
     for content in contents:
         await _take(qt_app, args, content, themes, out, readme=False, language=args.language)
@@ -917,6 +920,93 @@ async def _checkin_shots(qt_app: Any, themes: Sequence[str], out: Path, *, langu
                 scroll.verticalScrollBar().setValue(section.y() - 8)
                 await _settle(0.3)
                 dialog.grab().save(str(out / f"checkin-settings-{language}-{theme}-{tag}.png"))
+            dialog.reject()
+            await dialog.wait_idle()
+            await _settle()
+        app.window.close()
+        await app.shutdown()
+        app.window.deleteLater()
+        await _settle()
+
+
+_USAGE_TEXTS = {
+    "en": ("What should I pack for a day in the hills?", "A rain jacket, water and snacks."),
+    "zh": ("去山里玩一天要带什么？", "带上雨衣、水和零食。"),
+}
+
+
+async def _usage_shots(qt_app: Any, themes: Sequence[str], out: Path, *, language: str) -> None:
+    """A reply with its tokens and cost, the inspector's totals, and the price fields."""
+    from PySide6.QtWidgets import QToolButton
+
+    from etos_desktop.app import EtosApp
+    from etos_desktop.core.settings import paths
+    from etos_desktop.core.settings.store import SettingsStore
+    from etos_desktop.core.usage.prices import ModelPrice
+    from etos_desktop.ui.context_dialog import ContextDialog
+    from tests.helpers.chat_app import idle, send
+    from tests.helpers.fake_openai_server import FakeOpenAIServer, Reported, Text
+    from tests.helpers.stack import fast_provider_factory
+    from tests.helpers.ui_driver import click, wait_until
+
+    question, answer = _USAGE_TEXTS[language]
+    with tempfile.TemporaryDirectory(prefix="etos-data-") as data, FakeOpenAIServer() as server:
+        env = {
+            "ETOS_DATA_DIR": data,
+            "OPENAI_BASE_URL": server.base_url,
+            "OPENAI_MODEL": "fake-chat",
+        }
+        settings = SettingsStore(paths.settings_path(Path(data)))
+        settings.load()
+        for key, value in (
+            ("ui.language", language),
+            ("memory.embedder", "keywords"),
+            ("chat.auto_title", False),
+        ):
+            settings.set(key, value)
+        settings.set_model_price("fake-chat", ModelPrice(2.5, 10.0))
+        settings.save()
+        app = EtosApp(qt_app, env, local_candidates=[], provider_factory=fast_provider_factory([]))
+        app.window.resize(*WINDOW)
+        app.window.show()
+        await app.start()
+        server.script(Text(answer, reported=Reported(1234, 210, cached_tokens=800)))
+        await send(app, question)
+        await idle(app)
+        assert app.controller is not None
+        assert app.controller.current is not None
+        rows = await app.controller.repo.current_history(app.controller.current.id or 0)
+        reply_id = rows[-1].id or 0
+        for theme in themes:
+            app.apply_theme(theme)
+            await _settle()
+            for size, tag in (((800, 600), "800x600"), (WINDOW, "large")):
+                app.window.resize(*size)
+                await _settle(0.5)
+                app.window.grab().save(str(out / f"usage-reply-{language}-{theme}-{tag}.png"))
+            reply = app.window.chat.widget(reply_id)
+            assert reply is not None
+            await click(reply.findChild(QToolButton, "contextButton"))
+            inspector = await wait_until(
+                lambda: next(
+                    (d for d in app.window.findChildren(ContextDialog) if d.isVisible()), None
+                )
+            )
+            inspector.resize(800, 600)
+            await _settle(0.4)
+            inspector.grab().save(str(out / f"usage-inspector-{language}-{theme}-800x600.png"))
+            inspector.close()
+            dialog = app.open_settings("providers")
+            page = dialog.page("providers")
+            await dialog.wait_idle()
+            for size, tag in (((800, 600), "800x600"), ((940, 700), "large")):
+                dialog.resize(*size)
+                await _settle(0.4)
+                page.price_input_spin.setFocus()
+                scroll = page.editor.parentWidget().parentWidget()
+                scroll.ensureWidgetVisible(page.price_help)
+                await _settle(0.3)
+                dialog.grab().save(str(out / f"usage-price-{language}-{theme}-{tag}.png"))
             dialog.reject()
             await dialog.wait_idle()
             await _settle()

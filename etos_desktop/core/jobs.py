@@ -21,6 +21,10 @@ from sqlmodel import Session, select
 
 from etos_desktop.core.storage.database import Database
 from etos_desktop.core.storage.tables import JobRunRow
+from etos_desktop.core.usage.store import JobUsage
+
+#: Settings shows what each job's requests used over this many days.
+USAGE_DAYS = 30
 
 
 class JobName(StrEnum):
@@ -48,6 +52,8 @@ class JobStatus:
         last_error: The error code (and a short, key-free detail) of the last failure.
         next_run_at: When it runs next (``None``: on an event, or not scheduled).
         running: It is running now.
+        usage: What its model requests used in the last :data:`USAGE_DAYS` days (``None``: it
+            sent none, or sends none at all, like the backup).
     """
 
     name: JobName
@@ -58,6 +64,7 @@ class JobStatus:
     last_error: str | None = None
     next_run_at: datetime | None = None
     running: bool = False
+    usage: JobUsage | None = None
 
     @classmethod
     def from_row(cls, name: JobName, row: JobRunRow | None, *, running: bool = False) -> JobStatus:

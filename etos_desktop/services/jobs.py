@@ -46,13 +46,14 @@ from etos_desktop.core.checkins.records import Persona
 from etos_desktop.core.checkins.rule import Decision as CheckinDecision
 from etos_desktop.core.checkins.writing import CheckinRun, CheckinWriter
 from etos_desktop.core.clock import Clock
-from etos_desktop.core.jobs import JobName, JobStatus, job_statuses
+from etos_desktop.core.jobs import USAGE_DAYS, JobName, JobStatus, job_statuses
 from etos_desktop.core.memory import consolidation
 from etos_desktop.core.memory.access import MemoryAccess
 from etos_desktop.core.memory.records import MemorySource
 from etos_desktop.core.profile import rule as profile_rule
 from etos_desktop.core.profile.access import ProfileAccess
 from etos_desktop.core.profile.writing import ProfileRun, ProfileWriter, Progress
+from etos_desktop.core.providers.base import Usage
 from etos_desktop.core.providers.registry import ProviderSource
 from etos_desktop.core.settings.store import SettingsStore
 from etos_desktop.core.storage import backups
@@ -62,6 +63,8 @@ from etos_desktop.core.summaries import rule
 from etos_desktop.core.summaries.access import SummaryAccess
 from etos_desktop.core.summaries.records import SummaryActivity
 from etos_desktop.core.summaries.writing import SummaryRun, SummaryWriter
+from etos_desktop.core.usage.metering import MeteredProviders
+from etos_desktop.core.usage.store import UsageRepository
 from etos_desktop.services.checkin_jobs import CheckinJobs
 from etos_desktop.services.runs import RunRecorder
 from etos_desktop.services.scheduler import JobScheduler, local_zone, next_daily_time
@@ -123,16 +126,24 @@ class BackgroundJobs:
         self.runs = self._recorder.rows
         repo = ChatRepository(db)
         ui_language = functools.partial(settings.get_str, "ui.language")
-        self._titles = TitleWriter(repo, providers, ui_language)
+        self._usage = UsageRepository(db)
+        metered = functools.partial(self._metered, providers)
+        self._titles = TitleWriter(repo, metered(JobName.TITLES), ui_language)
         self._consolidator = (
-            consolidation.MemoryConsolidator(memory, providers, ui_language) if memory else None
+            consolidation.MemoryConsolidator(memory, metered(JobName.CONSOLIDATION), ui_language)
+            if memory
+            else None
         )
-        self._refresher = ProfileWriter(profile, providers, clock, ui_language) if profile else None
+        self._refresher = (
+            ProfileWriter(profile, metered(JobName.PROFILE), clock, ui_language)
+            if profile
+            else None
+        )
         self._lane = asyncio.Lock()
         self._summary_jobs = SummaryJobs(
             db=db,
             summaries=summaries,
-            writer=SummaryWriter(summaries, repo, providers, clock, ui_language),
+            writer=SummaryWriter(summaries, repo, metered(JobName.SUMMARIES), clock, ui_language),
             settings=settings,
             clock=clock,
             scheduler=scheduler,
@@ -145,7 +156,7 @@ class BackgroundJobs:
             checkins=checkins,
             writer=CheckinWriter(
                 checkins,
-                providers,
+                metered(JobName.CHECKINS),
                 settings,
                 clock,
                 ui_language,
@@ -170,6 +181,14 @@ class BackgroundJobs:
         self._unsubscribe = [changes.subscribe(self._on_reply_completed, ReplyCompleted)]
         if memory is not None:
             self._unsubscribe.append(changes.subscribe(self._on_memories_changed, MemoriesChanged))
+
+    def _metered(self, providers: ProviderSource, job: JobName) -> MeteredProviders:
+        """``providers`` for ``job``'s workflow: each request's usage is kept under its name."""
+
+        async def keep(name: str, model: str, usage: Usage) -> None:
+            await self._usage.record(name, model, usage, self._clock.now())
+
+        return MeteredProviders(providers, job.value, keep)
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -466,4 +485,6 @@ class BackgroundJobs:
             # Sync's passes are run by services/sync_runner.py, on this scheduler.
             unavailable.append(JobName.SYNC)
         rows = await self.runs.all()
-        return job_statuses(rows, next_runs, self._recorder.running, unavailable)
+        statuses = job_statuses(rows, next_runs, self._recorder.running, unavailable)
+        used = await self._usage.by_job(self._clock.now() - timedelta(days=USAGE_DAYS))
+        return [dataclasses.replace(s, usage=used.get(s.name.value)) for s in statuses]

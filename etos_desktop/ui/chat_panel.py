@@ -47,12 +47,14 @@ from etos_desktop.ui.error_text import describe, failure_text, retry_reason_text
 from etos_desktop.ui.labels import ElidedLabel, make_plain, plain_tooltip
 from etos_desktop.ui.message_widget import MemoryNote, MessageWidget, wrap_mode_for
 from etos_desktop.ui.task_set import TaskSet
+from etos_desktop.ui.usage_text import reprice, show_usage
 
 if TYPE_CHECKING:
     from etos_desktop.core.chat.attachments import PreparedAttachment
     from etos_desktop.core.chat.events import MemorySaved
     from etos_desktop.core.chat.service import MessageRoom
     from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+    from etos_desktop.core.usage.prices import ModelPrice
 
 
 #: A paste longer than this (in characters), or with a line longer than ``LONG_LINE_CHARS``, is
@@ -451,6 +453,8 @@ class ChatPanel(QWidget):
         # The user's messages shown (their first NAME_SAMPLE_CHARS), for the companion's name.
         self._user_texts: dict[int, str] = {}
         self._widgets: dict[int, MessageWidget] = {}
+        #: The prices per million tokens by model (Settings → Providers), for the usage lines.
+        self.model_prices: dict[str, ModelPrice] = {}
         self._reply_of: dict[int, int] = {}  # assistant message id -> user message id
         self._reply_widget_for_user: dict[int, int] = {}
         self._first_id: int | None = None
@@ -987,6 +991,7 @@ class ChatPanel(QWidget):
         widget.set_text(row.content, streaming=False)
         widget.set_remember_available(not self._temporary_conversation)
         self._apply_status(widget, row)
+        show_usage(widget, row, self.model_prices)
         widget.regenerate_requested.connect(self._on_widget_regenerate)
         widget.retry_requested.connect(self._on_widget_regenerate)
         widget.edit_requested.connect(self._on_widget_edit)
@@ -1126,6 +1131,7 @@ class ChatPanel(QWidget):
         if widget is not None:
             widget.set_text(row.content, streaming=False)
             self._apply_status(widget, row)
+            show_usage(widget, row, self.model_prices)
         if row.status == "complete" and self._banner_source == "reply":
             # A retry (or the next reply) worked: the failure is over.
             self.banner.hide()
@@ -1138,6 +1144,11 @@ class ChatPanel(QWidget):
                 row.status, lambda: describe(error).message, retryable=_retryable(error)
             )
         self.show_error(error, user_message_id=row.reply_to_id)
+
+    def set_model_prices(self, prices: dict[str, ModelPrice]) -> None:
+        """Cost the replies shown at these prices from now on (Settings → Providers changed)."""
+        self.model_prices = dict(prices)
+        reprice(self._widgets.values(), self.model_prices)
 
     def set_versions(self, user_message_id: int, index: int, count: int) -> None:
         widget_id = self._reply_widget_for_user.get(user_message_id)

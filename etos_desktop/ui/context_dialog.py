@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -35,11 +36,16 @@ from etos_desktop.core.context.assembler import (
     TraceMemory,
 )
 from etos_desktop.core.memory.standing import ALL_THAT_FIT_REASON
+from etos_desktop.core.providers.base import Usage
 from etos_desktop.core.text.cleaning import neutralise_bidi
+from etos_desktop.core.usage.prices import ModelPrice
+from etos_desktop.core.usage.records import message_usage
 from etos_desktop.ui.markdown_render import escape_invisible
 from etos_desktop.ui.memory_text import kind_name
+from etos_desktop.ui.usage_text import conversation_usage_text, reply_usage_text
 
 if TYPE_CHECKING:
+    from etos_desktop.core.usage.store import UsageRepository
     from etos_desktop.ui.chat_controller import ChatController
 
 #: Score parts in the order they are explained, with what each one is.
@@ -77,6 +83,10 @@ class ContextDialog(QDialog):
         trace: The trace of the reply (``None``: nothing was recorded).
         temporary: The reply belongs to a temporary conversation (memory is off there).
         user_text: The user's message the reply answers, as stored (shown with its tokens).
+        reply_usage: The model and the tokens the server reported for this reply (``None``:
+            it reported none).
+        conversation_usage: The model and usage of every reply of its conversation with usage.
+        prices: The prices per million tokens by model (Settings → Providers), for the costs.
         parent: The window it belongs to.
     """
 
@@ -86,6 +96,9 @@ class ContextDialog(QDialog):
         *,
         temporary: bool = False,
         user_text: str | None = None,
+        reply_usage: tuple[str | None, Usage] | None = None,
+        conversation_usage: Sequence[tuple[str | None, Usage]] = (),
+        prices: Mapping[str, ModelPrice] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -95,10 +108,19 @@ class ContextDialog(QDialog):
         self._temporary = temporary
         self._user_text = user_text
         self._copied = False
+        self._reply_usage = reply_usage
+        self._conversation_usage = list(conversation_usage)
+        self._prices = dict(prices or {})
         self.summary = QLabel(self)
         self.summary.setObjectName("contextSummary")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # The server's counts, not estimates: this reply's and the conversation's.
+        self.usage = QLabel(self)
+        self.usage.setObjectName("contextUsage")
+        self.usage.setWordWrap(True)
+        self.usage.setTextFormat(Qt.TextFormat.PlainText)
+        self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.memory_status = QLabel(self)
         self.memory_status.setObjectName("memoryStatus")
         self.memory_status.setWordWrap(True)
@@ -135,6 +157,7 @@ class ContextDialog(QDialog):
         self.copy_button.clicked.connect(self._on_copy_clicked)
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
+        layout.addWidget(self.usage)
         layout.addWidget(self.memory_status)
         layout.addWidget(splitter, 1)
         layout.addWidget(self.buttons)
@@ -159,6 +182,7 @@ class ContextDialog(QDialog):
         self.tree.clear()
         self._texts.clear()
         self._items.clear()
+        self.usage.setText(self._usage_text())
         if self.trace is None:
             self.summary.setText(self.tr("Nothing was recorded for this message."))
             self.memory_status.hide()
@@ -172,6 +196,16 @@ class ContextDialog(QDialog):
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.LocaleChange):
             self.retranslate()
         super().changeEvent(event)
+
+    def _usage_text(self) -> str:
+        if self._reply_usage is None:
+            reply = self.tr("This reply: the server reported no token usage.")
+        else:
+            model, usage = self._reply_usage
+            reply = self.tr("This reply: {usage}").format(
+                usage=reply_usage_text(usage, self._prices.get(model or ""))
+            )
+        return reply + "\n" + conversation_usage_text(self._conversation_usage, self._prices)
 
     # -- building -----------------------------------------------------------------------------
 
@@ -765,11 +799,18 @@ class ContextDialog(QDialog):
 
 
 def show_context(
-    parent: QWidget, controller: ChatController, message_id: int
+    parent: QWidget,
+    controller: ChatController,
+    message_id: int,
+    *,
+    usage: UsageRepository | None = None,
+    prices: Mapping[str, ModelPrice] | None = None,
 ) -> asyncio.Task[ContextDialog | None]:
     """Load the trace of ``message_id`` and show it in a non-modal dialog.
 
-    The task's result is the dialog (``None`` if loading failed; the controller reports why).
+    With ``usage``, the dialog also shows the tokens of the reply and of its conversation,
+    costed at ``prices``. The task's result is the dialog (``None`` if loading failed; the
+    controller reports why).
     """
 
     async def load() -> ContextDialog:
@@ -785,6 +826,12 @@ def show_context(
             if message is not None and message.reply_to_id is not None
             else None
         )
+        replies = (
+            await usage.conversation_replies(message.conversation_id)
+            if usage is not None and message is not None
+            else []
+        )
+        reply = message_usage(message) if message is not None else None
         trace: ContextTrace | None = None
         if raw:
             try:
@@ -795,6 +842,9 @@ def show_context(
             trace,
             temporary=conversation is not None and conversation.temporary,
             user_text=user.content if user is not None else None,
+            reply_usage=(message.model, reply) if message is not None and reply else None,
+            conversation_usage=replies,
+            prices=prices,
             parent=parent,
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -691,6 +691,14 @@ Why it was chosen: {reason}</source>
         <translation>记忆 — 未发送</translation>
     </message>
     <message>
+        <source>This reply: the server reported no token usage.</source>
+        <translation>本条回复：服务器未报告 token 用量。</translation>
+    </message>
+    <message>
+        <source>This reply: {usage}</source>
+        <translation>本条回复：{usage}</translation>
+    </message>
+    <message>
         <source>The app&apos;s request (not written by you)</source>
         <translation>应用发出的请求（不是你写的）</translation>
     </message>
@@ -1945,6 +1953,10 @@ Why it was chosen: {reason}</source>
     <message>
         <source>Next run</source>
         <translation>下次运行</translation>
+    </message>
+    <message>
+        <source>Tokens, 30 days</source>
+        <translation>30 天 token 用量</translation>
     </message>
     <message>
         <source>Last error</source>
@@ -4127,6 +4139,10 @@ You can undo this only until you close Settings.</source>
         <translation>图片</translation>
     </message>
     <message>
+        <source>Price</source>
+        <translation>价格</translation>
+    </message>
+    <message>
         <source>Choose or type a model</source>
         <translation>选择或输入模型</translation>
     </message>
@@ -4161,6 +4177,30 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Whether the chat model accepts images. Automatic follows the app&apos;s list of known models; it applies to this model name in every provider.</source>
         <translation>对话模型是否接受图片。“自动”按应用内置的已知模型列表判断；设置对所有服务商中同名的模型都生效。</translation>
+    </message>
+    <message>
+        <source>In </source>
+        <translation>输入 </translation>
+    </message>
+    <message>
+        <source>Out </source>
+        <translation>输出 </translation>
+    </message>
+    <message>
+        <source>Input price per million tokens</source>
+        <translation>每百万输入 token 的价格</translation>
+    </message>
+    <message>
+        <source>Output price per million tokens</source>
+        <translation>每百万输出 token 的价格</translation>
+    </message>
+    <message>
+        <source>Currency</source>
+        <translation>货币</translation>
+    </message>
+    <message>
+        <source>Per million tokens, as the service lists it, for the estimated cost under each reply. Both at 0: no price, no cost shown. It applies to this model name in every provider.</source>
+        <translation>按服务商标价填写每百万 token 的价格，用于估算每条回复下方显示的费用。两项都为 0 表示未设价格，不显示费用。该价格适用于所有服务商中同名的模型。</translation>
     </message>
     <message>
         <source>Single system message only</source>
@@ -5661,6 +5701,69 @@ You can undo this only until you close Settings.</source>
     <message>
         <source>Quit</source>
         <translation>退出</translation>
+    </message>
+</context>
+<context>
+    <name>UsageText</name>
+    <message>
+        <source>Dollar ($)</source>
+        <translation>美元（$）</translation>
+    </message>
+    <message>
+        <source>Yuan (¥)</source>
+        <translation>人民币（¥）</translation>
+    </message>
+    <message>
+        <source>Euro (€)</source>
+        <translation>欧元（€）</translation>
+    </message>
+    <message>
+        <source>&lt; {amount}</source>
+        <translation>&lt; {amount}</translation>
+    </message>
+    <message>
+        <source>{prompt} in ({cached} cached)</source>
+        <translation>输入 {prompt}（缓存命中 {cached}）</translation>
+    </message>
+    <message>
+        <source>{prompt} in</source>
+        <translation>输入 {prompt}</translation>
+    </message>
+    <message>
+        <source>{prompt} · {completion} out</source>
+        <translation>{prompt} · 输出 {completion}</translation>
+    </message>
+    <message>
+        <source>Tokens: {tokens}</source>
+        <translation>用量：{tokens}</translation>
+    </message>
+    <message>
+        <source>The server reported no token usage in this conversation yet.</source>
+        <translation>服务器尚未报告此对话的 token 用量。</translation>
+    </message>
+    <message>
+        <source>Conversation total ({count} with usage): {tokens}</source>
+        <translation>对话合计（{count} 条回复有用量）：{tokens}</translation>
+    </message>
+    <message>
+        <source>({count} of them without a price, not counted)</source>
+        <translation>（其中 {count} 条未设价格，未计入）</translation>
+    </message>
+    <message>
+        <source>(no price set for its models: Settings → Providers)</source>
+        <translation>（其模型未设价格：设置 → 服务商）</translation>
+    </message>
+    <message>
+        <source>Requests: {count} · {tokens}</source>
+        <translation>请求 {count} 次 · {tokens}</translation>
+    </message>
+    <message>
+        <source>Tokens the server reported for this reply. The cost is an estimate from the price set in Settings → Providers; cached tokens are counted at the input price.</source>
+        <translation>服务器为本条回复报告的 token 数。费用是按“设置 → 服务商”中所填价格的估算；缓存命中的 token 按输入价格计算。</translation>
+    </message>
+    <message>
+        <source>Tokens the server reported for this reply. Set a price for the model in Settings → Providers to see an estimated cost.</source>
+        <translation>服务器为本条回复报告的 token 数。在“设置 → 服务商”中为该模型设置价格即可看到估算费用。</translation>
     </message>
 </context>
 <context>

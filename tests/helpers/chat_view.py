@@ -51,6 +51,8 @@ class MessageView:
     notes: tuple[int, ...]
     #: the names of its attachments, each with whether a thumbnail picture shows for it.
     attachments: tuple[tuple[str, bool], ...] = ()
+    #: the line with the tokens (and cost) the server reported for a reply ("": none shown).
+    usage: str = ""
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,7 @@ def message_view(widget: MessageWidget) -> MessageView:
         versions=_visible_text(widget, "versionLabel"),
         notes=notes,
         attachments=attachments,
+        usage=_visible_text(widget, "messageUsage"),
     )
 
 
@@ -145,6 +148,7 @@ def _diff(live: ChatView, reopened: ChatView) -> str:
                 "versions",
                 "notes",
                 "attachments",
+                "usage",
             ):
                 if getattr(a, field) != getattr(b, field):
                     lines.append(

@@ -67,6 +67,7 @@ __all__ = [
     "ParallelToolCalls",
     "RecordedRequest",
     "Reply",
+    "Reported",
     "Slow",
     "Text",
     "ToolCall",
@@ -111,7 +112,8 @@ class Text:
     pieces (``None``: one piece per word), a chunk with ``finish_reason``, a usage chunk when the
     request asked for ``stream_options.include_usage`` and ``usage`` is true, then ``[DONE]``.
     ``delay`` is slept before every content chunk but the first; a non-streamed answer is sent
-    after waiting ``delay`` once (a slow background request).
+    after waiting ``delay`` once (a slow background request). ``reported`` replaces the counted
+    usage (words) with these numbers, cache hits included.
     """
 
     text: str
@@ -119,6 +121,26 @@ class Text:
     delay: float = 0.0
     usage: bool = True
     finish_reason: str = "stop"
+    reported: Reported | None = None
+
+
+@dataclass(frozen=True)
+class Reported:
+    """The usage a reply reports, as OpenAI sends it (``cached_tokens`` in the details)."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int | None = None
+
+    def payload(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+        }
+        if self.cached_tokens is not None:
+            data["prompt_tokens_details"] = {"cached_tokens": self.cached_tokens}
+        return data
 
 
 def Slow(text: str, chunks: int, delay: float) -> Text:  # noqa: N802 - reads like the other kinds
@@ -245,8 +267,11 @@ class FakeOpenAIServer:
         models: list[str] | None = None,
         stream_framing: Literal["chunked", "close"] = "chunked",
         echo_key: bool = True,
+        refuse_stream_options: bool = False,
     ) -> None:
         self.api_key = api_key
+        #: Answer 400 to every request with ``stream_options`` (older vLLM, some proxies).
+        self.refuse_stream_options = refuse_stream_options
         self.echo_key = echo_key
         self.models: list[str] = list(DEFAULT_MODELS if models is None else models)
         self.stream_framing = stream_framing
@@ -600,6 +625,9 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(messages, list) or not messages:
             self._send_error_body(400, "'messages' must be a non-empty array.")
             return
+        if self.fake.refuse_stream_options and "stream_options" in body:
+            self._send_error_body(400, "Unrecognized request argument supplied: stream_options")
+            return
         reply = self.fake._next_reply(body)
         if reply is None:
             reply = Text("echo: " + _last_user_text(messages))
@@ -665,7 +693,9 @@ class _Handler(BaseHTTPRequestHandler):
             "model": ctx.model,
             "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
         }
-        if not isinstance(reply, Text) or reply.usage:
+        if isinstance(reply, Text) and reply.reported is not None:
+            payload["usage"] = reply.reported.payload()
+        elif not isinstance(reply, Text) or reply.usage:
             payload["usage"] = ctx.usage(completion_tokens)
         if isinstance(reply, CutStream):
             # Promise the whole body, send half of it, close: a broken non-streamed response.
@@ -716,7 +746,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.fake._count_chunk()
             send_event(ctx.chunk({}, finish_reason=reply.finish_reason))
             if reply.usage and ctx.include_usage:
-                send_event(ctx.usage_chunk(len(pieces)))
+                send_event(ctx.usage_chunk(len(pieces), reply.reported))
         elif isinstance(reply, ToolCall | ParallelToolCalls):
             calls = reply.calls if isinstance(reply, ParallelToolCalls) else (reply,)
             for delta in _tool_call_deltas(calls):
@@ -776,14 +806,16 @@ class _ChatContext:
             "total_tokens": self.prompt_tokens + completion_tokens,
         }
 
-    def usage_chunk(self, completion_tokens: int) -> dict[str, Any]:
+    def usage_chunk(
+        self, completion_tokens: int, reported: Reported | None = None
+    ) -> dict[str, Any]:
         return {
             "id": self.completion_id,
             "object": "chat.completion.chunk",
             "created": self.created,
             "model": self.model,
             "choices": [],
-            "usage": self.usage(completion_tokens),
+            "usage": reported.payload() if reported is not None else self.usage(completion_tokens),
         }
 
 

@@ -107,7 +107,7 @@ async def test_round_trip_send_stream_persist_reload(tmp_path: Path, server: Fak
             ("assistant", "Second answer.", "complete"),
         ]
         assert history[1].model == "fake-chat"
-        assert history[1].usage_json is not None
+        assert history[1].prompt_tokens is not None
         trace = await repo.get_trace(history[3].id)
         assert trace is not None
         assert '"history_kept":2' in trace

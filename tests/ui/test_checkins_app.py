@@ -309,7 +309,7 @@ async def test_a_failed_request_shows_nothing_and_waits_for_tomorrow(
         assert page.jobs_section is not None
         from etos_desktop.core.jobs import JobName
 
-        assert page.jobs_section.row_texts(JobName.CHECKINS)[3] == (
+        assert page.jobs_section.row_texts(JobName.CHECKINS)[4] == (
             "The server was rate limiting requests."
         )
         dialog.reject()

@@ -9,7 +9,6 @@ after the export (``markdown_files``: ``Trip.md`` → ``Trip_files/1-photo.jpg``
 from __future__ import annotations
 
 import base64
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from urllib.parse import quote
 from etos_desktop import __version__
 from etos_desktop.core.storage.attachments import AttachmentRecord
 from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+from etos_desktop.core.usage.records import message_usage, usage_json
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def conversation_to_json(
             "created_at": m.created_at.isoformat(),
             "status": m.status,
             "model": m.model,
-            "usage": json.loads(m.usage_json) if m.usage_json else None,
+            "usage": usage_json(message_usage(m)),
         }
         for m in messages
     ]

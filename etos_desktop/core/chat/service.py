@@ -106,6 +106,7 @@ from etos_desktop.core.summaries.recall import SummaryHit, with_recalled
 from etos_desktop.core.summaries.writing import summary_date
 from etos_desktop.core.text.cleaning import clean_text
 from etos_desktop.core.text.secrets import redact_tool_calls
+from etos_desktop.core.usage.records import usage_columns
 
 log = logging.getLogger(__name__)
 
@@ -826,7 +827,7 @@ class ChatService:
         rounds: list[dict[str, Any]] = []
         last_persist = self._now()
         finish_reason: str | None = None
-        usage: dict[str, Any] | None = None
+        usage: Usage | None = None
         try:
             resolved = await self._providers.resolve(conversation.provider_id, conversation.model)
             request, trace = await self._build_request(conversation, user, resolved)
@@ -857,7 +858,9 @@ class ChatService:
                             for delta in event.tool_calls:
                                 _merge_tool_delta(calls, delta)
                             if event.usage is not None:
-                                usage = _add_usage(usage, event.usage)
+                                # Each tool round is a request of its own: the reply
+                                # used them all.
+                                usage = event.usage if usage is None else usage + event.usage
                             if event.finish_reason is not None:
                                 finish_reason = event.finish_reason
                             if event.text:
@@ -923,7 +926,7 @@ class ChatService:
         values: dict[str, Any] = {
             "content": text,
             "status": MessageStatus.INTERRUPTED if interrupted else MessageStatus.COMPLETE,
-            "usage_json": json.dumps(usage) if usage else None,
+            **usage_columns(usage),
             "error_code": "stream_ended" if interrupted else None,
             "tool_calls_json": _transcript(rounds, round_text),
         }
@@ -996,15 +999,6 @@ def _merge_tool_delta(calls: dict[int, dict[str, Any]], delta: ToolCallDelta) ->
     call["id"] = delta.id or call["id"] or f"call_{delta.index}"
     call["function"]["name"] += delta.name or ""
     call["function"]["arguments"] += delta.arguments
-
-
-def _add_usage(total: dict[str, Any] | None, usage: Usage) -> dict[str, Any]:
-    base = total or {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
-    return {
-        "prompt_tokens": base["prompt_tokens"] + usage.prompt_tokens,
-        "completion_tokens": base["completion_tokens"] + usage.completion_tokens,
-        "total_tokens": base["total_tokens"] + usage.total_tokens,
-    }
 
 
 def _round_messages(round_: dict[str, Any]) -> list[Message]:

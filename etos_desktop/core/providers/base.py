@@ -62,11 +62,25 @@ class ToolCallDelta:
 
 @dataclass(frozen=True)
 class Usage:
-    """Token usage as reported by the server."""
+    """Token usage as reported by the server.
+
+    ``cached_tokens`` is the part of ``prompt_tokens`` the server read from its prompt cache
+    (OpenAI's ``prompt_tokens_details.cached_tokens``, DeepSeek's ``prompt_cache_hit_tokens``);
+    0 when it said nothing.
+    """
 
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
+    cached_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+        )
 
 
 @dataclass(frozen=True)

@@ -527,13 +527,30 @@ def _retry_after(response: httpx2.Response) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+def _field(value: Any, name: str) -> Any:
+    """``value.name`` or ``value[name]``: a reply built with ``construct`` keeps nested dicts."""
+    if isinstance(value, dict):
+        return value.get(name)
+    return getattr(value, name, None)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 def _usage_from(usage: Any) -> Usage | None:
     if usage is None:
         return None
+    # OpenAI (and most compatible servers) nest the cache hits; DeepSeek names them on top.
+    cached = _count(_field(_field(usage, "prompt_tokens_details"), "cached_tokens")) or _count(
+        _field(usage, "prompt_cache_hit_tokens")
+    )
+    prompt = _count(_field(usage, "prompt_tokens"))
     return Usage(
-        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        total_tokens=int(getattr(usage, "total_tokens", 0) or 0),
+        prompt_tokens=prompt,
+        completion_tokens=_count(_field(usage, "completion_tokens")),
+        total_tokens=_count(_field(usage, "total_tokens")),
+        cached_tokens=min(cached, prompt),
     )
 
 

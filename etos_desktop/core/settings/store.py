@@ -11,8 +11,10 @@ aside rather than overwritten. Layout::
       "providers": [{"id": ..., "name": ..., ...}],
       "default_provider_id": "..." | null,
       "model_context": {"model-name": 128000},
-      "model_vision": {"model-name": true}          whether a model takes images (absent: the
+      "model_vision": {"model-name": true},         whether a model takes images (absent: the
                                                     built-in table decides)
+      "model_prices": {"model-name": {"input": 2.5, "output": 10, "currency": "USD"}}
+                                                    per million tokens (absent: no cost shown)
     }
 
 Keys this version does not know (at the top level, in ``settings`` and in provider entries)
@@ -35,6 +37,7 @@ from etos_desktop.core.providers.config import normalise_base_url as _normalise_
 from etos_desktop.core.providers.presets import CUSTOM
 from etos_desktop.core.settings.paths import atomic_write_private, make_private_dir
 from etos_desktop.core.settings.schema import SPECS, spec_for, validate
+from etos_desktop.core.usage.prices import ModelPrice, check_price
 
 _log = logging.getLogger(__name__)
 
@@ -48,6 +51,8 @@ DEFAULT_PROVIDER_KEY = "default_provider_id"
 MODEL_CONTEXT_KEY = "model_context"
 #: Change-listener key announced when a per-model "accepts images" answer changes.
 MODEL_VISION_KEY = "model_vision"
+#: Change-listener key announced when a per-model price changes.
+MODEL_PRICES_KEY = "model_prices"
 #: Change-listener key announced, after :data:`PROVIDERS_KEY` or :data:`DEFAULT_PROVIDER_KEY`,
 #: when what picks the embeddings endpoint changed: which provider is the default, or the
 #: default's base URL or embedding model. Only listeners that name it hear it (a detail of those
@@ -60,6 +65,7 @@ STORE_KEYS = frozenset(
         DEFAULT_PROVIDER_KEY,
         MODEL_CONTEXT_KEY,
         MODEL_VISION_KEY,
+        MODEL_PRICES_KEY,
         EMBEDDINGS_ENDPOINT_KEY,
     }
 )
@@ -70,7 +76,15 @@ MAX_MODEL_CONTEXT = 10_000_000
 _SETTINGS = "settings"
 _VERSION = "version"
 _KNOWN_TOP_LEVEL = frozenset(
-    {_VERSION, _SETTINGS, PROVIDERS_KEY, DEFAULT_PROVIDER_KEY, MODEL_CONTEXT_KEY, MODEL_VISION_KEY}
+    {
+        _VERSION,
+        _SETTINGS,
+        PROVIDERS_KEY,
+        DEFAULT_PROVIDER_KEY,
+        MODEL_CONTEXT_KEY,
+        MODEL_VISION_KEY,
+        MODEL_PRICES_KEY,
+    }
 )
 
 Listener = Callable[[str], None]
@@ -134,6 +148,7 @@ class SettingsStore:
         self._default_provider_id: str | None = None
         self._model_context: dict[str, int] = {}
         self._model_vision: dict[str, bool] = {}
+        self._model_prices: dict[str, ModelPrice] = {}
 
     @property
     def path(self) -> Path:
@@ -198,6 +213,8 @@ class SettingsStore:
         document[DEFAULT_PROVIDER_KEY] = self._default_provider_id
         document[MODEL_CONTEXT_KEY] = dict(self._model_context)
         document[MODEL_VISION_KEY] = dict(self._model_vision)
+        if self._model_prices:
+            document[MODEL_PRICES_KEY] = {m: p.to_json() for m, p in self._model_prices.items()}
         text = json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
         make_private_dir(self._path.parent)
         atomic_write_private(self._path, text.encode("utf-8"))
@@ -437,6 +454,31 @@ class SettingsStore:
             self._model_vision[name] = bool(accepts)
             self._notify(MODEL_VISION_KEY)
 
+    # -- per-model prices ---------------------------------------------------------------------
+
+    def model_prices(self) -> dict[str, ModelPrice]:
+        """Return a copy of the user's prices per million tokens by model name."""
+        return dict(self._model_prices)
+
+    def set_model_price(self, model: str, price: ModelPrice | None) -> None:
+        """Set what a million tokens of ``model`` cost, or remove its price with ``None``.
+
+        Raises:
+            InvalidInput: Empty model name (``key="model"``), or a price ``check_price``
+                refuses (``key="model_prices"``).
+        """
+        name = model.strip()
+        if not name:
+            raise InvalidInput("empty model name", key="model", reason="empty")
+        if price is None:
+            if self._model_prices.pop(name, None) is not None:
+                self._notify(MODEL_PRICES_KEY)
+            return
+        check_price(price)
+        if self._model_prices.get(name) != price:
+            self._model_prices[name] = price
+            self._notify(MODEL_PRICES_KEY)
+
     # -- change listeners ---------------------------------------------------------------------
 
     def subscribe(
@@ -476,6 +518,7 @@ class SettingsStore:
         self._default_provider_id = None
         self._model_context = {}
         self._model_vision = {}
+        self._model_prices = {}
 
     def _notify(self, key: str) -> None:
         for listener, keys in list(self._listeners):
@@ -533,6 +576,7 @@ class SettingsStore:
         self._load_default(data.get(DEFAULT_PROVIDER_KEY), problems)
         self._load_model_context(data.get(MODEL_CONTEXT_KEY, {}), problems)
         self._load_model_vision(data.get(MODEL_VISION_KEY, {}), problems)
+        self._load_model_prices(data.get(MODEL_PRICES_KEY, {}), problems)
 
     def _load_settings(self, section: object, problems: list[str], invalid: list[str]) -> None:
         if not isinstance(section, dict):
@@ -610,6 +654,18 @@ class SettingsStore:
                 self._model_vision[model.strip()] = accepts
             else:
                 problems.append(f"image support for {model!r} is invalid; skipped")
+
+    def _load_model_prices(self, section: object, problems: list[str]) -> None:
+        if not isinstance(section, dict):
+            problems.append(f"'{MODEL_PRICES_KEY}' is not an object; no prices loaded")
+            return
+        for model, entry in section.items():
+            try:
+                if not isinstance(model, str) or not model.strip():
+                    raise InvalidInput("no model name", reason="empty")
+                self._model_prices[model.strip()] = ModelPrice.from_json(entry)
+            except InvalidInput:
+                problems.append(f"price for {model!r} is invalid; skipped")
 
 
 def _is_context_size(tokens: object) -> bool:

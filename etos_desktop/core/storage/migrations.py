@@ -8,6 +8,7 @@ that already holds data is migrated, the file is copied with SQLite's backup API
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
@@ -411,6 +412,66 @@ def _v12_checkins(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v13_usage(conn: sqlite3.Connection) -> None:
+    # v13 (token usage, issue 23): a reply's usage in columns instead of ``usage_json``, so a
+    # conversation's total is one SUM; and the background requests' usage. Safe to run again
+    # (tests rewind ``user_version`` to rerun steps).
+    columns = {str(row[1]) for row in conn.execute("PRAGMA table_info(message)")}
+    for column in ("prompt_tokens", "completion_tokens", "cached_tokens"):
+        if column not in columns:
+            conn.execute(f"ALTER TABLE message ADD COLUMN {column} INTEGER")
+    if "usage_json" in columns:
+        rows = conn.execute(
+            "SELECT id, usage_json FROM message WHERE usage_json IS NOT NULL"
+        ).fetchall()
+        conn.executemany(
+            "UPDATE message SET prompt_tokens = ?, completion_tokens = ?, cached_tokens = ? "
+            "WHERE id = ?",
+            [(*_stored_usage(str(stored)), row_id) for row_id, stored in rows],
+        )
+        if sqlite3.sqlite_version_info >= (3, 35, 0):
+            conn.execute("ALTER TABLE message DROP COLUMN usage_json")
+        else:  # pragma: no cover - older SQLite cannot drop a column; the copy is emptied
+            conn.execute("UPDATE message SET usage_json = NULL")
+    _run_script(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS request_usage (
+            id INTEGER PRIMARY KEY,
+            created_at DATETIME NOT NULL,
+            job TEXT NOT NULL,
+            model TEXT NOT NULL DEFAULT '',
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            cached_tokens INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX IF NOT EXISTS ix_request_usage_created_at ON request_usage (created_at);
+        """,
+    )
+
+
+def _stored_usage(stored: str) -> tuple[int | None, int | None, int | None]:
+    """The (prompt, completion, cached) tokens of a ``usage_json`` value; ``None`` for bad ones."""
+    try:
+        data = json.loads(stored)
+    except ValueError:
+        return (None, None, None)
+    if not isinstance(data, dict):
+        return (None, None, None)
+
+    def number(value: object) -> int | None:
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    details = data.get("prompt_tokens_details")
+    cached = number(data.get("cached_tokens"))
+    if cached is None and isinstance(details, dict):
+        cached = number(details.get("cached_tokens"))
+    prompt, completion = number(data.get("prompt_tokens")), number(data.get("completion_tokens"))
+    if prompt is None and completion is None:
+        return (None, None, None)
+    return (prompt or 0, completion or 0, cached or 0)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversations, messages, traces", _v1_chat),
     Migration(2, "long-term memory: memories, revisions, vectors, full-text index", _v2_memory),
@@ -430,6 +491,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "full-text index of messages", _v10_message_index),
     Migration(11, "attachments", _v11_attachments),
     Migration(12, "check-ins", _v12_checkins),
+    Migration(13, "token usage of replies in columns; usage of background requests", _v13_usage),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

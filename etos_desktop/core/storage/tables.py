@@ -67,7 +67,11 @@ class MessageRow(SQLModel, table=True):
     created_at: datetime
     status: str = MessageStatus.COMPLETE
     model: str | None = None
-    usage_json: str | None = None
+    #: The tokens the server reported for a reply (all its tool rounds together; ``None``: it
+    #: reported none). ``cached_tokens`` is the part of ``prompt_tokens`` read from its cache.
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached_tokens: int | None = None
     tool_calls_json: str | None = None
     tool_call_id: str | None = None
     error_code: str | None = None
@@ -294,6 +298,26 @@ class JobRunRow(SQLModel, table=True):
     next_run_at: datetime | None = None
     runs: int = 0
     failures: int = 0
+
+
+class RequestUsageRow(SQLModel, table=True):
+    """The tokens one background request used (``core/usage``, migration v13).
+
+    Titles, summaries, the profile, consolidation and check-ins each send requests of their own;
+    Settings shows what each job used in the last 30 days. Chat replies keep theirs on their
+    message row.
+    """
+
+    __tablename__ = "request_usage"
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = Field(index=True)
+    #: The job that sent it (a ``JobName`` value).
+    job: str
+    model: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
 
 
 class CheckinRow(SQLModel, table=True):

@@ -43,6 +43,7 @@ from etos_desktop.ui.settings.page import (
     set_state,
     stacked,
 )
+from etos_desktop.ui.usage_text import show_job_usage
 
 if TYPE_CHECKING:
     from etos_desktop.services.jobs import BackgroundJobs
@@ -95,9 +96,9 @@ def ui_language(setting: str) -> Language:
 
 
 class JobsSection(QGroupBox):
-    """The "Background jobs" section: each job's last run, next run and last error."""
+    """The "Background jobs" section: each job's last run, next run, tokens and last error."""
 
-    COLUMNS = 4
+    COLUMNS = 5
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -110,16 +111,22 @@ class JobsSection(QGroupBox):
         grid.setVerticalSpacing(4)
         for column, header in enumerate(self._headers):
             header.setStyleSheet("font-weight: bold;")
+            # "Tokens, 30 days" may take two lines: the five columns fit the dialog at 800×600.
+            header.setWordWrap(True)
             grid.addWidget(header, 0, column, Qt.AlignmentFlag.AlignTop)
         for row, name in enumerate(JobName, start=1):
-            # Names and times stay on one line; only the error wraps (it takes the spare width).
+            # Names, times and tokens stay on one line; the error wraps (it takes the spare
+            # width), and so does the next run (the titles' is a sentence, not a time).
             labels = [
-                plain_label(self, wrap=column == self.COLUMNS - 1) for column in range(self.COLUMNS)
+                plain_label(self, wrap=column in (2, self.COLUMNS - 1))
+                for column in range(self.COLUMNS)
             ]
             labels[0].setObjectName(f"job:{name.value}")
             for column, label in enumerate(labels):
                 grid.addWidget(label, row, column, Qt.AlignmentFlag.AlignTop)
             self.cells[name] = labels
+        # The next run shares the spare width, so it keeps to one line when the dialog is wide.
+        grid.setColumnStretch(2, 1)
         grid.setColumnStretch(self.COLUMNS - 1, 1)
         self.retranslate()
 
@@ -136,13 +143,20 @@ class JobsSection(QGroupBox):
         self.setTitle(self.tr("Background jobs"))
         for header, text in zip(
             self._headers,
-            (self.tr("Job"), self.tr("Last run"), self.tr("Next run"), self.tr("Last error")),
+            (
+                self.tr("Job"),
+                self.tr("Last run"),
+                self.tr("Next run"),
+                self.tr("Tokens, 30 days"),
+                self.tr("Last error"),
+            ),
             strict=True,
         ):
             header.setText(text)
-        for name, (title, last, next_run, error) in self.cells.items():
+        for name, (title, last, next_run, tokens, error) in self.cells.items():
             title.setText(job_name(name))
             status = self._statuses.get(name)
+            show_job_usage(tokens, status.usage if status is not None else None)
             if status is None:
                 for label in (last, next_run, error):
                     label.setText("…")

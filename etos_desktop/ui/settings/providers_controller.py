@@ -188,6 +188,9 @@ class ProvidersController:
         #: Per model: whether it accepts images (absent: the built-in table decides).
         self.vision = settings.model_vision_overrides()
         self._saved_vision = dict(self.vision)
+        #: Per model: its price per million tokens (absent: no cost is shown).
+        self.prices = settings.model_prices()
+        self._saved_prices = dict(self.prices)
         self._keys_read = asyncio.Event()
 
     # -- drafts ---------------------------------------------------------------------------------
@@ -253,6 +256,7 @@ class ProvidersController:
             any(d.fields_modified() or d.key_modified() for d in self.drafts.values())
             or self.context != self._saved_context
             or self.vision != self._saved_vision
+            or self.prices != self._saved_prices
         )
 
     def problem(self, draft: ProviderDraft) -> DraftProblem | None:
@@ -305,6 +309,10 @@ class ProvidersController:
             if self.vision.get(model) != self._saved_vision.get(model):
                 self.settings.set_model_vision(model, self.vision.get(model))
         self._saved_vision = dict(self.vision)
+        for model in set(self.prices) | set(self._saved_prices):
+            if self.prices.get(model) != self._saved_prices.get(model):
+                self.settings.set_model_price(model, self.prices.get(model))
+        self._saved_prices = dict(self.prices)
 
     # -- keys -----------------------------------------------------------------------------------
 

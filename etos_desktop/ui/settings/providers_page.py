@@ -16,6 +16,7 @@ from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QFormLayout,
     QFrame,
     QHBoxLayout,
@@ -38,6 +39,7 @@ from etos_desktop.core.errors import EtosError, InvalidInput
 from etos_desktop.core.providers.config import ENVIRONMENT_PROVIDER_ID, ProviderConfig
 from etos_desktop.core.providers.presets import CUSTOM, PRESETS, Preset, preset_for_url
 from etos_desktop.core.settings.store import MAX_MODEL_CONTEXT, MIN_MODEL_CONTEXT
+from etos_desktop.core.usage.prices import CURRENCIES, MAX_PRICE, ModelPrice
 from etos_desktop.ui import dialogs
 from etos_desktop.ui.error_text import describe
 from etos_desktop.ui.labels import plain_tooltip
@@ -58,6 +60,7 @@ from etos_desktop.ui.settings.providers_controller import (
     ProvidersController,
     preset_or_custom,
 )
+from etos_desktop.ui.usage_text import currency_name
 
 _log = logging.getLogger(__name__)
 
@@ -289,6 +292,32 @@ class ProvidersPage(SettingsPage):
             self.vision_combo.addItem("", value)
         add_row("vision", self.vision_combo)
 
+        # What a million tokens of the chat model cost, for the estimates under replies; both at
+        # 0 is no price (no cost is shown, never a guessed one).
+        self.price_input_spin = self._price_spin(editor, "priceInputSpin")
+        self.price_output_spin = self._price_spin(editor, "priceOutputSpin")
+        self.price_currency_combo = QComboBox(editor)
+        self.price_currency_combo.setObjectName("priceCurrencyCombo")
+        # Its names are translated after it is built: it grows with them.
+        self.price_currency_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        for currency in CURRENCIES:
+            self.price_currency_combo.addItem(currency, currency)
+        self.price_help = help_label(editor)
+        add_row(
+            "price",
+            stacked(
+                editor,
+                row(
+                    editor,
+                    self.price_input_spin,
+                    self.price_output_spin,
+                    self.price_currency_combo,
+                    stretch=True,
+                ),
+                self.price_help,
+            ),
+        )
+
         self.single_system_check = QCheckBox(editor)
         self.single_system_help = help_label(editor)
         form.addRow("", stacked(editor, self.single_system_check, self.single_system_help))
@@ -303,6 +332,23 @@ class ProvidersPage(SettingsPage):
         self.single_system_check.toggled.connect(self._on_editor_edited)
         self.context_spin.valueChanged.connect(self._on_context_spin_changed)
         self.vision_combo.activated.connect(self._on_vision_combo_activated)
+        self.price_input_spin.valueChanged.connect(self._on_price_edited)
+        self.price_output_spin.valueChanged.connect(self._on_price_edited)
+        self.price_currency_combo.activated.connect(self._on_price_edited)
+
+    @staticmethod
+    def _price_spin(parent: QWidget, name: str) -> QDoubleSpinBox:
+        spin = QDoubleSpinBox(parent)
+        spin.setObjectName(name)
+        spin.setRange(0.0, MAX_PRICE)
+        # Three decimals hold the cheapest listed prices ($0.075); more only widen the field.
+        spin.setDecimals(3)
+        spin.setSingleStep(0.1)
+        spin.setGroupSeparatorShown(True)
+        # Sized for a usual price, not for MAX_PRICE: the row then fits beside its label at
+        # 800×600 instead of wrapping under it.
+        spin.setMinimumWidth(spin.fontMetrics().horizontalAdvance("Out 000.000") + 36)
+        return spin
 
     @staticmethod
     def _model_combo(parent: QWidget) -> QComboBox:
@@ -343,6 +389,7 @@ class ProvidersPage(SettingsPage):
             "embedding": self.tr("Embedding model"),
             "context": self.tr("Context window"),
             "vision": self.tr("Images"),
+            "price": self.tr("Price"),
         }
         for name, text in labels.items():
             self._form_labels[name].setText(text)
@@ -377,6 +424,21 @@ class ProvidersPage(SettingsPage):
             self.tr(
                 "Whether the chat model accepts images. Automatic follows the app's list of "
                 "known models; it applies to this model name in every provider."
+            )
+        )
+        self.price_input_spin.setPrefix(self.tr("In "))
+        self.price_output_spin.setPrefix(self.tr("Out "))
+        self.price_input_spin.setAccessibleName(self.tr("Input price per million tokens"))
+        self.price_output_spin.setAccessibleName(self.tr("Output price per million tokens"))
+        self.price_currency_combo.setAccessibleName(self.tr("Currency"))
+        for index in range(self.price_currency_combo.count()):
+            code = str(self.price_currency_combo.itemData(index))
+            self.price_currency_combo.setItemText(index, currency_name(code))
+        self.price_help.setText(
+            self.tr(
+                "Per million tokens, as the service lists it, for the estimated cost under each "
+                "reply. Both at 0: no price, no cost shown. It applies to this model name in "
+                "every provider."
             )
         )
         self.single_system_check.setText(self.tr("Single system message only"))
@@ -759,6 +821,36 @@ class ProvidersPage(SettingsPage):
         self.context_spin.setEnabled(bool(model))
         self._update_context_special_text()
         self._update_vision_combo()
+        self._update_price_fields()
+
+    def _update_price_fields(self) -> None:
+        model = self.chat_combo.currentText().strip()
+        price = self._controller.prices.get(model) if model else None
+        fields = (self.price_input_spin, self.price_output_spin, self.price_currency_combo)
+        for field in fields:
+            field.blockSignals(True)
+        self.price_input_spin.setValue(price.input if price else 0.0)
+        self.price_output_spin.setValue(price.output if price else 0.0)
+        currency = price.currency if price else self.price_currency_combo.currentData()
+        self.price_currency_combo.setCurrentIndex(
+            max(self.price_currency_combo.findData(currency or CURRENCIES[0]), 0)
+        )
+        for field in fields:
+            field.blockSignals(False)
+            field.setEnabled(bool(model))
+
+    def _on_price_edited(self, *_args: object) -> None:
+        model = self.chat_combo.currentText().strip()
+        if not model:
+            return
+        entered = (self.price_input_spin.value(), self.price_output_spin.value())
+        if any(entered):
+            self._controller.prices[model] = ModelPrice(
+                *entered, currency=str(self.price_currency_combo.currentData())
+            )
+        else:
+            self._controller.prices.pop(model, None)
+        self.changed.emit()
 
     def _update_vision_combo(self) -> None:
         model = self.chat_combo.currentText().strip()

@@ -14,7 +14,7 @@ from etos_desktop.core.clock import FakeClock
 from etos_desktop.core.jobs import JobName
 from etos_desktop.ui.changes_bridge import ChangesBridge
 from etos_desktop.ui.settings.general_page import GeneralPage
-from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, background
+from tests.helpers.fake_openai_server import FakeOpenAIServer, Fault, Reported, Text, background
 from tests.helpers.qt_async import expect_signal
 from tests.services.conftest import JobsEnv, jobs_env
 
@@ -59,11 +59,13 @@ async def test_every_job_is_listed_with_its_schedule(general: tuple[GeneralPage,
         "Never",
         "After a new conversation's first reply",
         "—",
+        "—",
     ]
     assert section.row_texts(JobName.SUMMARIES) == [
         "Session summaries",
         "Never",
         "Not scheduled",
+        "—",
         "—",
     ]
     from etos_desktop.services.jobs import STARTUP_DELAY
@@ -73,6 +75,7 @@ async def test_every_job_is_listed_with_its_schedule(general: tuple[GeneralPage,
         "User profile",
         "Never",
         minute(start + STARTUP_DELAY),
+        "—",
         "—",
     ]
 
@@ -89,7 +92,7 @@ async def test_a_run_and_a_failure_show_up(general: tuple[GeneralPage, JobsEnv])
     await settle(page, env)
     backup = section.row_texts(JobName.BACKUP)
     assert backup[1] == minute(env.clock.now())
-    assert backup[3] == "—"
+    assert backup[3:] == ["—", "—"]
     # A failed consolidation: its error in words, coloured as a warning.
     for n in range(8):
         await env.memory.save(f"memory number {n} about something", "fact")
@@ -97,5 +100,39 @@ async def test_a_run_and_a_failure_show_up(general: tuple[GeneralPage, JobsEnv])
     await env.scheduler.fire("consolidation")
     await settle(page, env)
     row = section.row_texts(JobName.CONSOLIDATION)
-    assert row[3] == "The server rejected the API key."
-    assert section.cells[JobName.CONSOLIDATION][3].property("state") == "warning"
+    assert row[4] == "The server rejected the API key."
+    assert section.cells[JobName.CONSOLIDATION][4].property("state") == "warning"
+
+
+async def test_the_tokens_a_job_used_in_30_days_show_in_its_row(
+    general: tuple[GeneralPage, JobsEnv],
+):
+    page, env = general
+    section = page.jobs_section
+    assert section is not None
+    for n in range(8):
+        await env.memory.save(f"memory number {n} about something", "fact")
+    env.server.script_when(background, Text("[]", reported=Reported(1200, 34, cached_tokens=1000)))
+    await env.scheduler.fire("consolidation")
+    await settle(page, env)
+    [sent] = [r for r in env.server.chat_requests() if background(r.body)]
+    assert sent.body["messages"], "consolidation asked the background model"
+    cell = section.cells[JobName.CONSOLIDATION][3]
+    assert section.row_texts(JobName.CONSOLIDATION)[3] == "1,234"
+    assert cell.toolTip() == "Requests: 1 · 1,200 in (1,000 cached) · 34 out"
+    assert section.row_texts(JobName.TITLES)[3] == "—"
+    # A month later the run is out of the window.
+    env.clock.advance(days=31)
+    await page.refresh_jobs()
+    assert section.row_texts(JobName.CONSOLIDATION)[3] == "—"
+
+
+async def test_the_jobs_list_fits_beside_the_page_list_at_800_by_600(
+    general: tuple[GeneralPage, JobsEnv],
+):
+    page, _env = general
+    section = page.jobs_section
+    assert section is not None
+    # Settings at 800 px leaves the page about 620 px (the page list, margins, the scroll bar);
+    # with every header and the next run on one line the section needed 673 (now 430).
+    assert section.minimumSizeHint().width() <= 600
