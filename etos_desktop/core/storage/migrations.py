@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -294,8 +294,11 @@ def _v7_redact_tool_arguments(conn: sqlite3.Connection) -> None:
     conn.executemany("UPDATE message SET tool_calls_json = ? WHERE id = ?", changed)
 
 
-#: Tables whose rows get a global id (issue 22): the synced items that exist so far.
+#: Tables whose rows got a global id in v8 (issue 22): the synced items that existed then.
 GID_TABLES = ("memory", "memory_revision", "session_summary", "profile_revision")
+#: Tables whose rows get one in v14: what summaries link to (their conversation, the last
+#: message they cover) and what conversation sync will name.
+CONVERSATION_GID_TABLES = ("conversation", "message")
 
 # A random (version 4) UUID in SQLite's SQL, for rows inserted without a gid by raw SQL;
 # inserts through the tables' classes get Python's uuid4 first (``tables.new_gid``).
@@ -308,12 +311,16 @@ _SQL_UUID4 = (
 
 
 def _v8_global_ids(conn: sqlite3.Connection) -> None:
-    # Sync (issue 22) names items by a stable global id; local integer ids stay local. SQLite
-    # cannot add a column with a non-constant default, so existing rows are filled here and a
-    # trigger gives one to any row inserted without it (bulk inserts, undo's write-back keeps
-    # the old one).
+    # Sync (issue 22) names items by a stable global id; local integer ids stay local.
+    _add_global_ids(conn, GID_TABLES)
+
+
+def _add_global_ids(conn: sqlite3.Connection, tables: Iterable[str]) -> None:
+    # SQLite cannot add a column with a non-constant default, so existing rows are filled here
+    # and a trigger gives one to any row inserted without it (bulk inserts, undo's write-back
+    # keeps the old one).
     # Safe to run again on a file that has it (tests rewind ``user_version`` to rerun steps).
-    for table in GID_TABLES:
+    for table in tables:
         columns = {str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")}
         if "gid" not in columns:
             conn.execute(f"ALTER TABLE {table} ADD COLUMN gid TEXT")
@@ -411,6 +418,12 @@ def _v12_checkins(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v14_conversation_ids(conn: sqlite3.Connection) -> None:
+    # Summaries and their state sync (issue 22) and name their conversation and the last
+    # message they cover by global ids; conversation sync names its items by them too.
+    _add_global_ids(conn, CONVERSATION_GID_TABLES)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversations, messages, traces", _v1_chat),
     Migration(2, "long-term memory: memories, revisions, vectors, full-text index", _v2_memory),
@@ -430,6 +443,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "full-text index of messages", _v10_message_index),
     Migration(11, "attachments", _v11_attachments),
     Migration(12, "check-ins", _v12_checkins),
+    # v13 is another branch's step (the merger puts it here).
+    Migration(14, "global ids for conversations and messages", _v14_conversation_ids),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 
