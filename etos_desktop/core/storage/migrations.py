@@ -422,6 +422,10 @@ def _v14_conversation_ids(conn: sqlite3.Connection) -> None:
     # Summaries and their state sync (issue 22) and name their conversation and the last
     # message they cover by global ids; conversation sync names its items by them too.
     _add_global_ids(conn, CONVERSATION_GID_TABLES)
+    # A profile version that came by sync (or lost a concurrent edit) says from which device.
+    columns = {str(row[1]) for row in conn.execute("PRAGMA table_info(profile_revision)")}
+    if "device" not in columns:
+        conn.execute("ALTER TABLE profile_revision ADD COLUMN device TEXT")
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -444,7 +448,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "attachments", _v11_attachments),
     Migration(12, "check-ins", _v12_checkins),
     # v13 is another branch's step (the merger puts it here).
-    Migration(14, "global ids for conversations and messages", _v14_conversation_ids),
+    Migration(
+        14,
+        "global ids for conversations and messages; the device of a synced profile version",
+        _v14_conversation_ids,
+    ),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

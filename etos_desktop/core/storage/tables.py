@@ -373,6 +373,8 @@ class ProfileRevisionRow(SQLModel, table=True):
     memory_ids_json: str = "[]"
     #: For ``restored``: the revision brought back.
     restored_from: int | None = None
+    #: For ``synced`` and ``conflict``: the device whose version it is (v14).
+    device: str | None = None
 
 
 class SyncStateRow(SQLModel, table=True):
