@@ -35,6 +35,7 @@ from etos_desktop.core.sync.crypto import FolderHeader, KdfParams, SyncKey
 from etos_desktop.core.sync.document import Device, MemoryDocument, Record
 from etos_desktop.core.sync.errors import SyncFileRejected, SyncFolderInvalid, SyncTransportError
 from etos_desktop.core.sync.layers import LayerStore, with_links
+from etos_desktop.core.sync.profile import ProfileStore
 from etos_desktop.core.sync.summaries import SummaryStateStore, SummaryStore
 from etos_desktop.core.sync.transport import Transport, update_name, update_seq
 
@@ -44,7 +45,7 @@ log = logging.getLogger(__name__)
 #: file is tried again next pass instead of being passed over for good.
 _TRANSIENT: Final = frozenset({"truncated", "missing", "unreachable", "io"})
 #: The layers synced besides the memories (which keep their own path: held gids, conflicts).
-_LAYERS: Final[tuple[LayerStore, ...]] = (SummaryStore(), SummaryStateStore())
+_LAYERS: Final[tuple[LayerStore, ...]] = (SummaryStore(), SummaryStateStore(), ProfileStore())
 
 
 @dataclass(frozen=True)
