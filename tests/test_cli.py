@@ -18,6 +18,7 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+from sqlmodel import Session
 
 from etos_desktop import cli
 
@@ -124,6 +125,62 @@ def test_two_data_folders_sync_through_the_command_line(
     _cli("sync", "--data-dir", str(home), "--folder", str(folder), env=env)
     for path in folder.rglob("*.update"):
         assert b"coffee" not in path.read_bytes()
+
+
+def test_a_summary_and_a_profile_edit_reach_the_other_data_folder(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    from datetime import UTC, datetime
+
+    from etos_desktop.core.profile import store as profile_store
+    from etos_desktop.core.storage.tables import ConversationRow, MessageRow
+    from etos_desktop.core.summaries import store as summary_store
+
+    home, work, folder = tmp_path / "home", tmp_path / "work", tmp_path / "sync"
+    now = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+    def make(session: Session) -> None:
+        conversation = ConversationRow(title="Kyoto", created_at=now, updated_at=now)
+        session.add(conversation)
+        session.flush()
+        assert conversation.id is not None
+        message = MessageRow(
+            conversation_id=conversation.id, role="user", content="trip", created_at=now
+        )
+        session.add(message)
+        session.commit()
+        assert message.id is not None
+        summary_store.write_summary(
+            session,
+            conversation_id=conversation.id,
+            content="We planned a trip to Kyoto.",
+            language="en",
+            covers_until=message.id,
+            user_turns=1,
+            source="auto",
+            now=now,
+        )
+        profile_store.write_version(
+            session, content="# Identity\nLives in Lyon.", pinned=(), source="manual", now=now
+        )
+
+    with mock.patch.dict(os.environ, env, clear=True):
+        db = cli._open_db(home)
+        try:
+            db.call(make)
+        finally:
+            db.close()
+    _cli("sync", "--data-dir", str(home), "--folder", str(folder), env=env)
+    _cli("sync", "--data-dir", str(work), "--folder", str(folder), env=env)
+    with mock.patch.dict(os.environ, env, clear=True):
+        db = cli._open_db(work)
+        try:
+            summaries = db.call(summary_store.list_all)
+            profile = db.call(profile_store.get)
+        finally:
+            db.close()
+    assert [s.content for s in summaries] == ["We planned a trip to Kyoto."]
+    assert profile.content == "# Identity\nLives in Lyon."
 
 
 def test_a_wrong_passphrase_fails_with_the_reason(tmp_path: Path, env: dict[str, str]) -> None:

@@ -27,6 +27,10 @@ class ProfileSource(StrEnum):
     RESTORED = "restored"
     #: An import file.
     IMPORTED = "imported"
+    #: Another device's version, merged by sync (``device`` says which).
+    SYNCED = "synced"
+    #: Another device's concurrent version that did not stay (sync kept it here, flagged).
+    CONFLICT = "conflict"
 
 
 class RefreshOutcome(StrEnum):
@@ -147,6 +151,7 @@ class ProfileRevision:
         summary_ids: The summaries a refresh built it from.
         memory_ids: The memories a refresh built it from.
         restored_from: For a restore, the revision it brought back.
+        device: For a synced or conflict version, the device it came from.
     """
 
     id: int
@@ -157,6 +162,7 @@ class ProfileRevision:
     summary_ids: tuple[int, ...] = ()
     memory_ids: tuple[int, ...] = ()
     restored_from: int | None = None
+    device: str | None = None
 
     @classmethod
     def from_row(cls, row: ProfileRevisionRow) -> ProfileRevision:
@@ -170,6 +176,7 @@ class ProfileRevision:
             summary_ids=_ids(row.summary_ids_json),
             memory_ids=_ids(row.memory_ids_json),
             restored_from=row.restored_from,
+            device=row.device,
         )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -295,8 +295,11 @@ def _v7_redact_tool_arguments(conn: sqlite3.Connection) -> None:
     conn.executemany("UPDATE message SET tool_calls_json = ? WHERE id = ?", changed)
 
 
-#: Tables whose rows get a global id (issue 22): the synced items that exist so far.
+#: Tables whose rows got a global id in v8 (issue 22): the synced items that existed then.
 GID_TABLES = ("memory", "memory_revision", "session_summary", "profile_revision")
+#: Tables whose rows get one in v14: what summaries link to (their conversation, the last
+#: message they cover) and what conversation sync will name.
+CONVERSATION_GID_TABLES = ("conversation", "message")
 
 # A random (version 4) UUID in SQLite's SQL, for rows inserted without a gid by raw SQL;
 # inserts through the tables' classes get Python's uuid4 first (``tables.new_gid``).
@@ -309,12 +312,16 @@ _SQL_UUID4 = (
 
 
 def _v8_global_ids(conn: sqlite3.Connection) -> None:
-    # Sync (issue 22) names items by a stable global id; local integer ids stay local. SQLite
-    # cannot add a column with a non-constant default, so existing rows are filled here and a
-    # trigger gives one to any row inserted without it (bulk inserts, undo's write-back keeps
-    # the old one).
+    # Sync (issue 22) names items by a stable global id; local integer ids stay local.
+    _add_global_ids(conn, GID_TABLES)
+
+
+def _add_global_ids(conn: sqlite3.Connection, tables: Iterable[str]) -> None:
+    # SQLite cannot add a column with a non-constant default, so existing rows are filled here
+    # and a trigger gives one to any row inserted without it (bulk inserts, undo's write-back
+    # keeps the old one).
     # Safe to run again on a file that has it (tests rewind ``user_version`` to rerun steps).
-    for table in GID_TABLES:
+    for table in tables:
         columns = {str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")}
         if "gid" not in columns:
             conn.execute(f"ALTER TABLE {table} ADD COLUMN gid TEXT")
@@ -472,6 +479,16 @@ def _stored_usage(stored: str) -> tuple[int | None, int | None, int | None]:
     return (prompt or 0, completion or 0, cached or 0)
 
 
+def _v14_conversation_ids(conn: sqlite3.Connection) -> None:
+    # Summaries and their state sync (issue 22) and name their conversation and the last
+    # message they cover by global ids; conversation sync names its items by them too.
+    _add_global_ids(conn, CONVERSATION_GID_TABLES)
+    # A profile version that came by sync (or lost a concurrent edit) says from which device.
+    columns = {str(row[1]) for row in conn.execute("PRAGMA table_info(profile_revision)")}
+    if "device" not in columns:
+        conn.execute("ALTER TABLE profile_revision ADD COLUMN device TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversations, messages, traces", _v1_chat),
     Migration(2, "long-term memory: memories, revisions, vectors, full-text index", _v2_memory),
@@ -492,6 +509,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "attachments", _v11_attachments),
     Migration(12, "check-ins", _v12_checkins),
     Migration(13, "token usage of replies in columns; usage of background requests", _v13_usage),
+    Migration(
+        14,
+        "global ids for conversations and messages; the device of a synced profile version",
+        _v14_conversation_ids,
+    ),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

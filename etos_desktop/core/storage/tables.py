@@ -33,6 +33,8 @@ class ConversationRow(SQLModel, table=True):
     __tablename__ = "conversation"
 
     id: int | None = Field(default=None, primary_key=True)
+    #: The global id sync names it by (v14); the integer id stays local.
+    gid: str = Field(default_factory=new_gid, unique=True, sa_column_kwargs={"default": new_gid})
     title: str = ""
     created_at: datetime
     updated_at: datetime
@@ -61,6 +63,8 @@ class MessageRow(SQLModel, table=True):
     __tablename__ = "message"
 
     id: int | None = Field(default=None, primary_key=True)
+    #: The global id sync names it by (v14); the integer id stays local.
+    gid: str = Field(default_factory=new_gid, unique=True, sa_column_kwargs={"default": new_gid})
     conversation_id: int = Field(foreign_key="conversation.id", index=True, ondelete="CASCADE")
     role: str
     content: str = ""
@@ -393,6 +397,8 @@ class ProfileRevisionRow(SQLModel, table=True):
     memory_ids_json: str = "[]"
     #: For ``restored``: the revision brought back.
     restored_from: int | None = None
+    #: For ``synced`` and ``conflict``: the device whose version it is (v14).
+    device: str | None = None
 
 
 class SyncStateRow(SQLModel, table=True):

@@ -398,12 +398,15 @@ def _cover_restored(session: Session, rows: Iterable[SessionSummaryRow]) -> None
             session.add(state)
 
 
-def delete_many(session: Session, summary_ids: Sequence[int]) -> list[DeletedSummary]:
+def delete_many(
+    session: Session, summary_ids: Sequence[int], *, commit: bool = True
+) -> list[DeletedSummary]:
     """Delete summaries for real, in one transaction; the snapshots allow an in-memory undo.
 
     The text leaves the context traces that sent it too, and the WAL is checkpointed, so it
     lingers nowhere in the files (secure_delete zeroes the freed cells). A conversation whose
     current summary is deleted is covered only as far as the summary current after it.
+    With ``commit=False`` (a sync pass's transaction) the caller commits and checkpoints.
     """
     rows = session.exec(
         select(SessionSummaryRow).where(col(SessionSummaryRow.id).in_(list(summary_ids)))
@@ -424,6 +427,9 @@ def delete_many(session: Session, summary_ids: Sequence[int]) -> list[DeletedSum
         session.exec(delete(SummaryVectorRow).where(col(SummaryVectorRow.summary_id).in_(ids)))
         session.exec(delete(SessionSummaryRow).where(col(SessionSummaryRow.id).in_(ids)))
         _cover_as_current(session, uncovered)
+    if not commit:
+        session.flush()
+        return snapshots
     session.commit()
     if ids:
         checkpoint(session)

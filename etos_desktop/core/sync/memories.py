@@ -34,7 +34,8 @@ def iso(value: datetime | None) -> str | None:
     return None if value is None else value.astimezone(UTC).isoformat()
 
 
-def _time(value: Any) -> datetime | None:
+def parse_time(value: Any) -> datetime | None:
+    """A document time (ISO) as an aware datetime in UTC, ``None`` for ``None``."""
     if value is None:
         return None
     parsed = datetime.fromisoformat(str(value))
@@ -109,7 +110,7 @@ def _checked(record: Record) -> Record:
         raise ValueError("trigger_context is not text")
     out = dict(record)
     for name in _TIMES:
-        out[name] = _time(record.get(name))
+        out[name] = parse_time(record.get(name))
     for name in ("valid_from", "created_at", "updated_at"):
         if out[name] is None:
             raise ValueError(f"{name} is missing")
@@ -187,7 +188,7 @@ def apply(session: Session, doc: MemoryDocument, gids: Iterable[str], *, now: da
             before = _record(row, local_gids)
             if before != record:
                 updates.append((row, before, values))
-    actor_of = {gid: _actor(", ".join(doc.sources(gid))) for gid in wanted}
+    actor_of = {gid: sync_actor(", ".join(doc.sources(gid))) for gid in wanted}
     if inserts:
         for actor in sorted({actor_of[gid] for gid, _ in inserts}):
             batch = [(gid, values) for gid, values in inserts if actor_of[gid] == actor]
@@ -247,7 +248,13 @@ def _times(values: Record) -> dict[str, Any]:
     return {name: values[name] for name in ("valid_from", "created_at", "updated_at")}
 
 
-def _actor(device_name: str) -> str:
+def conflict_gid(edit_id: str) -> str:
+    """The gid of the revision that keeps a lost value: the same on every device."""
+    return str(uuid.uuid5(_CONFLICT_NAMESPACE, edit_id))
+
+
+def sync_actor(device_name: str) -> str:
+    """Who a revision says made a change that came by sync."""
     return f"sync:{device_name}" if device_name else "sync"
 
 
@@ -273,7 +280,7 @@ def _record_conflicts(
         if memory_id is None or memory_id in deleted:
             continue
         for lost in doc.lost_values(gid):
-            revision_gid = str(uuid.uuid5(_CONFLICT_NAMESPACE, lost.edit_id))
+            revision_gid = conflict_gid(lost.edit_id)
             exists = session.exec(
                 select(MemoryRevisionRow.id).where(MemoryRevisionRow.gid == revision_gid)
             ).first()
@@ -285,7 +292,7 @@ def _record_conflicts(
                     memory_id=memory_id,
                     created_at=now,
                     action=RevisionAction.CONFLICT,
-                    actor=_actor(lost.device_name),
+                    actor=sync_actor(lost.device_name),
                     after_json=json.dumps(
                         {lost.field: lost.value, "written_at": lost.at}, ensure_ascii=False
                     ),

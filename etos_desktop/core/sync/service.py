@@ -34,6 +34,9 @@ from etos_desktop.core.sync import memories, state
 from etos_desktop.core.sync.crypto import FolderHeader, KdfParams, SyncKey
 from etos_desktop.core.sync.document import Device, MemoryDocument, Record
 from etos_desktop.core.sync.errors import SyncFileRejected, SyncFolderInvalid, SyncTransportError
+from etos_desktop.core.sync.layers import LayerStore, with_links
+from etos_desktop.core.sync.profile import ProfileStore
+from etos_desktop.core.sync.summaries import SummaryStateStore, SummaryStore
 from etos_desktop.core.sync.transport import Transport, update_name, update_seq
 
 log = logging.getLogger(__name__)
@@ -41,6 +44,8 @@ log = logging.getLogger(__name__)
 #: Reasons a file may read well later (a sync service still copying it, a flaky server): the
 #: file is tried again next pass instead of being passed over for good.
 _TRANSIENT: Final = frozenset({"truncated", "missing", "unreachable", "io"})
+#: The layers synced besides the memories (which keep their own path: held gids, conflicts).
+_LAYERS: Final[tuple[LayerStore, ...]] = (SummaryStore(), SummaryStateStore(), ProfileStore())
 
 
 @dataclass(frozen=True)
@@ -93,12 +98,14 @@ class SyncReport:
     held_back: list[tuple[str, str]] = field(default_factory=list)
     devices: list[str] = field(default_factory=list)
     device_names: dict[str, str] = field(default_factory=dict)
+    layers: dict[str, memories.Applied] = field(default_factory=dict)
 
 
 @dataclass
 class _Snapshot:
     sync: state.SyncState
     local: dict[str, Record]
+    layers: dict[str, dict[str, Record]] = field(default_factory=dict)
 
 
 class SyncService:
@@ -204,29 +211,51 @@ class SyncService:
         for gid in doc.gids():
             if gid not in snapshot.local and gid not in held and not doc.is_deleted(gid):
                 report.exported += doc.delete(gid, device=me, now=now)
-        update = doc.changes_since(sync.published)
-        if update is not None:
-            seq = sync.own_seq + 1
-            name = update_name(seq)
-            self._transport.write(
-                sync.device_id, name, key.seal(update, device_id=device_uuid, seq=seq)
-            )
-            sync.own_seq = seq
-            report.published = name
+        for store in _LAYERS:
+            report.exported += _export(doc, store, snapshot.layers[store.spec.root], me, now)
+        self._publish(doc, key, sync, sync.published, report)
+        after_publish = doc.state_vector()
 
         self._merge_others(doc, key, sync, report)
+        # Where two devices created a newest-wins item offline, the CRDT kept one of them by
+        # its own rule: the device whose item is newer writes it again now, so every device
+        # has the newer one after its next pass (not one pass later still).
+        again = 0
+        for store in _LAYERS:
+            if store.spec.newer_by is not None:
+                again += _export(doc, store, snapshot.layers[store.spec.root], me, now)
+        if again:
+            report.exported += again
+            # The file carries the merged updates too (the CRDT merges them as no-ops).
+            self._publish(doc, key, sync, after_publish, report)
         report.device_names = {device: doc.device_name(device) for device in report.devices}
         published = doc.state_vector()
         remote = doc.touched_by_remote() | held
         doc.scrub_tombstones(remote)
+        remote_of: dict[str, set[str]] = {}
+        for store in _LAYERS:
+            remote_of[store.spec.root] = doc.touched_by_remote(store.spec)
+            doc.layer(store.spec).scrub_tombstones(remote_of[store.spec.root])
+
+        deleted_any = False
 
         def write(session: Session) -> memories.Applied:
+            nonlocal deleted_any
             try:
                 current = memories.records(session)
                 # A memory changed locally during the pass keeps its change; the next pass
                 # publishes it (the document already holds the remote value it starts from).
                 busy = {gid for gid in remote if current.get(gid) != snapshot.local.get(gid)}
                 applied = memories.apply(session, doc, remote - busy, now=self._clock.now())
+                for store in _LAYERS:
+                    root = store.spec.root
+                    here = store.records(session)
+                    was = snapshot.layers[root]
+                    touched = remote_of[root]
+                    busy_here = {gid for gid in touched if here.get(gid) != was.get(gid)}
+                    done = store.apply(session, doc, touched - busy_here, now=self._clock.now())
+                    report.layers[root] = done
+                    deleted_any = deleted_any or done.deleted > 0
                 sync.doc = doc.state()
                 sync.pending = doc.pending()
                 sync.published = published
@@ -236,7 +265,7 @@ class SyncService:
             except BaseException:
                 session.rollback()
                 raise
-            if applied.deleted:
+            if applied.deleted or deleted_any:
                 checkpoint(session)
             return applied
 
@@ -248,15 +277,40 @@ class SyncService:
         report.held_back = applied.invalid
         for gid, reason in applied.invalid:
             log.warning("sync: memory %s from another device was not written: %s", gid, reason)
+        for root, done in report.layers.items():
+            for gid, reason in done.invalid:
+                log.warning("sync: %s item %s was not written: %s", root, gid, reason)
         if applied.changed_ids and self._on_memories_changed is not None:
             self._on_memories_changed(applied.changed_ids)
         return report
+
+    def _publish(
+        self,
+        doc: MemoryDocument,
+        key: SyncKey,
+        sync: state.SyncState,
+        since: bytes,
+        report: SyncReport,
+    ) -> None:
+        """Write what the document has beyond ``since`` as this device's next file."""
+        update = doc.changes_since(since)
+        if update is None:
+            return
+        seq = sync.own_seq + 1
+        name = update_name(seq)
+        device_uuid = uuid.UUID(hex=sync.device_id)
+        self._transport.write(
+            sync.device_id, name, key.seal(update, device_id=device_uuid, seq=seq)
+        )
+        sync.own_seq = seq
+        report.published = name
 
     def _read(self, session: Session) -> _Snapshot:
         sync = state.load(session)
         if self._device_name:
             sync.device_name = self._device_name
-        return _Snapshot(sync, memories.records(session))
+        layers = {store.spec.root: store.records(session) for store in _LAYERS}
+        return _Snapshot(sync, memories.records(session), layers)
 
     def _merge_others(
         self, doc: MemoryDocument, key: SyncKey, sync: state.SyncState, report: SyncReport
@@ -311,3 +365,20 @@ class SyncService:
         except ValueError as exc:
             return "unreadable", f"not an update: {exc}"
         return None
+
+
+def _export(
+    doc: MemoryDocument, store: LayerStore, local: dict[str, Record], me: Device, now: str
+) -> int:
+    """Write one layer's SQLite records into its root map; returns how many items changed."""
+    items = doc.layer(store.spec)
+    changed = 0
+    for gid, record in local.items():
+        changed += items.put(
+            gid, with_links(record, items.record(gid), store.links), device=me, now=now
+        )
+    if store.tombstones:
+        for gid in items.gids():
+            if gid not in local and not items.is_deleted(gid):
+                changed += items.delete(gid, device=me, now=now)
+    return changed

@@ -119,3 +119,33 @@ def test_engine_writes_get_gids_and_undo_delete_keeps_it(tmp_path: Path) -> None
     revisions = _gids(conn, "memory_revision")
     assert len(revisions) == len(set(revisions)) >= 4
     conn.close()
+
+
+def test_v14_gives_conversations_and_messages_global_ids(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "etos.db", isolation_level=None)
+    v14 = next(i for i, m in enumerate(migrations.MIGRATIONS) if m.version == 14)
+    migrate(conn, None, now=NOW, migrations=migrations.MIGRATIONS[:v14])
+    stamp = NOW.isoformat()
+    conn.execute(
+        "INSERT INTO conversation (title, created_at, updated_at, pinned, archived, temporary) "
+        "VALUES ('t', ?, ?, 0, 0, 0)",
+        (stamp, stamp),
+    )
+    for n in range(2):
+        conn.execute(
+            "INSERT INTO message (conversation_id, role, content, created_at, status, is_current) "
+            "VALUES (1, 'user', ?, ?, 'complete', 1)",
+            (f"m{n}", stamp),
+        )
+    migrate(conn, tmp_path / "backups", now=NOW)
+    gids = [*_gids(conn, "conversation"), *_gids(conn, "message")]
+    assert len(set(gids)) == 3
+    assert all(uuid.UUID(gid).version == 4 for gid in gids)
+    conn.execute(
+        "INSERT INTO message (conversation_id, role, content, created_at, status, is_current) "
+        "VALUES (1, 'assistant', 'raw', ?, 'complete', 1)",
+        (stamp,),
+    )
+    (gid,) = conn.execute("SELECT gid FROM message WHERE content = 'raw'").fetchone()
+    assert uuid.UUID(gid).version == 4
+    conn.close()
