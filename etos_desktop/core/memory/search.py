@@ -526,6 +526,14 @@ def rank(
     if not personal and not shared and weak_units >= tuning.gate_min_units:
         # Shared words, but their memory does not stand out from the pack: weak evidence.
         floor = max(tuning.floor, min(tuning.weak_lead_floor, tuning.impersonal_floor))
+    if not personal and not shared and weak_units < tuning.gate_min_units and apply_floor:
+        # Nothing shared, but the best candidate stands far out of the pack: a paraphrase.
+        order = sorted(range(len(candidates)), key=lambda i: -relevances[i])
+        if len(order) > tuning.gate_peak_rank and (
+            relevances[order[0]] - relevances[order[tuning.gate_peak_rank]]
+            >= tuning.impersonal_lead
+        ):
+            floor = max(tuning.floor, min(floor, tuning.impersonal_lead_floor))
     best = max(relevances, default=0.0)
     recency_weight = (
         max(tuning.recency_weight, tuning.recent_weight) if prefer_recent else tuning.recency_weight

@@ -151,3 +151,14 @@ def test_general_questions_sharing_a_topic_word_mostly_get_nothing(store: Any) -
     assert len(injected) <= 2, injected
     assert "谁发明了电话？" not in injected
     assert "How many players are on a rugby team?" not in injected
+
+
+def test_a_paraphrase_sharing_no_word_is_sent_when_one_memory_stands_out(store: Any) -> None:
+    # "How old is granddad?" shares no word with "爷爷今年八十岁…" (cosine under the 0.50
+    # impersonal floor), but that memory leads the pack by more than ``impersonal_lead``:
+    # the relative floor sends it. On main's gate (impersonal floor only) nothing was sent.
+    engine, targets = store
+    assert targets["grandpa"] in {h.id for h in engine.search("How old is granddad?", k=5)}
+    # The general questions' packs are flat: no more of them are sent than before.
+    injected = [q for q in NOTHING if engine.search(q, k=5)]
+    assert len(injected) <= 2, injected
