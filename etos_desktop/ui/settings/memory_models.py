@@ -37,7 +37,7 @@ COLUMNS: Final = ("id", "content", "kind", "source", "confidence", "created", "l
 #: Columns the table hides until the user shows them (the header's context menu): at the
 #: dialog's default width they would leave the memory's text no room. The text's tooltip
 #: shows their values.
-HIDDEN_COLUMNS: Final = ("confidence", "created")
+HIDDEN_COLUMNS: Final = ("source", "confidence", "created")
 #: How the status column sorts.
 _STATUS_ORDER: Final = {"active": 0, "expired": 1, "archived": 2, "superseded": 3}
 

@@ -751,7 +751,8 @@ async def test_hidden_columns_are_shown_from_the_header_menu(page: MemoryPage) -
     created = COLUMNS.index("created")
     assert page.table.isColumnHidden(created)
     assert page.table.isColumnHidden(COLUMNS.index("confidence"))
-    assert not page.table.isColumnHidden(COLUMNS.index("source"))
+    assert page.table.isColumnHidden(COLUMNS.index("source"))
+    assert not page.table.isColumnHidden(COLUMNS.index("kind"))
     page.table.horizontalHeader().customContextMenuRequested.emit(QPoint(10, 5))
     menu = await find_dialog(QMenu)
     titles = {action.text(): action for action in menu.actions()}
